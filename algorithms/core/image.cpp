@@ -1,0 +1,125 @@
+#include "core/image.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "core/gpu.hpp"
+
+namespace repix {
+
+std::string dtype_name(DType t) {
+  switch (t) {
+    case DType::u8: return "uint8";
+    case DType::u16: return "uint16";
+    case DType::f32: return "float32";
+  }
+  return "?";
+}
+
+DType parse_dtype(const std::string& s) {
+  if (s == "u8" || s == "uint8") return DType::u8;
+  if (s == "u16" || s == "uint16") return DType::u16;
+  if (s == "f32" || s == "float32") return DType::f32;
+  throw Error("unsupported dtype '" + s + "' (expected uint8, uint16 or float32)");
+}
+
+std::string Shape::str() const {
+  std::ostringstream o;
+  o << nx;
+  if (ndim >= 2) o << 'x' << ny;
+  if (ndim >= 3) o << 'x' << nz;
+  return o.str();
+}
+
+Shape Shape::parse(const std::string& s) {
+  std::vector<std::int64_t> dims;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    std::size_t end = s.find('x', pos);
+    if (end == std::string::npos) end = s.size();
+    const std::string tok = s.substr(pos, end - pos);
+    if (tok.empty() || tok.find_first_not_of("0123456789") != std::string::npos || tok.size() > 12)
+      throw Error("bad shape '" + s + "' (expected e.g. 512x512 or 128x128x64)");
+    dims.push_back(std::stoll(tok));
+    pos = end + 1;
+  }
+  if (dims.empty() || dims.size() > 3)
+    throw Error("bad shape '" + s + "': 1 to 3 dimensions are supported");
+  for (auto d : dims)
+    if (d <= 0) throw Error("bad shape '" + s + "': every dimension must be positive");
+  Shape sh;
+  sh.ndim = static_cast<int>(dims.size());
+  sh.nx = dims[0];
+  sh.ny = dims.size() > 1 ? dims[1] : 1;
+  sh.nz = dims.size() > 2 ? dims[2] : 1;
+  return sh;
+}
+
+HostBuffer::HostBuffer(std::size_t bytes, bool pinned) : bytes_(bytes) {
+  if (bytes == 0) return;
+  if (pinned && gpu_available()) {
+    if (cudaHostAlloc(&ptr_, bytes, cudaHostAllocPortable) == cudaSuccess) {
+      pinned_ = true;
+      return;
+    }
+    cudaGetLastError();  // clear the sticky-free error; fall back to pageable memory
+    ptr_ = nullptr;
+  }
+  const std::size_t rounded = (bytes + 63) / 64 * 64;
+  ptr_ = std::aligned_alloc(64, rounded);
+  if (!ptr_) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
+}
+
+HostBuffer::HostBuffer(HostBuffer&& o) noexcept
+    : ptr_(o.ptr_), bytes_(o.bytes_), pinned_(o.pinned_) {
+  o.ptr_ = nullptr;
+  o.bytes_ = 0;
+  o.pinned_ = false;
+}
+
+HostBuffer& HostBuffer::operator=(HostBuffer&& o) noexcept {
+  if (this != &o) {
+    release();
+    ptr_ = o.ptr_;
+    bytes_ = o.bytes_;
+    pinned_ = o.pinned_;
+    o.ptr_ = nullptr;
+    o.bytes_ = 0;
+    o.pinned_ = false;
+  }
+  return *this;
+}
+
+HostBuffer::~HostBuffer() { release(); }
+
+void HostBuffer::release() {
+  if (!ptr_) return;
+  if (pinned_) cudaFreeHost(ptr_);
+  else std::free(ptr_);
+  ptr_ = nullptr;
+}
+
+HostImage::HostImage(DType dtype, Shape shape, bool pinned)
+    : dtype_(dtype), shape_(shape),
+      buf_(static_cast<std::size_t>(shape.size()) * dtype_size(dtype), pinned) {
+  if (shape.size() <= 0) throw Error("empty image (shape " + shape.str() + ")");
+}
+
+std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t h) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < bytes; ++i) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::uint64_t HostImage::content_hash() const {
+  const std::string head = dtype_name(dtype_) + ":" + shape_.str() + ":";
+  return fnv1a64(raw(), bytes(), fnv1a64(head.data(), head.size()));
+}
+
+}  // namespace repix

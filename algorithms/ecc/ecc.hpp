@@ -1,0 +1,103 @@
+// Euler characteristic curves (Wang, Wagner & Chen, SoCG 2022) of 2D/3D grayscale images.
+//
+// Semantics (the paper's T-construction): voxels are the top cells of a cubical complex; every
+// lower cell takes the minimum value of the voxels containing it. ECC(t) = sum_k (-1)^k #{k-cells
+// with value <= t}, reported for every distinct input value t, ascending. A voxel introduces a
+// cell when it comes first among the cell's voxels in the order (value, linear index): compare
+// with `<` against neighbours of smaller linear index and `<=` against larger ones; outside the
+// image nothing ever wins. VCEC(t) = sum over voxels of value t of (-1)^dim(cell) over the cells
+// they introduce, and ECC is its prefix sum.
+//
+// Every variant is one function (or one DevicePlan for GPU variants) registered in register.cpp.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+
+namespace repix::ecc {
+
+struct Curve {
+  std::vector<float> values;       // distinct input values, ascending (-0 folded into +0)
+  std::vector<std::int64_t> ecc;   // ECC at each value (exact)
+  bool operator==(const Curve& o) const { return values == o.values && ecc == o.ecc; }
+};
+
+struct Options {
+  int threads = 0;                  // CPU threads for omp variants; 0 = OpenMP's default
+  std::size_t chunk_bytes = 0;      // gpu-stream chunk size; 0 = automatic
+  int streams = 3;                  // gpu-stream: concurrent chunk pipelines
+};
+
+// Produces slabs of an image along its slowest axis (z in 3D, y in 2D) on demand, so that
+// images larger than host or device memory can be streamed (files, generators).
+class SlabSource {
+ public:
+  virtual ~SlabSource() = default;
+  virtual DType dtype() const = 0;
+  virtual Shape shape() const = 0;
+  // Writes slabs [s0, s1) (each shape().slice_size() elements in 3D, nx in 2D) to dst.
+  virtual void read(std::int64_t s0, std::int64_t s1, void* dst) = 0;
+};
+
+// Slowest-axis length and elements per slab for an image shape (2D images slab along y).
+inline std::int64_t slab_count(const Shape& s) { return s.ndim == 3 ? s.nz : s.ny; }
+inline std::int64_t slab_elems(const Shape& s) { return s.ndim == 3 ? s.nx * s.ny : s.nx; }
+
+// GPU variants expose a plan so the harness can time them on device-resident data ("kernel"
+// scope) as well as end to end.
+class DevicePlan {
+ public:
+  virtual ~DevicePlan() = default;
+  // Allocate all workspace compute() needs for inputs of this type and shape. Not timed.
+  virtual void setup(DType dtype, const Shape& shape, cudaStream_t stream) = 0;
+  // Device-resident input in, device-resident VCEC out; asynchronous on `stream`.
+  virtual void compute(const void* d_input, cudaStream_t stream) = 0;
+  // The curve of the last compute(): copies to host and synchronises `stream`.
+  virtual Curve result(cudaStream_t stream) = 0;
+};
+
+struct Variant {
+  std::string id;            // stable, lowercase: seq, omp, gpu-naive, gpu-opt, ...
+  bool gpu = false;
+  std::string step;          // the ablation step it represents
+  std::string description;   // one line
+  // End to end: host image in, curve in host memory out.
+  std::function<Curve(const HostImage&, const Options&)> run;
+  // GPU variants only: a fresh plan for kernel-scope timing.
+  std::function<std::unique_ptr<DevicePlan>()> make_plan;
+  // Streaming variants only: the image comes from a slab source, never held whole.
+  std::function<Curve(SlabSource&, const Options&)> run_source;
+};
+
+// All registered variants, in ablation order (register.cpp).
+const std::vector<Variant>& variants();
+// Throws repix::Error listing the known ids when `id` is unknown.
+const Variant& find_variant(const std::string& id);
+
+// ---- shared pieces --------------------------------------------------------------------------
+
+// Throws repix::Error naming the first NaN/inf (float images only), or an empty image.
+void check_input(const HostImage& img);
+// Runs a GPU plan end to end: upload, compute, result (NVTX phases h2d/kernel/d2h).
+Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::string& nvtx_name);
+
+// Turns a VCEC over bins into the curve: keeps bins that occur (present[i] != 0), prefix-sums.
+Curve curve_from_bins(const std::vector<float>& bin_values, const std::vector<std::int64_t>& vcec,
+                      const std::vector<std::int64_t>& present);
+
+// Writes `value,ecc` CSV (values printed to read back as the same float32); atomic.
+void write_csv(const Curve& c, const std::string& path);
+// Reads it back (tests, `repix compare`).
+Curve read_csv(const std::string& path);
+
+// The variants (one file each).
+Curve run_seq(const HostImage& img, const Options& opt);
+Curve run_omp(const HostImage& img, const Options& opt);
+
+}  // namespace repix::ecc

@@ -1,0 +1,10 @@
+#include "harness/cli.hpp"
+
+#include <cstdio>
+
+namespace repix::cli {
+int main(int, char**) {
+  std::puts("repix: skeleton");
+  return 0;
+}
+}  // namespace repix::cli

@@ -1,0 +1,4 @@
+#pragma once
+namespace repix::cli {
+int main(int argc, char** argv);
+}
