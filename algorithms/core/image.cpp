@@ -123,3 +123,13 @@ std::uint64_t HostImage::content_hash() const {
 }
 
 }  // namespace repix
+
+#include <cstring>
+#include "core/slab_source.hpp"
+
+namespace repix {
+void ImageSlabSource::read(std::int64_t s0, std::int64_t s1, void* dst) {
+  const std::size_t slab_bytes = static_cast<std::size_t>(slab_elems(img_.shape())) * dtype_size(img_.dtype());
+  std::memcpy(dst, static_cast<const char*>(img_.raw()) + s0 * slab_bytes, (s1 - s0) * slab_bytes);
+}
+}  // namespace repix

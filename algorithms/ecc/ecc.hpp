@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/image.hpp"
+#include "core/slab_source.hpp"
 
 namespace repix::ecc {
 
@@ -33,21 +34,6 @@ struct Options {
   std::size_t chunk_bytes = 0;      // gpu-stream chunk size; 0 = automatic
   int streams = 3;                  // gpu-stream: concurrent chunk pipelines
 };
-
-// Produces slabs of an image along its slowest axis (z in 3D, y in 2D) on demand, so that
-// images larger than host or device memory can be streamed (files, generators).
-class SlabSource {
- public:
-  virtual ~SlabSource() = default;
-  virtual DType dtype() const = 0;
-  virtual Shape shape() const = 0;
-  // Writes slabs [s0, s1) (each shape().slice_size() elements in 3D, nx in 2D) to dst.
-  virtual void read(std::int64_t s0, std::int64_t s1, void* dst) = 0;
-};
-
-// Slowest-axis length and elements per slab for an image shape (2D images slab along y).
-inline std::int64_t slab_count(const Shape& s) { return s.ndim == 3 ? s.nz : s.ny; }
-inline std::int64_t slab_elems(const Shape& s) { return s.ndim == 3 ? s.nx * s.ny : s.nx; }
 
 // GPU variants expose a plan so the harness can time them on device-resident data ("kernel"
 // scope) as well as end to end.

@@ -2,6 +2,6 @@
 
 namespace repix::ecc {
 
-void append_gpu_variants(std::vector<Variant>&) {}
+void append_opt_variants(std::vector<Variant>&) {}
 
 }  // namespace repix::ecc
