@@ -1,0 +1,80 @@
+// The versioned JSON report every `repix bench` / `repix table` run writes (schema in README).
+// Plain structs filled by the harness; to_json/from_json and validation in report.cpp.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace repix::report {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct DatasetInfo {
+  std::string spec;    // e.g. "grf:512x512x512:alpha=3:seed=4" or "file:img.npy"
+  std::string shape;   // "512x512x512"
+  std::string dtype;   // "float32"
+  std::string hash;    // content hash, 16 hex digits (FNV-1a 64 of dtype, shape and bytes)
+  std::int64_t elements = 0;
+  std::int64_t distinct_values = -1;  // where the family cares (ECC bins); -1 unknown
+};
+
+struct Result {
+  std::string family;            // "ecc"
+  std::string variant;           // "gpu-opt"
+  std::string dataset;           // the DatasetInfo::spec it ran on
+  std::string scope;             // "kernel" | "end-to-end" | "with-io"
+  std::vector<double> samples_ms;  // every raw sample, in order
+  double median_ms = 0, q1_ms = 0, q3_ms = 0, min_ms = 0;
+  double items = 0;              // voxels (or pixels, pairs) processed per sample
+  std::string unit;              // "GVox/s"
+  double throughput = 0;         // items / median, in `unit`
+  std::optional<double> pct_of_bound;  // throughput as % of `bound`
+  std::string bound;             // name of the bound in Report::bounds, e.g. "dram-read"
+  bool verified = false;
+  std::string verification;      // what was checked ("exact match with seq", or the mismatch)
+  nlohmann::json errors = nlohmann::json::object();  // error statistics (approximate families)
+  nlohmann::json extra = nlohmann::json::object();   // variant-specific counters
+};
+
+// A measured ceiling, e.g. {"dram-read", "GB/s", 3010.5, "device-to-device copy, read+write
+// bytes / 2"}; throughputs are converted to items/s with the per-item bytes of each result.
+struct Bound {
+  std::string name;
+  std::string unit;
+  double value = 0;
+  std::string how;
+};
+
+struct Report {
+  int schema_version = kSchemaVersion;
+  nlohmann::json tool;     // name, version, git_sha, git_dirty
+  std::string command;     // the command line
+  nlohmann::json env;      // environment (env.hpp); clocks before/after inside env.gpu
+  std::vector<DatasetInfo> datasets;
+  std::vector<Bound> bounds;
+  std::vector<Result> results;
+};
+
+nlohmann::json to_json(const Report& r);
+// Throws repix::Error with the first missing or mistyped field ("results[3].median_ms: ...").
+Report from_json(const nlohmann::json& j);
+// Atomic (temporary file, then rename); creates parent directories.
+void write_report(const Report& r, const std::string& path);
+Report read_report(const std::string& path);
+
+// Medians and quartiles (linear interpolation between order statistics, as numpy's default).
+struct Stats {
+  double median = 0, q1 = 0, q3 = 0, min = 0, max = 0;
+};
+Stats summarize(std::vector<double> samples);
+// Fills median/q1/q3/min and throughput from samples_ms and items (unit chosen by the caller).
+void finalize(Result& r, double items_per_unit);
+
+// Human-readable summary, one line per result (what scripts/bench prints last).
+std::string summary_table(const Report& r);
+// Two reports side by side, matched on (family, variant, dataset, scope), with B/A ratios.
+std::string compare_table(const Report& a, const Report& b);
+
+}  // namespace repix::report
