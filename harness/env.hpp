@@ -1,0 +1,55 @@
+// What a report records about the code and the machine it ran on: the tool and its git state,
+// the GPU/CPU/OS/build environment, and SM clocks and throttle reasons (through NVML, loaded at
+// run time; nothing here links against the driver or changes any clock or power setting).
+// Everything works on machines without a GPU or without NVML: the GPU parts then say
+// {"available": false, "reason": ...} instead of throwing.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace repix::env {
+
+// {"name": "repix", "version": "0.1.0", "git_sha": "<40 hex>|unknown", "git_dirty": true|false|null,
+//  "git_source": "env"|"git"|"unknown"}.
+// The environment variables REPIX_GIT_SHA and REPIX_GIT_DIRTY (1/0, true/false, yes/no) win over
+// git (the GPU machines get a copy of the tree without .git); otherwise `git -C REPIX_SOURCE_DIR`
+// is asked. git_dirty is null when unknown; untracked (non-ignored) files count as dirty.
+nlohmann::json tool_info();
+
+// The report's "env" object: {"gpu", "cpu", "os", "memory", "build", "hostname", "timestamp"}.
+// "gpu" describes the current CUDA device, or is {"available": false, "reason": ...}.
+// Clock snapshots are not taken here; the harness adds them with record_clocks().
+nlohmann::json capture_environment();
+
+// One NVML reading of the GPU the current CUDA device maps to (by PCI bus id; NVML index 0 when
+// CUDA sees no device): {"available": true, "name", "pci_bus_id", "sm_clock_mhz", "mem_clock_mhz",
+// "max_sm_clock_mhz", "max_mem_clock_mhz", "temperature_c", "power_w", "power_limit_w",
+// "reasons_mask", "reasons": ["sw_power_cap", ...], "timestamp"}; a reading NVML refuses is null.
+// Without NVML (or without a GPU): {"available": false, "reason": ...}. Never throws.
+// The library is "libnvidia-ml.so.1" unless the environment variable REPIX_NVML_LIBRARY names
+// another (tests use it to simulate a machine without NVML).
+nlohmann::json gpu_clock_snapshot();
+// Same, for an explicit CUDA device ordinal and NVML library (nullptr: as above).
+nlohmann::json gpu_clock_snapshot(int cuda_device, const char* nvml_library = nullptr);
+
+// Names of the bits of an NVML clocks event/throttle reasons mask, in bit order; bits without a
+// name come out as "unknown_0x...".
+nlohmann::json decode_clock_reasons(unsigned long long mask);
+
+// True when the clocks sagged between two snapshots: the SM clock after is below 90% of the SM
+// clock before, or a thermal, power-cap or hardware-slowdown reason is active after (GPU-idle,
+// application-clocks, sync-boost and display-clock reasons are ignored). `why` (if not null)
+// receives a one-line explanation when true and is cleared when false. Unavailable snapshots
+// never count as sagged.
+bool clocks_sagged(const nlohmann::json& before, const nlohmann::json& after, std::string* why);
+
+// Stores the two snapshots in env["gpu"] as "clocks_before"/"clocks_after" with
+// "clocks_sagged" (bool) and "clocks_sagged_why" (string, empty when not sagged); returns the
+// sagged flag. env["gpu"] is created if absent.
+bool record_clocks(nlohmann::json& env, const nlohmann::json& before, const nlohmann::json& after);
+
+// UTC now, ISO-8601 with a Z suffix: "2025-01-31T12:34:56Z".
+std::string utc_timestamp();
+
+}  // namespace repix::env

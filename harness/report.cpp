@@ -1,0 +1,517 @@
+#include "harness/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <system_error>
+#include <tuple>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace repix::report {
+
+using nlohmann::json;
+
+namespace {
+
+// ---- serialisation helpers ------------------------------------------------------------------------
+
+// NaN/inf are not JSON: they are written as null (and read back as NaN where a number may be null).
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+// ---- validation -----------------------------------------------------------------------------------
+
+std::string join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+std::string index(const std::string& path, std::size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw Error("invalid report: " + path + ": " + what);
+}
+[[noreturn]] void mistyped(const std::string& path, const char* expected, const json& got) {
+  fail(path, std::string("expected ") + expected + ", got " + got.type_name());
+}
+
+const json& field(const json& obj, const std::string& path, const char* key) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) fail(join(path, key), "missing");
+  return *it;
+}
+
+void require_object(const json& j, const std::string& path) {
+  if (!j.is_object()) mistyped(path.empty() ? "(top level)" : path, "an object", j);
+}
+
+std::string get_string(const json& obj, const std::string& path, const char* key) {
+  const json& v = field(obj, path, key);
+  if (!v.is_string()) mistyped(join(path, key), "a string", v);
+  return v.get<std::string>();
+}
+
+bool get_bool(const json& obj, const std::string& path, const char* key) {
+  const json& v = field(obj, path, key);
+  if (!v.is_boolean()) mistyped(join(path, key), "a boolean", v);
+  return v.get<bool>();
+}
+
+double as_number(const json& v, const std::string& path, bool null_is_nan) {
+  if (v.is_null() && null_is_nan) return std::numeric_limits<double>::quiet_NaN();
+  if (!v.is_number()) mistyped(path, "a number", v);
+  return v.get<double>();
+}
+
+double get_number(const json& obj, const std::string& path, const char* key) {
+  return as_number(field(obj, path, key), join(path, key), /*null_is_nan=*/true);
+}
+
+std::int64_t get_int(const json& obj, const std::string& path, const char* key) {
+  const json& v = field(obj, path, key);
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  // Python writers may emit 5.0 for 5.
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15)
+      return static_cast<std::int64_t>(d);
+  }
+  mistyped(join(path, key), "an integer", v);
+}
+
+json get_object(const json& obj, const std::string& path, const char* key) {
+  const json& v = field(obj, path, key);
+  if (!v.is_object()) mistyped(join(path, key), "an object", v);
+  return v;
+}
+
+const json& get_array(const json& obj, const std::string& path, const char* key) {
+  const json& v = field(obj, path, key);
+  if (!v.is_array()) mistyped(join(path, key), "an array", v);
+  return v;
+}
+
+DatasetInfo dataset_from(const json& j, const std::string& p) {
+  require_object(j, p);
+  DatasetInfo d;
+  d.spec = get_string(j, p, "spec");
+  d.shape = get_string(j, p, "shape");
+  d.dtype = get_string(j, p, "dtype");
+  d.hash = get_string(j, p, "hash");
+  d.elements = get_int(j, p, "elements");
+  d.distinct_values = get_int(j, p, "distinct_values");
+  return d;
+}
+
+Bound bound_from(const json& j, const std::string& p) {
+  require_object(j, p);
+  Bound b;
+  b.name = get_string(j, p, "name");
+  b.unit = get_string(j, p, "unit");
+  b.value = get_number(j, p, "value");
+  b.how = get_string(j, p, "how");
+  return b;
+}
+
+Result result_from(const json& j, const std::string& p) {
+  require_object(j, p);
+  Result r;
+  r.family = get_string(j, p, "family");
+  r.variant = get_string(j, p, "variant");
+  r.dataset = get_string(j, p, "dataset");
+  r.scope = get_string(j, p, "scope");
+  const json& samples = get_array(j, p, "samples_ms");
+  const std::string sp = join(p, "samples_ms");
+  r.samples_ms.reserve(samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    r.samples_ms.push_back(as_number(samples[i], index(sp, i), /*null_is_nan=*/false));
+  r.median_ms = get_number(j, p, "median_ms");
+  r.q1_ms = get_number(j, p, "q1_ms");
+  r.q3_ms = get_number(j, p, "q3_ms");
+  r.min_ms = get_number(j, p, "min_ms");
+  r.items = get_number(j, p, "items");
+  r.unit = get_string(j, p, "unit");
+  r.throughput = get_number(j, p, "throughput");
+  const json& pct = field(j, p, "pct_of_bound");
+  if (pct.is_null()) {
+    r.pct_of_bound.reset();
+  } else {
+    r.pct_of_bound = as_number(pct, join(p, "pct_of_bound"), false);
+  }
+  r.bound = get_string(j, p, "bound");
+  r.verified = get_bool(j, p, "verified");
+  r.verification = get_string(j, p, "verification");
+  r.errors = get_object(j, p, "errors");
+  r.extra = get_object(j, p, "extra");
+  return r;
+}
+
+// ---- text tables ----------------------------------------------------------------------------------
+
+// v with `sig` significant digits in fixed notation (no exponents in tables): 1234.5 -> "1235",
+// 12.345 -> "12.35", 0.012345 -> "0.01235".
+std::string fmt_sig(double v, int sig = 4) {
+  if (!std::isfinite(v)) return "n/a";
+  if (v == 0) return "0";
+  const int mag = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const int decimals = std::clamp(sig - 1 - mag, 0, 9);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string fmt_throughput(double v, const std::string& unit) {
+  if (!std::isfinite(v)) return "n/a";
+  return fmt_sig(v) + (unit.empty() ? "" : " " + unit);
+}
+
+std::string fmt_pct(const std::optional<double>& p, const std::string& bound) {
+  if (!p || !std::isfinite(*p)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", *p);
+  return bound.empty() ? std::string(buf) : std::string(buf) + " " + bound;
+}
+
+class Table {
+ public:
+  // Columns whose name starts with '>' are right-aligned (the '>' is not printed).
+  explicit Table(std::vector<std::string> header) {
+    for (auto& h : header) {
+      right_.push_back(!h.empty() && h[0] == '>');
+      if (right_.back()) h.erase(0, 1);
+    }
+    rows_.push_back(std::move(header));
+  }
+  void add(std::vector<std::string> row) {
+    row.resize(right_.size());
+    rows_.push_back(std::move(row));
+  }
+  std::string render(const std::string& indent = "") const {
+    std::vector<std::size_t> w(right_.size(), 0);
+    for (const auto& r : rows_)
+      for (std::size_t c = 0; c < r.size(); ++c) w[c] = std::max(w[c], r[c].size());
+    std::ostringstream o;
+    auto line = [&](const std::vector<std::string>& r) {
+      std::string s = indent;
+      for (std::size_t c = 0; c < r.size(); ++c) {
+        const std::string pad(w[c] - r[c].size(), ' ');
+        if (c) s += "  ";
+        s += right_[c] ? pad + r[c] : r[c] + pad;
+      }
+      while (!s.empty() && s.back() == ' ') s.pop_back();
+      o << s << "\n";
+    };
+    line(rows_[0]);
+    std::vector<std::string> rule;
+    for (std::size_t c = 0; c < w.size(); ++c) rule.push_back(std::string(w[c], '-'));
+    line(rule);
+    for (std::size_t i = 1; i < rows_.size(); ++i) line(rows_[i]);
+    return o.str();
+  }
+
+ private:
+  std::vector<bool> right_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string json_str(const json& obj, const char* key, const std::string& dflt = "") {
+  if (!obj.is_object()) return dflt;
+  const auto it = obj.find(key);
+  return (it != obj.end() && it->is_string()) ? it->get<std::string>() : dflt;
+}
+
+std::string gpu_name(const Report& r) {
+  if (!r.env.is_object()) return "unknown GPU";
+  const auto g = r.env.find("gpu");
+  if (g == r.env.end() || !g->is_object()) return "unknown GPU";
+  if (g->value("available", false) != true) return "no GPU";
+  return json_str(*g, "name", "unknown GPU");
+}
+
+// "repix 0.1.0 @ 0123456789ab+dirty, NVIDIA H100 80GB HBM3, 2025-01-31T12:34:56Z"
+std::string describe(const Report& r) {
+  std::string s = json_str(r.tool, "name", "repix") + " " + json_str(r.tool, "version", "?");
+  const std::string sha = json_str(r.tool, "git_sha", "unknown");
+  s += " @ " + (sha.size() > 12 && sha != "unknown" ? sha.substr(0, 12) : sha);
+  if (r.tool.is_object()) {
+    const auto d = r.tool.find("git_dirty");
+    if (d != r.tool.end() && d->is_boolean() && d->get<bool>()) s += "+dirty";
+  }
+  s += ", " + gpu_name(r);
+  const std::string ts = json_str(r.env, "timestamp");
+  if (!ts.empty()) s += ", " + ts;
+  return s;
+}
+
+std::string sag_warning(const Report& r) {
+  if (!r.env.is_object()) return "";
+  const auto g = r.env.find("gpu");
+  if (g == r.env.end() || !g->is_object()) return "";
+  const auto s = g->find("clocks_sagged");
+  if (s == g->end() || !s->is_boolean() || !s->get<bool>()) return "";
+  const std::string why = json_str(*g, "clocks_sagged_why");
+  return "WARNING: GPU clocks sagged during the run" + (why.empty() ? "" : ": " + why);
+}
+
+using Key = std::tuple<std::string, std::string, std::string, std::string>;
+Key key_of(const Result& x) { return {x.family, x.variant, x.dataset, x.scope}; }
+
+}  // namespace
+
+// ---- JSON -----------------------------------------------------------------------------------------
+
+json to_json(const Report& r) {
+  json j = json::object();
+  j["schema_version"] = r.schema_version;
+  j["tool"] = r.tool.is_null() ? json::object() : r.tool;
+  j["command"] = r.command;
+  j["env"] = r.env.is_null() ? json::object() : r.env;
+  json ds = json::array();
+  for (const auto& d : r.datasets) {
+    ds.push_back({{"spec", d.spec},
+                  {"shape", d.shape},
+                  {"dtype", d.dtype},
+                  {"hash", d.hash},
+                  {"elements", d.elements},
+                  {"distinct_values", d.distinct_values}});
+  }
+  j["datasets"] = std::move(ds);
+  json bs = json::array();
+  for (const auto& b : r.bounds)
+    bs.push_back({{"name", b.name}, {"unit", b.unit}, {"value", num(b.value)}, {"how", b.how}});
+  j["bounds"] = std::move(bs);
+  json rs = json::array();
+  for (const auto& x : r.results) {
+    json o = json::object();
+    o["family"] = x.family;
+    o["variant"] = x.variant;
+    o["dataset"] = x.dataset;
+    o["scope"] = x.scope;
+    json samples = json::array();
+    for (double v : x.samples_ms) samples.push_back(num(v));
+    o["samples_ms"] = std::move(samples);
+    o["median_ms"] = num(x.median_ms);
+    o["q1_ms"] = num(x.q1_ms);
+    o["q3_ms"] = num(x.q3_ms);
+    o["min_ms"] = num(x.min_ms);
+    o["items"] = num(x.items);
+    o["unit"] = x.unit;
+    o["throughput"] = num(x.throughput);
+    o["pct_of_bound"] = x.pct_of_bound ? num(*x.pct_of_bound) : json(nullptr);
+    o["bound"] = x.bound;
+    o["verified"] = x.verified;
+    o["verification"] = x.verification;
+    o["errors"] = x.errors.is_null() ? json::object() : x.errors;
+    o["extra"] = x.extra.is_null() ? json::object() : x.extra;
+    rs.push_back(std::move(o));
+  }
+  j["results"] = std::move(rs);
+  return j;
+}
+
+Report from_json(const json& j) {
+  require_object(j, "");
+  // The version first: a report from another schema should say so, not trip over a field.
+  const json& sv = field(j, "", "schema_version");
+  if (!sv.is_number_integer()) mistyped("schema_version", "an integer", sv);
+  const auto version = sv.get<std::int64_t>();
+  if (version != kSchemaVersion) {
+    throw Error("report schema_version is " + std::to_string(version) + ", but this repix reads " +
+                "schema_version " + std::to_string(kSchemaVersion) +
+                (version > kSchemaVersion ? " (written by a newer repix; upgrade to read it)"
+                                          : " (written by an older repix; re-run it to convert)"));
+  }
+  Report r;
+  r.schema_version = static_cast<int>(version);
+  r.tool = get_object(j, "", "tool");
+  r.command = get_string(j, "", "command");
+  r.env = get_object(j, "", "env");
+  const json& ds = get_array(j, "", "datasets");
+  for (std::size_t i = 0; i < ds.size(); ++i) r.datasets.push_back(dataset_from(ds[i], index("datasets", i)));
+  const json& bs = get_array(j, "", "bounds");
+  for (std::size_t i = 0; i < bs.size(); ++i) r.bounds.push_back(bound_from(bs[i], index("bounds", i)));
+  const json& rs = get_array(j, "", "results");
+  for (std::size_t i = 0; i < rs.size(); ++i) r.results.push_back(result_from(rs[i], index("results", i)));
+  return r;
+}
+
+void write_report(const Report& r, const std::string& path) {
+  if (path.empty()) throw Error("cannot write report: empty path");
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec) throw Error("cannot create directory '" + parent.string() + "': " + ec.message());
+  }
+  // Validate what we write with the same reader users have: never commit an unreadable report.
+  const json j = to_json(r);
+  from_json(j);
+  write_file_atomic(path, j.dump(2) + "\n");
+}
+
+Report read_report(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw Error("cannot read report '" + path + "': no such file");
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error("cannot read report '" + path + "': not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read report '" + path + "': cannot open");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw Error("cannot read report '" + path + "': read error");
+  json j;
+  try {
+    j = json::parse(buf.str());
+  } catch (const json::exception& e) {
+    std::string msg = e.what();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    throw Error("report '" + path + "' is not valid JSON: " + msg);
+  }
+  try {
+    return from_json(j);
+  } catch (const Error& e) {
+    throw Error("report '" + path + "': " + e.what());
+  }
+}
+
+// ---- statistics -----------------------------------------------------------------------------------
+
+Stats summarize(std::vector<double> samples) {
+  if (samples.empty()) throw Error("cannot summarise timings: no samples");
+  for (double s : samples)
+    if (!std::isfinite(s)) throw Error("cannot summarise timings: a sample is not a finite number");
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  // numpy.percentile/quantile default ("linear"): position (n - 1) * p between order statistics.
+  auto quantile = [&](double p) {
+    const double h = static_cast<double>(n - 1) * p;
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const std::size_t hi = std::min(lo + 1, n - 1);
+    return samples[lo] + (h - static_cast<double>(lo)) * (samples[hi] - samples[lo]);
+  };
+  Stats s;
+  s.min = samples.front();
+  s.max = samples.back();
+  s.q1 = quantile(0.25);
+  s.median = quantile(0.5);
+  s.q3 = quantile(0.75);
+  return s;
+}
+
+void finalize(Result& r, double items_per_unit) {
+  if (!(items_per_unit > 0) || !std::isfinite(items_per_unit))
+    throw Error("finalize: items_per_unit must be a positive number");
+  const Stats s = summarize(r.samples_ms);
+  r.median_ms = s.median;
+  r.q1_ms = s.q1;
+  r.q3_ms = s.q3;
+  r.min_ms = s.min;
+  // A zero median (timer resolution) has no meaningful throughput: NaN, written as null.
+  r.throughput = s.median > 0 ? r.items / (s.median * 1e-3) / items_per_unit
+                              : std::numeric_limits<double>::quiet_NaN();
+}
+
+// ---- tables ---------------------------------------------------------------------------------------
+
+std::string summary_table(const Report& r) {
+  std::ostringstream o;
+  o << "# " << describe(r) << "\n";
+  if (const std::string w = sag_warning(r); !w.empty()) o << "# " << w << "\n";
+  if (r.results.empty()) {
+    o << "(no results)\n";
+    return o.str();
+  }
+  Table t({"family", "variant", "dataset", "scope", ">median ms", ">IQR ms", ">IQR %",
+           ">throughput", ">% of bound", "verified"});
+  int unverified = 0;
+  for (const auto& x : r.results) {
+    const double iqr = x.q3_ms - x.q1_ms;
+    const double rel = (x.median_ms > 0 && std::isfinite(iqr)) ? 100.0 * iqr / x.median_ms
+                                                               : std::numeric_limits<double>::quiet_NaN();
+    char relbuf[32];
+    if (std::isfinite(rel)) std::snprintf(relbuf, sizeof relbuf, "%.1f", rel);
+    else std::snprintf(relbuf, sizeof relbuf, "n/a");
+    if (!x.verified) ++unverified;
+    t.add({x.family, x.variant, x.dataset, x.scope, fmt_sig(x.median_ms), fmt_sig(iqr), relbuf,
+           fmt_throughput(x.throughput, x.unit), fmt_pct(x.pct_of_bound, x.bound),
+           x.verified ? "yes" : "NO"});
+  }
+  o << t.render();
+  if (unverified) o << "# " << unverified << " of " << r.results.size() << " results NOT verified\n";
+  return o.str();
+}
+
+std::string compare_table(const Report& a, const Report& b) {
+  std::ostringstream o;
+  o << "A: " << describe(a) << (a.command.empty() ? "" : " | " + a.command) << "\n";
+  o << "B: " << describe(b) << (b.command.empty() ? "" : " | " + b.command) << "\n";
+  if (const std::string w = sag_warning(a); !w.empty()) o << "A: " << w << "\n";
+  if (const std::string w = sag_warning(b); !w.empty()) o << "B: " << w << "\n";
+  o << "speedup B/A = A median / B median (> 1: B is faster than A)\n";
+
+  // Match in order: the i-th occurrence of a key in A pairs with the i-th occurrence in B.
+  std::vector<bool> used_b(b.results.size(), false);
+  std::vector<const Result*> only_a;
+  Table t({"family", "variant", "dataset", "scope", ">A median ms", ">B median ms", ">speedup B/A",
+           ">A throughput", ">B throughput", "verified A/B"});
+  int matched = 0, ratios = 0;
+  double log_sum = 0;
+  for (const auto& x : a.results) {
+    const Result* y = nullptr;
+    for (std::size_t i = 0; i < b.results.size(); ++i) {
+      if (!used_b[i] && key_of(b.results[i]) == key_of(x)) {
+        used_b[i] = true;
+        y = &b.results[i];
+        break;
+      }
+    }
+    if (!y) {
+      only_a.push_back(&x);
+      continue;
+    }
+    ++matched;
+    double ratio = std::numeric_limits<double>::quiet_NaN();
+    if (x.median_ms > 0 && y->median_ms > 0) {
+      ratio = x.median_ms / y->median_ms;
+      if (std::isfinite(ratio)) {
+        log_sum += std::log(ratio);
+        ++ratios;
+      }
+    }
+    t.add({x.family, x.variant, x.dataset, x.scope, fmt_sig(x.median_ms), fmt_sig(y->median_ms),
+           std::isfinite(ratio) ? fmt_sig(ratio, 3) + "x" : "n/a",
+           fmt_throughput(x.throughput, x.unit), fmt_throughput(y->throughput, y->unit),
+           std::string(x.verified ? "yes" : "NO") + "/" + (y->verified ? "yes" : "NO")});
+  }
+  if (matched) {
+    o << t.render();
+    if (ratios)
+      o << "geometric mean speedup B/A over " << ratios << " matched results: "
+        << fmt_sig(std::exp(log_sum / ratios), 3) << "x\n";
+  } else {
+    o << "(no results match on family, variant, dataset and scope)\n";
+  }
+  auto unmatched = [&](const char* side, const std::vector<const Result*>& rows) {
+    if (rows.empty()) return;
+    o << "only in " << side << " (" << rows.size() << "):\n";
+    Table u({"family", "variant", "dataset", "scope", ">median ms", ">throughput"});
+    for (const Result* x : rows)
+      u.add({x->family, x->variant, x->dataset, x->scope, fmt_sig(x->median_ms),
+             fmt_throughput(x->throughput, x->unit)});
+    o << u.render("  ");
+  };
+  std::vector<const Result*> only_b;
+  for (std::size_t i = 0; i < b.results.size(); ++i)
+    if (!used_b[i]) only_b.push_back(&b.results[i]);
+  unmatched("A", only_a);
+  unmatched("B", only_b);
+  return o.str();
+}
+
+}  // namespace repix::report
