@@ -1,0 +1,63 @@
+// Dataset generators and sources. See spec.hpp for the spec grammar.
+//
+// Determinism: the same spec (seed included) gives the same bytes on every machine, compiler
+// and thread count. Random kinds draw from Philox4x32-10 (core/philox.hpp) keyed by the seed;
+// floating-point work uses only exactly-rounded IEEE operations and the det:: functions
+// (core/det_math.hpp), compiled without FMA contraction. A golden-checksum test guards this.
+//
+// Kinds and how they are produced:
+//   uniform  chunk-addressable. Element i (linear index, x fastest) takes
+//            w = philox::bits_at(seed, i, kStreamUniform) (word i%4 of the Philox block at
+//            counter i/4); integer levels L: philox::uniform_below(w, L); float32 without
+//            levels: philox::uniform_float(w), 24 bits in [0, 1).
+//   const, checker, ramp   chunk-addressable (pure functions of the coordinates).
+//   grf      whole-image only (a global inverse FFT): complex noise, frequency index i draws
+//            philox::normal_pair(philox::draw(seed, i, kStreamGrf)) as (re, im), times
+//            |k|^(-alpha/2) with integer FFT frequencies (k, k-n in the upper half), DC zero;
+//            inverse FFT along each axis (datasets/fft.hpp); real part; standardised to mean 0,
+//            population std 1 (double, fixed summation order); std::round(x*100)/100; float32.
+//   blobs    whole-image only: balls of the radius, centre j from philox::draw(seed, j,
+//            kStreamBlobs), painted 255 on 0 in order until at least fill of the elements are
+//            covered (the last ball is always painted whole).
+//   file     .npy and .raw/.dat stream slabs from disk; images are read whole.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/image.hpp"
+#include "core/slab_source.hpp"
+#include "datasets/spec.hpp"
+
+namespace repix::datasets {
+
+// Philox streams (counter word 2) of the random kinds: one seed gives independent data per kind.
+inline constexpr std::uint32_t kStreamUniform = 0x756e6966;  // "unif"
+inline constexpr std::uint32_t kStreamGrf = 0x67726620;      // "grf "
+inline constexpr std::uint32_t kStreamBlobs = 0x626c6f62;    // "blob"
+
+// The whole dataset in host memory (pinned if asked and a GPU exists). Loads file: specs.
+HostImage generate(const Spec& spec, bool pinned = false);
+HostImage generate(const std::string& spec, bool pinned = false);
+
+// Slabs on demand (see core/slab_source.hpp). For uniform/const/checker/ramp any slab range is
+// computed on its own, in O(slab) time and memory, so e.g. uniform:4096x4096x4096 (256 GiB as
+// float32) can be streamed. grf and blobs are not chunk-addressable (grf's inverse FFT couples
+// every element): their source generates the whole image on construction and then serves
+// slabs from memory. file: sources read each slab range with one seek and one read.
+// A source is not thread-safe: give each thread its own.
+std::unique_ptr<SlabSource> open_source(const Spec& spec);
+
+// True when open_source(spec) streams without holding the whole image.
+bool is_chunk_addressable(const Spec& spec);
+
+// The element type and shape a spec produces, without generating it (file: reads the header).
+DType spec_dtype(const Spec& spec);
+Shape spec_shape(const Spec& spec);
+
+// (name, one-line description) of every kind, for `repix list`.
+std::vector<std::pair<std::string, std::string>> kinds();
+
+}  // namespace repix::datasets

@@ -1,0 +1,144 @@
+// Dispatch of file: specs and paths to the readers and writers by extension.
+#include "datasets/io.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "datasets/datasets.hpp"
+
+namespace repix::datasets {
+namespace {
+
+enum class Format { npy, raw, image, unknown };
+
+bool is_image_ext(const std::string& ext) {
+  return ext == ".png" || ext == ".pgm" || ext == ".pnm" || ext == ".tif" || ext == ".tiff";
+}
+
+// raw when the extension says so, or when the spec gives both shape= and dtype= for a name
+// that is neither .npy nor an image (".bin", no extension, ...).
+Format format_of(const Spec& s) {
+  const std::string ext = detail::extension(s.path);
+  if (ext == ".npy") return Format::npy;
+  if (ext == ".raw" || ext == ".dat") return Format::raw;
+  if (is_image_ext(ext)) return Format::image;
+  if (s.has("shape") && s.has("dtype")) return Format::raw;
+  return Format::unknown;
+}
+
+[[noreturn]] void unknown_format(const std::string& path) {
+  const std::string ext = detail::extension(path);
+  throw Error("don't know how to read '" + path + "' (" + (ext.empty() ? "no extension" : "extension " + ext) +
+              "; repix reads .npy, .raw/.dat with shape= and dtype=, and .png/.pgm/.tif with OpenCV)");
+}
+
+void require_raw_params(const Spec& s) {
+  if (!s.has("shape") || !s.has("dtype"))
+    throw Error("reading raw file '" + s.path + "' needs shape= and dtype=, e.g. file:" + s.path +
+                ":shape=128x128:dtype=float32");
+}
+
+// shape=/dtype= given with a self-describing file must agree with it.
+void check_matches(const Spec& s, Shape shape, DType dtype) {
+  if (s.has("shape") && s.shape != shape)
+    throw Error("'" + s.path + "' is " + shape.str() + ", but the spec says shape=" + s.shape.str());
+  if (s.has("dtype") && s.get_dtype(dtype) != dtype)
+    throw Error("'" + s.path + "' is " + dtype_name(dtype) + ", but the spec says dtype=" + s.get("dtype"));
+}
+
+class OwnedSource final : public SlabSource {
+ public:
+  explicit OwnedSource(HostImage img) : img_(std::move(img)) {}
+  DType dtype() const override { return img_.dtype(); }
+  Shape shape() const override { return img_.shape(); }
+  void read(std::int64_t s0, std::int64_t s1, void* dst) override {
+    if (s0 < 0 || s1 < s0 || s1 > slab_count(img_.shape()))
+      throw Error("internal: slab range [" + std::to_string(s0) + ", " + std::to_string(s1) + ") outside 0.." +
+                  std::to_string(slab_count(img_.shape())));
+    const std::size_t slab_bytes = static_cast<std::size_t>(slab_elems(img_.shape())) * dtype_size(img_.dtype());
+    std::memcpy(dst, static_cast<const char*>(img_.raw()) + s0 * slab_bytes, (s1 - s0) * slab_bytes);
+  }
+
+ private:
+  HostImage img_;
+};
+
+Spec as_file_spec(const Spec& s) {
+  Spec c = canonical(s);
+  if (!c.is_file()) throw Error("internal: '" + c.str() + "' is not a file: spec");
+  return c;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::string extension(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext;
+}
+
+std::unique_ptr<SlabSource> make_owned_source(HostImage img) { return std::make_unique<OwnedSource>(std::move(img)); }
+
+}  // namespace detail
+
+HostImage load_file(const Spec& spec, bool pinned) {
+  const Spec s = as_file_spec(spec);
+  switch (format_of(s)) {
+    case Format::npy: {
+      HostImage img = read_npy(s.path, pinned);
+      check_matches(s, img.shape(), img.dtype());
+      return img;
+    }
+    case Format::raw:
+      require_raw_params(s);
+      return read_raw(s.path, s.shape, s.get_dtype(DType::u8), pinned);
+    case Format::image: {
+      HostImage img = read_image(s.path, pinned);
+      check_matches(s, img.shape(), img.dtype());
+      return img;
+    }
+    case Format::unknown: break;
+  }
+  unknown_format(s.path);
+}
+
+std::unique_ptr<SlabSource> open_file_source(const Spec& spec) {
+  const Spec s = as_file_spec(spec);
+  switch (format_of(s)) {
+    case Format::npy: {
+      auto src = open_npy_source(s.path);
+      check_matches(s, src->shape(), src->dtype());
+      return src;
+    }
+    case Format::raw:
+      require_raw_params(s);
+      return open_raw_source(s.path, s.shape, s.get_dtype(DType::u8));
+    case Format::image: return detail::make_owned_source(load_file(s));
+    case Format::unknown: break;
+  }
+  unknown_format(s.path);
+}
+
+HostImage load(const std::string& path_or_spec, bool pinned) {
+  const std::string prefix = path_or_spec.substr(0, path_or_spec.find(':'));
+  for (const auto& [name, desc] : spec_kinds())
+    if (prefix == name && path_or_spec.size() > prefix.size()) return generate(Spec::parse(path_or_spec), pinned);
+  return load_file(Spec::parse("file:" + path_or_spec), pinned);
+}
+
+void save(const HostImage& img, const std::string& path) {
+  const std::string ext = detail::extension(path);
+  if (ext == ".npy") return write_npy(img, path);
+  if (ext == ".raw" || ext == ".dat") return write_raw(img, path);
+  if (is_image_ext(ext)) return write_image(img, path);
+  throw Error("don't know how to write '" + path + "' (" + (ext.empty() ? "no extension" : "extension " + ext) +
+              "; repix writes .npy, .raw/.dat, and .png/.pgm/.tif with OpenCV)");
+}
+
+}  // namespace repix::datasets

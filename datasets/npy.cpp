@@ -1,0 +1,194 @@
+// NumPy .npy files: read format 1.0, 2.0 and 3.0, write 1.0.
+// Format: "\x93NUMPY", major, minor, header length (2 bytes LE in 1.0, 4 bytes LE in 2.0/3.0),
+// then a Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (nz, ny, nx), }
+// padded with spaces and a newline, then the array data in C order.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "core/atomic_file.hpp"
+#include "datasets/io.hpp"
+
+namespace repix::datasets {
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr std::size_t kMagicLen = 6;
+
+std::string tuple_str(const std::vector<std::int64_t>& dims) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + (dims.size() == 1 ? ",)" : ")");
+}
+
+// Position just after "'key':" (or "\"key\":") and any spaces, or npos.
+std::size_t value_pos(const std::string& h, const std::string& key) {
+  for (const char q : {'\'', '"'}) {
+    const std::string quoted = std::string(1, q) + key + q;
+    std::size_t p = h.find(quoted);
+    if (p == std::string::npos) continue;
+    p += quoted.size();
+    while (p < h.size() && h[p] == ' ') ++p;
+    if (p >= h.size() || h[p] != ':') return std::string::npos;
+    ++p;
+    while (p < h.size() && h[p] == ' ') ++p;
+    return p;
+  }
+  return std::string::npos;
+}
+
+struct ParsedHeader {
+  std::string descr;
+  bool fortran = false;
+  std::vector<std::int64_t> dims;
+  std::int64_t data_offset = 0;
+};
+
+ParsedHeader parse_header(const std::string& path) {
+  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) throw Error("cannot open '" + path + "': " + std::strerror(errno));
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(fp, &std::fclose);
+
+  unsigned char pre[12];
+  if (std::fread(pre, 1, 8, fp) != 8 || std::memcmp(pre, kMagic, kMagicLen) != 0)
+    throw Error("'" + path + "' is not an .npy file (it does not start with \\x93NUMPY)");
+  const int major = pre[6], minor = pre[7];
+  std::size_t len_bytes = 0;
+  if (major == 1) len_bytes = 2;
+  else if (major == 2 || major == 3) len_bytes = 4;
+  else
+    throw Error("'" + path + "' is .npy format version " + std::to_string(major) + "." +
+                std::to_string(minor) + "; repix reads versions 1.0, 2.0 and 3.0");
+  if (std::fread(pre + 8, 1, len_bytes, fp) != len_bytes) throw Error("truncated .npy header in '" + path + "'");
+  std::uint32_t hlen = 0;
+  for (std::size_t i = 0; i < len_bytes; ++i) hlen |= static_cast<std::uint32_t>(pre[8 + i]) << (8 * i);
+  std::string h(hlen, '\0');
+  if (hlen > (1u << 24) || std::fread(&h[0], 1, hlen, fp) != hlen)
+    throw Error("truncated .npy header in '" + path + "'");
+
+  ParsedHeader out;
+  out.data_offset = static_cast<std::int64_t>(8 + len_bytes + hlen);
+  const auto malformed = [&](const std::string& what) {
+    return Error("malformed .npy header in '" + path + "': " + what);
+  };
+
+  std::size_t p = value_pos(h, "descr");
+  if (p == std::string::npos) throw malformed("no 'descr'");
+  if (h[p] == '[') throw Error("'" + path + "' holds a structured array; repix reads plain uint8, uint16 or float32 arrays");
+  if (h[p] != '\'' && h[p] != '"') throw malformed("'descr' is not a string");
+  const std::size_t e = h.find(h[p], p + 1);
+  if (e == std::string::npos) throw malformed("unterminated 'descr'");
+  out.descr = h.substr(p + 1, e - p - 1);
+
+  p = value_pos(h, "fortran_order");
+  if (p == std::string::npos) throw malformed("no 'fortran_order'");
+  if (h.compare(p, 4, "True") == 0) out.fortran = true;
+  else if (h.compare(p, 5, "False") != 0) throw malformed("'fortran_order' is neither True nor False");
+
+  p = value_pos(h, "shape");
+  if (p == std::string::npos || h[p] != '(') throw malformed("no 'shape' tuple");
+  const std::size_t close = h.find(')', p);
+  if (close == std::string::npos) throw malformed("unterminated 'shape'");
+  const std::string tuple = h.substr(p + 1, close - p - 1);
+  std::size_t pos = 0;
+  while (pos < tuple.size()) {
+    std::size_t comma = tuple.find(',', pos);
+    if (comma == std::string::npos) comma = tuple.size();
+    std::string tok = tuple.substr(pos, comma - pos);
+    tok.erase(0, tok.find_first_not_of(' '));
+    tok.erase(tok.find_last_not_of(' ') + 1);
+    if (!tok.empty() && tok.back() == 'L') tok.pop_back();  // Python 2 longs: (3L, 4L)
+    if (!tok.empty()) {
+      if (tok.find_first_not_of("0123456789") != std::string::npos || tok.size() > 15)
+        throw malformed("bad dimension '" + tok + "' in 'shape'");
+      out.dims.push_back(std::stoll(tok));
+    }
+    pos = comma + 1;
+  }
+  return out;
+}
+
+DType descr_dtype(const std::string& descr, const std::string& path) {
+  if (descr == "|u1" || descr == "<u1" || descr == "u1") return DType::u8;
+  if (descr == "<u2") return DType::u16;
+  if (descr == "<f4") return DType::f32;
+  std::string hint = "convert with a.astype(np.float32) or a.astype(np.uint16)";
+  if (!descr.empty() && descr[0] == '>') hint = "big-endian data: convert with a.astype(a.dtype.newbyteorder('<'))";
+  throw Error("unsupported .npy dtype '" + descr + "' in '" + path +
+              "' (repix reads '|u1' uint8, '<u2' uint16 and '<f4' float32; " + hint + ")");
+}
+
+}  // namespace
+
+NpyHeader read_npy_header(const std::string& path) {
+  const ParsedHeader ph = parse_header(path);
+  NpyHeader out;
+  out.dtype = descr_dtype(ph.descr, path);
+  if (ph.fortran)
+    throw Error("'" + path + "' is stored in Fortran order; save it with np.save(path, np.ascontiguousarray(a))");
+  const auto& d = ph.dims;
+  if (d.empty()) throw Error("'" + path + "' holds a 0-d array (a scalar); repix reads 1-3 dimensional arrays");
+  if (d.size() > 3)
+    throw Error("'" + path + "' holds a " + std::to_string(d.size()) + "-d array, shape " + tuple_str(d) +
+                "; repix reads 1-3 dimensional arrays");
+  for (auto v : d)
+    if (v == 0) throw Error("'" + path + "' holds an empty array, shape " + tuple_str(d));
+  std::int64_t elems = 1;
+  for (auto v : d) {
+    if (v > (std::int64_t(1) << 48) / elems) throw Error("'" + path + "' shape " + tuple_str(d) + " is too large");
+    elems *= v;
+  }
+  // numpy (nz, ny, nx) -> Shape{nx, ny, nz}: the last numpy axis is the fastest (x).
+  if (d.size() == 1) out.shape = Shape::d1(d[0]);
+  else if (d.size() == 2) out.shape = Shape::d2(d[1], d[0]);
+  else out.shape = Shape::d3(d[2], d[1], d[0]);
+  out.data_offset = ph.data_offset;
+
+  const std::int64_t need = elems * static_cast<std::int64_t>(dtype_size(out.dtype));
+  const std::int64_t have = detail::file_size(path) - ph.data_offset;
+  if (have < need)
+    throw Error("truncated .npy file '" + path + "': shape " + tuple_str(d) + " '" + ph.descr + "' needs " +
+                std::to_string(need) + " data bytes, found " + std::to_string(have < 0 ? 0 : have));
+  return out;
+}
+
+HostImage read_npy(const std::string& path, bool pinned) {
+  const NpyHeader h = read_npy_header(path);
+  HostImage img(h.dtype, h.shape, pinned);
+  open_npy_source(path)->read(0, slab_count(h.shape), img.raw());
+  return img;
+}
+
+std::unique_ptr<SlabSource> open_npy_source(const std::string& path) {
+  const NpyHeader h = read_npy_header(path);
+  return detail::make_file_slab_source(path, h.data_offset, h.shape, h.dtype);
+}
+
+void write_npy(const HostImage& img, const std::string& path) {
+  const Shape& s = img.shape();
+  std::vector<std::int64_t> dims;
+  if (s.ndim == 3) dims = {s.nz, s.ny, s.nx};
+  else if (s.ndim == 2) dims = {s.ny, s.nx};
+  else dims = {s.nx};
+  const char* descr = img.dtype() == DType::u8 ? "|u1" : img.dtype() == DType::u16 ? "<u2" : "<f4";
+  std::string h = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + tuple_str(dims) + ", }";
+  // Pad with spaces so that the data starts on a 64-byte boundary (as numpy does); end in '\n'.
+  const std::size_t unpadded = kMagicLen + 2 + 2 + h.size() + 1;
+  h.append((64 - unpadded % 64) % 64, ' ');
+  h.push_back('\n');
+  if (h.size() > 65535) throw Error("internal: .npy header too long");
+
+  std::string pre(kMagic, kMagicLen);
+  pre.push_back('\x01');
+  pre.push_back('\x00');
+  pre.push_back(static_cast<char>(h.size() & 0xff));
+  pre.push_back(static_cast<char>(h.size() >> 8));
+  AtomicFile f(path);
+  f.write(pre.data(), pre.size());
+  f.write(h.data(), h.size());
+  f.write(img.raw(), img.bytes());
+  f.commit();
+}
+
+}  // namespace repix::datasets
