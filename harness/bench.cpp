@@ -1,0 +1,146 @@
+#include "harness/bench.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "core/gpu.hpp"
+#include "core/nvtx.hpp"
+#include "datasets/datasets.hpp"
+#include "harness/env.hpp"
+#include "harness/registry.hpp"
+
+namespace repix::bench {
+
+const HostImage& DatasetCache::get(const std::string& spec) {
+  if (spec != spec_ || !img_) {
+    img_.reset();  // free the previous input first: inputs can be many GiB
+    nvtx::Range r("dataset");
+    // Pinned where a GPU exists, so end-to-end uploads run at full PCIe speed.
+    img_ = std::make_shared<HostImage>(datasets::generate(datasets::Spec::parse(spec), gpu_available()));
+    spec_ = spec;
+  }
+  return *img_;
+}
+
+report::DatasetInfo DatasetCache::info(const std::string& spec) {
+  const HostImage& img = get(spec);
+  report::DatasetInfo d;
+  d.spec = datasets::Spec::parse(spec).str();
+  d.shape = img.shape().str();
+  d.dtype = dtype_name(img.dtype());
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(img.content_hash()));
+  d.hash = hex;
+  d.elements = img.size();
+  return d;
+}
+
+namespace {
+
+void add_bounds(const Context& ctx, report::Report& rep) {
+  if (!ctx.gpu) return;
+  const auto& b = ctx.bandwidths;
+  rep.bounds.push_back({"dram-read", "GB/s", b.dram_read,
+                        "read-only 16-byte streaming kernel over 2 GiB, median of 15"});
+  rep.bounds.push_back({"dram-copy", "GB/s", b.dram_copy,
+                        "device-to-device cudaMemcpy of 2 GiB, (read + written bytes) / time"});
+  rep.bounds.push_back({"h2d-pinned", "GB/s", b.h2d_pinned, "cudaMemcpy of 1 GiB from pinned host memory"});
+  rep.bounds.push_back({"d2h-pinned", "GB/s", b.d2h_pinned, "cudaMemcpy of 1 GiB to pinned host memory"});
+}
+
+double bound_gbs(const Context& ctx, const std::string& name) {
+  if (name == "dram-read") return ctx.bandwidths.dram_read;
+  if (name == "h2d-pinned") return ctx.bandwidths.h2d_pinned;
+  return 0;
+}
+
+}  // namespace
+
+int run(const Request& req, report::Report* out) {
+  registry::check_family(req.family);
+  Context ctx{req, {}, {}, gpu_available(), {}};
+  report::Report rep;
+  rep.tool = env::tool_info();
+  rep.command = req.command;
+  rep.env = env::capture_environment();
+  nlohmann::json clocks_before;
+  if (ctx.gpu) {
+    clocks_before = env::gpu_clock_snapshot();
+    std::fprintf(stderr, "repix bench: measuring bandwidth bounds...\n");
+    ctx.bandwidths = timing::measure_bandwidths();
+  } else {
+    std::fprintf(stderr, "repix bench: %s; GPU variants are skipped\n", gpu_unavailable_reason().c_str());
+  }
+  add_bounds(ctx, rep);
+
+  std::vector<Case> cases;
+  if (req.family == "ecc") add_ecc_cases(ctx, cases);
+
+  // Google Benchmark runs the cases: one iteration = one sample, time = our measured sample.
+  std::vector<std::string> argv_store = {"repix-bench"};
+  for (const auto& a : req.gbench_args) argv_store.push_back(a);
+  std::vector<char*> argv;
+  for (auto& s : argv_store) argv.push_back(s.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  if (benchmark::ReportUnrecognizedArguments(argc, argv.data()))
+    throw Error("unrecognised Google Benchmark argument");
+  for (Case& c : cases) {
+    const auto& r = c.result;
+    const std::string name = r.family + "/" + r.variant + "/" + r.dataset + "/" + r.scope;
+    const int n = c.gpu ? req.gpu_samples : req.cpu_samples;
+    benchmark::RegisterBenchmark(name.c_str(), [&c](benchmark::State& state) {
+      try {
+        c.prepare();
+      } catch (const std::exception& e) {
+        c.result.verification = std::string("error: ") + e.what();
+        state.SkipWithError(c.result.verification.c_str());
+        return;
+      }
+      for (auto _ : state) {
+        const double ms = c.sample();
+        c.result.samples_ms.push_back(ms);
+        state.SetIterationTime(ms * 1e-3);
+      }
+      c.finish();
+      state.counters["verified"] = c.result.verified ? 1 : 0;
+    })->UseManualTime()->Iterations(n)->Unit(benchmark::kMillisecond);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+
+  bool all_ok = true;
+  for (Case& c : cases) {
+    report::Result& r = c.result;
+    if (r.samples_ms.empty()) {
+      if (!r.verification.empty()) {  // ran but failed (an error, not filtered out)
+        all_ok = false;
+        std::fprintf(stderr, "repix bench: %s/%s on %s: %s\n", r.family.c_str(), r.variant.c_str(),
+                     r.dataset.c_str(), r.verification.c_str());
+      }
+      continue;
+    }
+    report::finalize(r, 1e9);
+    const double gbs = bound_gbs(ctx, r.bound);
+    if (gbs > 0 && c.bytes_per_item > 0)
+      r.pct_of_bound = 100.0 * r.throughput * c.bytes_per_item / gbs;
+    if (!r.verified) all_ok = false;
+    rep.results.push_back(r);
+  }
+  rep.datasets = ctx.dataset_infos;
+  if (ctx.gpu && env::record_clocks(rep.env, clocks_before, env::gpu_clock_snapshot()))
+    std::fprintf(stderr, "repix bench: warning: GPU clocks sagged during the run: %s\n",
+                 rep.env["gpu"].value("clocks_sagged_why", std::string()).c_str());
+  std::cout << "\n" << report::summary_table(rep) << std::flush;
+  if (!req.out_path.empty()) {
+    report::write_report(rep, req.out_path);
+    std::fprintf(stderr, "repix bench: report written to %s\n", req.out_path.c_str());
+  }
+  if (out) *out = rep;
+  if (!all_ok) std::fprintf(stderr, "repix bench: error: some results are not verified\n");
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace repix::bench

@@ -1,0 +1,68 @@
+// `repix bench`: verify every requested variant against the family's reference on the same
+// input, then time it, and write the versioned JSON report. Google Benchmark drives the cases
+// (registration, filters, repetitions, console output) with manual times taken from CUDA events
+// (GPU kernel scope) or the host clock (end-to-end, CPU variants); the raw samples go into the
+// report.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+#include "harness/report.hpp"
+#include "harness/timing.hpp"
+
+namespace repix::bench {
+
+struct Request {
+  std::string family = "ecc";
+  std::vector<std::string> variants;   // empty: every variant this machine can run
+  std::vector<std::string> datasets;   // dataset specs
+  std::vector<std::string> scopes = {"kernel", "end-to-end"};
+  int gpu_samples = 30;
+  int cpu_samples = 5;
+  int warmup = 2;
+  std::string out_path;                // "" = no file
+  std::vector<std::string> gbench_args;  // e.g. --benchmark_filter=...
+  std::string command;                 // recorded in the report
+};
+
+// One timed (family, variant, dataset, scope) combination.
+struct Case {
+  report::Result result;          // identity fields filled at registration; the rest by run()
+  bool gpu = false;
+  double bytes_per_item = 0;      // for % of bound
+  std::function<void()> prepare;  // untimed: load input, verify, allocate
+  std::function<double()> sample; // one timed sample, milliseconds
+  std::function<void()> finish;   // untimed: re-verify the timed path's output, release memory
+};
+
+// Holds the current input so consecutive cases on the same dataset share it (one at a time:
+// inputs are large).
+class DatasetCache {
+ public:
+  const HostImage& get(const std::string& spec);
+  report::DatasetInfo info(const std::string& spec);
+  void drop() { spec_.clear(); img_.reset(); }
+
+ private:
+  std::string spec_;
+  std::shared_ptr<HostImage> img_;
+};
+
+struct Context {
+  const Request& req;
+  DatasetCache datasets;
+  std::vector<report::DatasetInfo> dataset_infos;
+  bool gpu = false;
+  timing::Bandwidths bandwidths;
+};
+
+// Family hook: appends the cases for req's variants and datasets.
+void add_ecc_cases(Context& ctx, std::vector<Case>& cases);
+
+// Runs the whole bench; returns 0 when every result is verified, 1 otherwise.
+int run(const Request& req, report::Report* out = nullptr);
+
+}  // namespace repix::bench

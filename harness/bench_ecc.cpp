@@ -1,0 +1,191 @@
+// ECC cases for `repix bench`: every variant verified against `seq` on the same input, then
+// timed in the scopes it supports (kernel: data already on the GPU; end-to-end: host in, host
+// out).
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "core/gpu.hpp"
+#include "core/nvtx.hpp"
+#include "ecc/ecc.hpp"
+#include "harness/bench.hpp"
+
+namespace repix::bench {
+
+namespace {
+
+std::string describe_mismatch(const ecc::Curve& got, const ecc::Curve& want) {
+  std::ostringstream o;
+  o << "MISMATCH vs seq: ";
+  if (got.values.size() != want.values.size())
+    o << got.values.size() << " values instead of " << want.values.size() << "; ";
+  const std::size_t n = std::min(got.values.size(), want.values.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (got.values[i] != want.values[i] || got.ecc[i] != want.ecc[i]) {
+      o << "first difference at index " << i << ": got (" << got.values[i] << ", " << got.ecc[i]
+        << "), want (" << want.values[i] << ", " << want.ecc[i] << ")";
+      break;
+    }
+  return o.str();
+}
+
+// Per-dataset reference and per-(variant, dataset) verification, shared by the scopes.
+struct EccState {
+  std::map<std::string, ecc::Curve> reference;
+  std::map<std::string, std::string> verification;  // key variant|dataset -> "" when ok
+  const ecc::Curve& ref(Context& ctx, const std::string& spec) {
+    auto it = reference.find(spec);
+    if (it != reference.end()) return it->second;
+    reference.clear();  // one dataset at a time
+    const HostImage& img = ctx.datasets.get(spec);
+    std::fprintf(stderr, "repix bench: reference (seq) on %s...\n", spec.c_str());
+    ecc::Curve c = ecc::run_seq(img, {});
+    report::DatasetInfo info = ctx.datasets.info(spec);
+    info.distinct_values = static_cast<std::int64_t>(c.values.size());
+    bool seen = false;
+    for (const auto& d : ctx.dataset_infos) seen = seen || d.spec == info.spec;
+    if (!seen) ctx.dataset_infos.push_back(info);
+    return reference.emplace(spec, std::move(c)).first->second;
+  }
+  // Runs the variant end to end once and checks it; returns "" or the mismatch text.
+  const std::string& verify(Context& ctx, const ecc::Variant& v, const std::string& spec) {
+    const std::string key = v.id + "|" + spec;
+    auto it = verification.find(key);
+    if (it != verification.end()) return it->second;
+    const ecc::Curve& want = ref(ctx, spec);
+    const ecc::Curve got = v.run(ctx.datasets.get(spec), {});
+    return verification[key] = (got == want ? "" : describe_mismatch(got, want));
+  }
+};
+
+void set_verified(report::Result& r, const std::string& mismatch, std::size_t nvalues) {
+  r.verified = mismatch.empty();
+  r.verification = mismatch.empty()
+                       ? "exact match with seq (" + std::to_string(nvalues) + " values)"
+                       : mismatch;
+}
+
+}  // namespace
+
+void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
+  auto state = std::make_shared<EccState>();
+  std::vector<const ecc::Variant*> chosen;
+  if (ctx.req.variants.empty()) {
+    for (const auto& v : ecc::variants())
+      if (!v.gpu || ctx.gpu) chosen.push_back(&v);
+  } else {
+    for (const auto& id : ctx.req.variants) {
+      const ecc::Variant& v = ecc::find_variant(id);
+      if (v.gpu && !ctx.gpu) {
+        std::fprintf(stderr, "repix bench: skipping %s (no GPU)\n", id.c_str());
+        continue;
+      }
+      chosen.push_back(&v);
+    }
+  }
+  auto wants = [&](const std::string& scope) {
+    for (const auto& s : ctx.req.scopes)
+      if (s == scope) return true;
+    return false;
+  };
+
+  for (const std::string& spec : ctx.req.datasets)
+    for (const ecc::Variant* vp : chosen) {
+      const ecc::Variant& v = *vp;
+      auto base = [&](const std::string& scope) {
+        Case c;
+        c.gpu = v.gpu;
+        c.result.family = "ecc";
+        c.result.variant = v.id;
+        c.result.dataset = spec;
+        c.result.scope = scope;
+        c.result.unit = "GVox/s";
+        return c;
+      };
+
+      if (v.gpu && v.make_plan && wants("kernel")) {
+        Case c = base("kernel");
+        c.result.bound = "dram-read";
+        struct Kernel {
+          std::unique_ptr<ecc::DevicePlan> plan;
+          std::unique_ptr<CudaStream> stream;
+          DeviceBuffer<unsigned char> input;
+          std::unique_ptr<timing::L2Flusher> flusher;
+          std::unique_ptr<CudaEvent> start, stop;
+        };
+        auto k = std::make_shared<Kernel>();
+        const std::size_t index = cases.size();
+        c.prepare = [&ctx, state, k, &v, spec, &cases, index] {
+          Case& me = cases[index];
+          const HostImage& img = ctx.datasets.get(spec);
+          const std::string& mismatch = state->verify(ctx, v, spec);
+          set_verified(me.result, mismatch, state->ref(ctx, spec).values.size());
+          me.result.items = static_cast<double>(img.size());
+          me.bytes_per_item = static_cast<double>(dtype_size(img.dtype()));
+          k->stream = std::make_unique<CudaStream>();
+          k->plan = v.make_plan();
+          k->plan->setup(img.dtype(), img.shape(), k->stream->get());
+          k->input.allocate(img.bytes());
+          REPIX_CUDA(cudaMemcpyAsync(k->input.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice,
+                                     k->stream->get()));
+          {
+            nvtx::Range r("warmup");
+            for (int i = 0; i < ctx.req.warmup; ++i) k->plan->compute(k->input.get(), k->stream->get());
+            k->stream->sync();
+          }
+          k->flusher = std::make_unique<timing::L2Flusher>();
+          k->start = std::make_unique<CudaEvent>();
+          k->stop = std::make_unique<CudaEvent>();
+        };
+        c.sample = [k, &v] {
+          cudaStream_t s = k->stream->get();
+          k->flusher->flush(s);
+          nvtx::Range r(("ecc/" + v.id).c_str());
+          k->start->record(s);
+          k->plan->compute(k->input.get(), s);
+          k->stop->record(s);
+          REPIX_CUDA(cudaEventSynchronize(k->stop->get()));
+          return static_cast<double>(k->stop->ms_since(*k->start));
+        };
+        c.finish = [&ctx, state, k, spec, &cases, index] {
+          Case& me = cases[index];
+          // The output of the timed path itself must be right, not only the end-to-end run's.
+          const ecc::Curve got = k->plan->result(k->stream->get());
+          const ecc::Curve& want = state->ref(ctx, spec);
+          if (!(got == want)) {
+            me.result.verified = false;
+            me.result.verification = "kernel-scope output: " + describe_mismatch(got, want);
+          }
+          k->plan.reset();
+          k->input.reset();
+          k->flusher.reset();
+        };
+        cases.push_back(std::move(c));
+      }
+
+      if (wants("end-to-end")) {
+        Case c = base("end-to-end");
+        if (v.gpu) c.result.bound = "h2d-pinned";
+        const std::size_t index = cases.size();
+        c.prepare = [&ctx, state, &v, spec, &cases, index] {
+          Case& me = cases[index];
+          const HostImage& img = ctx.datasets.get(spec);
+          set_verified(me.result, state->verify(ctx, v, spec), state->ref(ctx, spec).values.size());
+          me.result.items = static_cast<double>(img.size());
+          me.bytes_per_item = static_cast<double>(dtype_size(img.dtype()));
+        };
+        c.sample = [&ctx, &v, spec] {
+          const HostImage& img = ctx.datasets.get(spec);
+          const auto t0 = std::chrono::steady_clock::now();
+          const ecc::Curve out = v.run(img, {});
+          const auto t1 = std::chrono::steady_clock::now();
+          return std::chrono::duration<double, std::milli>(t1 - t0).count();
+        };
+        c.finish = [] {};
+        cases.push_back(std::move(c));
+      }
+    }
+}
+
+}  // namespace repix::bench

@@ -1,0 +1,182 @@
+// End-to-end tests of the `repix` binary: exit codes, one-line errors, atomic outputs, and the
+// ECC run path, on inputs written to a temporary folder. The binary's path comes from REPIX_CLI
+// (set by CTest); when the test binary is run by hand without it, these tests skip.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "datasets/datasets.hpp"
+#include "datasets/io.hpp"
+#include "ecc/ecc.hpp"
+#include "harness/report.hpp"
+
+namespace fs = std::filesystem;
+
+namespace repix {
+namespace {
+
+struct CliResult {
+  int code = -1;
+  std::string err;  // stderr
+  std::string out;  // stdout
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* cli = std::getenv("REPIX_CLI");
+    if (!cli || !fs::exists(cli)) GTEST_SKIP() << "REPIX_CLI not set (run through ctest)";
+    cli_ = cli;
+    dir_ = fs::temp_directory_path() /
+           ("repix-cli-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  CliResult run(const std::string& args) {
+    const std::string out = (dir_ / "stdout.txt").string(), err = (dir_ / "stderr.txt").string();
+    const std::string cmd = "'" + cli_ + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    const int status = std::system(cmd.c_str());
+    CliResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+  static std::string slurp(const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  // No file other than the named ones (and our stdout/stderr captures) is left in the folder.
+  void expect_only(std::initializer_list<std::string> names) const {
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      const std::string n = e.path().filename().string();
+      if (n == "stdout.txt" || n == "stderr.txt") continue;
+      EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << "left behind: " << n;
+    }
+  }
+  static int lines(const std::string& s) {
+    int n = 0;
+    for (char c : s) n += c == '\n';
+    return n;
+  }
+  std::string cli_;
+  fs::path dir_;
+};
+
+TEST_F(Cli, ListShowsFamiliesVariantsAndDatasets) {
+  const CliResult r = run("list");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ecc"), std::string::npos);
+  EXPECT_NE(r.out.find("seq"), std::string::npos);
+  EXPECT_NE(r.out.find("grf"), std::string::npos);
+}
+
+TEST_F(Cli, GenThenRunMatchesLibrary) {
+  ASSERT_EQ(run("gen grf:48x40:seed=7 -o " + path("g.npy")).code, 0);
+  const CliResult r = run("run ecc --variant omp --input " + path("g.npy") + " --output " + path("g.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const ecc::Curve got = ecc::read_csv(path("g.csv"));
+  const HostImage img = datasets::load(path("g.npy"));
+  EXPECT_EQ(got, ecc::run_seq(img, {}));
+  EXPECT_EQ(got.ecc.back(), 1);
+  expect_only({"g.npy", "g.csv"});
+}
+
+TEST_F(Cli, CsvValuesReadBackAsTheSameFloats) {
+  HostImage img(DType::f32, Shape::d2(3, 2));
+  const float vals[6] = {0.1f, 1e-30f, -3.4028235e38f, 3.4028235e38f, 1.0f / 3.0f, -0.0f};
+  std::copy(vals, vals + 6, img.data<float>());
+  datasets::save(img, path("f.npy"));
+  ASSERT_EQ(run("run ecc --variant seq --input " + path("f.npy") + " --output " + path("f.csv")).code, 0);
+  const ecc::Curve got = ecc::read_csv(path("f.csv"));
+  EXPECT_EQ(got, ecc::run_seq(img, {}));
+}
+
+TEST_F(Cli, MissingInputIsOneLineError) {
+  const CliResult r = run("run ecc --variant seq --input " + path("nope.npy") + " --output " + path("o.csv"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("repix: error:"), std::string::npos) << r.err;
+  expect_only({});
+}
+
+TEST_F(Cli, TruncatedNpyIsOneLineErrorAndNoOutput) {
+  HostImage img(DType::u8, Shape::d2(64, 64));
+  for (std::int64_t i = 0; i < img.size(); ++i) img.data<std::uint8_t>()[i] = static_cast<std::uint8_t>(i * 7);
+  datasets::save(img, path("t.npy"));
+  fs::resize_file(path("t.npy"), fs::file_size(path("t.npy")) - 100);
+  const CliResult r = run("run ecc --variant seq --input " + path("t.npy") + " --output " + path("o.csv"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  expect_only({"t.npy"});
+}
+
+TEST_F(Cli, NaNInputIsRejectedWithPosition) {
+  HostImage img(DType::f32, Shape::d2(4, 3));
+  for (std::int64_t i = 0; i < img.size(); ++i) img.data<float>()[i] = static_cast<float>(i);
+  img.data<float>()[6] = std::numeric_limits<float>::quiet_NaN();  // x=2, y=1
+  datasets::save(img, path("n.npy"));
+  const CliResult r = run("run ecc --variant omp --input " + path("n.npy") + " --output " + path("o.csv"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("NaN"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("x=2, y=1"), std::string::npos) << r.err;
+  expect_only({"n.npy"});
+}
+
+TEST_F(Cli, UnknownVariantAndUsageErrors) {
+  datasets::save(datasets::generate(datasets::Spec::parse("const:4x4:value=1")), path("c.npy"));
+  CliResult r = run("run ecc --variant warp-drive --input " + path("c.npy") + " --output " + path("o.csv"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("known:"), std::string::npos) << r.err;
+  r = run("run ecc --input " + path("c.npy"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  r = run("frobnicate");
+  EXPECT_EQ(r.code, 2);
+  r = run("run ecc --variant seq --input " + path("c.npy") + " --output " + path("o.csv") + " --bogus 1");
+  EXPECT_EQ(r.code, 2);
+  r = run("gen notakind:4x4 -o " + path("x.npy"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  expect_only({"c.npy"});
+}
+
+TEST_F(Cli, BenchWritesAValidReportAndCompareReadsIt) {
+  const CliResult r = run("bench --variants seq,omp --dataset uniform:96x80:levels=7:seed=3 "
+                          "--dataset grf:16x16x16:seed=5 --cpu-samples 2 --warmup 0 --out " +
+                          path("r.json"));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const report::Report rep = report::read_report(path("r.json"));
+  ASSERT_EQ(rep.results.size(), 4u);  // 2 variants x 2 datasets, end-to-end only without a GPU
+  for (const auto& res : rep.results) {
+    EXPECT_TRUE(res.verified) << res.variant << " " << res.dataset << ": " << res.verification;
+    EXPECT_EQ(res.samples_ms.size(), 2u);
+    EXPECT_GT(res.throughput, 0);
+  }
+  ASSERT_EQ(rep.datasets.size(), 2u);
+  EXPECT_GT(rep.datasets[0].distinct_values, 1);
+  const CliResult c = run("compare " + path("r.json") + " " + path("r.json"));
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(c.out.find("omp"), std::string::npos);
+}
+
+TEST_F(Cli, CompareRejectsAMissingOrBrokenReport) {
+  { std::ofstream(path("bad.json")) << "{\"schema_version\": 1,"; }
+  const CliResult r = run("compare " + path("bad.json") + " " + path("missing.json"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace repix
