@@ -93,11 +93,10 @@ REPIX_HD inline double pow2i(int e) { return from_bits(static_cast<std::uint64_t
 REPIX_HD inline std::int64_t nearest_int(double x) {
   // For |x| >= 2^52 every double is already an integer; the cast is then exact.
   if (!(x < 4503599627370496.0 && x > -4503599627370496.0)) return static_cast<std::int64_t>(x);
-  std::int64_t t = static_cast<std::int64_t>(x);  // truncation toward zero, exact
-  const double frac = sub(x, static_cast<double>(t));  // exact: both share the integer part
-  if (frac >= 0.5) ++t;
-  else if (frac <= -0.5) --t;
-  return t;
+  const std::int64_t t = static_cast<std::int64_t>(x);  // truncation toward zero, exact
+  const double frac = sub(x, static_cast<double>(t));    // exact: both share the integer part
+  // Branch-free: callers feed random arguments, where a branch would mispredict half the time.
+  return t + static_cast<std::int64_t>(frac >= 0.5) - static_cast<std::int64_t>(frac <= -0.5);
 }
 
 // ---- constants (derived with 300-bit arithmetic; the splits make k*HI exact) ------------------
@@ -153,15 +152,13 @@ REPIX_HD inline double cos_kernel(double r) {
 // Applies quadrant q (angle = q*pi/2 + r) to the kernels.
 REPIX_HD inline void sincos_quadrant(double r, std::int64_t q, double* s, double* c) {
   const double sr = sin_kernel(r), cr = cos_kernel(r);
-  switch (static_cast<int>(q & 3)) {
-    case 0: *s = sr; *c = cr; break;
-    case 1: *s = cr; *c = -sr; break;
-    case 2: *s = -sr; *c = -cr; break;
-    default: *s = -cr; *c = sr; break;
-  }
-  // Turn -0 into +0 so that exact multiples of pi/2 give the same zero whatever the quadrant.
-  *s = add(*s, 0.0);
-  *c = add(*c, 0.0);
+  // q mod 4 = 0: (sr, cr); 1: (cr, -sr); 2: (-sr, -cr); 3: (-cr, sr). Selections rather than a
+  // switch so that random quadrants do not cost branch mispredictions; negation is exact.
+  const bool odd = (q & 1) != 0;
+  const double a = odd ? cr : sr, b = odd ? sr : cr;
+  // Adding +0 turns -0 into +0: exact multiples of pi/2 give the same zero in every quadrant.
+  *s = add((q & 2) ? -a : a, 0.0);
+  *c = add(((q + 1) & 2) ? -b : b, 0.0);
 }
 
 // sin and cos of x radians. Relative error ~1e-16 for |x| < 2^20 * pi/2 (exact Cody-Waite
@@ -209,10 +206,9 @@ REPIX_HD inline double log(double x) {
   e += static_cast<int>((u >> 52) & 0x7ff) - 1023;
   u = (u & 0x000fffffffffffffull) | 0x3ff0000000000000ull;  // mantissa in [1, 2)
   double m = from_bits(u);
-  if (m > k::SQRT2) {  // bring m into [sqrt(1/2), sqrt(2)] so |s| <= 0.1716
-    m = mul(m, 0.5);
-    ++e;
-  }
+  const bool big = m > k::SQRT2;  // bring m into [sqrt(1/2), sqrt(2)] so |s| <= 0.1716
+  m = big ? mul(m, 0.5) : m;
+  e += big ? 1 : 0;
   // log(m) = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...), s = (m-1)/(m+1); terms to s^23 reach 1e-19.
   const double s = div(sub(m, 1.0), add(m, 1.0));  // m-1 is exact (Sterbenz)
   const double z = mul(s, s);
