@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <string>
 #include <vector>
 
 #include "core/det_math.hpp"
@@ -88,8 +90,16 @@ HostImage generate_grf(const Spec& s, bool pinned) {
   const std::uint64_t seed = s.get_u64("seed", 1);
   const Amplitude amplitude(s.get_double("alpha", 3.0));
 
+  for (std::int64_t len : {sh.nx, sh.ny, sh.nz})
+    if (len >= (std::int64_t(1) << 31)) throw Error("grf: axis length " + std::to_string(len) + " is too long for its FFT");
   // new[] without value-initialisation: every element is written below.
-  std::unique_ptr<Complex[]> grid(new Complex[static_cast<std::size_t>(n)]);
+  std::unique_ptr<Complex[]> grid;
+  try {
+    grid.reset(new Complex[static_cast<std::size_t>(n)]);
+  } catch (const std::bad_alloc&) {
+    throw Error("grf:" + sh.str() + " needs " + std::to_string((n * 16) >> 20) +
+                " MiB of host memory for its FFT (complex<double> per element); not available");
+  }
   const auto fx = squared_freqs(sh.nx), fy = squared_freqs(sh.ny), fz = squared_freqs(sh.nz);
   // |k|^2 takes few distinct values on cube-ish grids (3 * 256^2 + 1 for 512^3): tabulate the
   // amplitude when the table is small (same function, so the same bits), else compute it.
