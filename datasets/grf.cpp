@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <string>
 #include <vector>
 
 #include "core/det_math.hpp"
@@ -88,9 +90,26 @@ HostImage generate_grf(const Spec& s, bool pinned) {
   const std::uint64_t seed = s.get_u64("seed", 1);
   const Amplitude amplitude(s.get_double("alpha", 3.0));
 
+  for (std::int64_t len : {sh.nx, sh.ny, sh.nz})
+    if (len >= (std::int64_t(1) << 31)) throw Error("grf: axis length " + std::to_string(len) + " is too long for its FFT");
   // new[] without value-initialisation: every element is written below.
-  std::unique_ptr<Complex[]> grid(new Complex[static_cast<std::size_t>(n)]);
+  std::unique_ptr<Complex[]> grid;
+  try {
+    grid.reset(new Complex[static_cast<std::size_t>(n)]);
+  } catch (const std::bad_alloc&) {
+    throw Error("grf:" + sh.str() + " needs " + std::to_string((n * 16) >> 20) +
+                " MiB of host memory for its FFT (complex<double> per element); not available");
+  }
   const auto fx = squared_freqs(sh.nx), fy = squared_freqs(sh.ny), fz = squared_freqs(sh.nz);
+  // |k|^2 takes few distinct values on cube-ish grids (3 * 256^2 + 1 for 512^3): tabulate the
+  // amplitude when the table is small (same function, so the same bits), else compute it.
+  const std::int64_t k2_max = fx[sh.nx / 2] + fy[sh.ny / 2] + fz[sh.nz / 2];
+  std::vector<double> table;
+  if (k2_max < (std::int64_t(1) << 22)) {
+    table.resize(static_cast<std::size_t>(k2_max + 1));
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k2 = 1; k2 <= k2_max; ++k2) table[k2] = amplitude(k2);
+  }
   const std::int64_t rows = sh.ny * sh.nz;
 #pragma omp parallel for schedule(static)
   for (std::int64_t row = 0; row < rows; ++row) {
@@ -105,7 +124,7 @@ HostImage generate_grf(const Spec& s, bool pinned) {
       }
       double re, im;
       philox::normal_pair(philox::draw(seed, static_cast<std::uint64_t>(i), kStreamGrf), &re, &im);
-      const double a = amplitude(k2);
+      const double a = table.empty() ? amplitude(k2) : table[k2];
       grid[i] = {re * a, im * a};
     }
   }

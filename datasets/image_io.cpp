@@ -65,13 +65,13 @@ void write_image(const HostImage& img, const std::string& path) {
 bool have_image_io() { return false; }
 
 HostImage read_image(const std::string& path, bool) {
-  throw Error("reading " + detail::extension(path) + " ('" + path +
-              "') needs a build with OpenCV; this build has none (convert it to .npy)");
+  throw Error("reading " + detail::extension(path) + " needs a build with OpenCV; this build has none (convert '" +
+              path + "' to .npy)");
 }
 
 void write_image(const HostImage&, const std::string& path) {
-  throw Error("writing " + detail::extension(path) + " ('" + path +
-              "') needs a build with OpenCV; this build has none (write .npy instead)");
+  throw Error("writing " + detail::extension(path) + " needs a build with OpenCV; this build has none (write '" +
+              path + "' as .npy instead)");
 }
 
 #endif

@@ -14,6 +14,10 @@ namespace repix::datasets {
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
 constexpr std::size_t kMagicLen = 6;
 
 std::string tuple_str(const std::vector<std::int64_t>& dims) {
@@ -48,7 +52,7 @@ struct ParsedHeader {
 ParsedHeader parse_header(const std::string& path) {
   std::FILE* fp = std::fopen(path.c_str(), "rb");
   if (!fp) throw Error("cannot open '" + path + "': " + std::strerror(errno));
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(fp, &std::fclose);
+  std::unique_ptr<std::FILE, FileCloser> f(fp);
 
   unsigned char pre[12];
   if (std::fread(pre, 1, 8, fp) != 8 || std::memcmp(pre, kMagic, kMagicLen) != 0)

@@ -18,44 +18,48 @@
 #include <cstdint>
 #include <cstring>
 
+// Host-and-device qualifier for these header-only helpers. A name of its own: algorithm
+// headers define their own qualifier macros (with inline/forceinline folded in).
+#ifndef REPIX_HOST_DEVICE
 #ifdef __CUDACC__
-#define REPIX_HD __host__ __device__
+#define REPIX_HOST_DEVICE __host__ __device__
 #else
-#define REPIX_HD
+#define REPIX_HOST_DEVICE
+#endif
 #endif
 
 namespace repix::det {
 
 // ---- exactly rounded primitives (never contracted into FMA on the device) -------------------
-REPIX_HD inline double add(double a, double b) {
+REPIX_HOST_DEVICE inline double add(double a, double b) {
 #ifdef __CUDA_ARCH__
   return __dadd_rn(a, b);
 #else
   return a + b;
 #endif
 }
-REPIX_HD inline double sub(double a, double b) {
+REPIX_HOST_DEVICE inline double sub(double a, double b) {
 #ifdef __CUDA_ARCH__
   return __dsub_rn(a, b);
 #else
   return a - b;
 #endif
 }
-REPIX_HD inline double mul(double a, double b) {
+REPIX_HOST_DEVICE inline double mul(double a, double b) {
 #ifdef __CUDA_ARCH__
   return __dmul_rn(a, b);
 #else
   return a * b;
 #endif
 }
-REPIX_HD inline double div(double a, double b) {
+REPIX_HOST_DEVICE inline double div(double a, double b) {
 #ifdef __CUDA_ARCH__
   return __ddiv_rn(a, b);
 #else
   return a / b;
 #endif
 }
-REPIX_HD inline double sqrt(double a) {  // IEEE-754 requires sqrt to be correctly rounded
+REPIX_HOST_DEVICE inline double sqrt(double a) {  // IEEE-754 requires sqrt to be correctly rounded
 #ifdef __CUDA_ARCH__
   return __dsqrt_rn(a);
 #else
@@ -63,7 +67,7 @@ REPIX_HD inline double sqrt(double a) {  // IEEE-754 requires sqrt to be correct
 #endif
 }
 
-REPIX_HD inline std::uint64_t bits_of(double x) {
+REPIX_HOST_DEVICE inline std::uint64_t bits_of(double x) {
 #ifdef __CUDA_ARCH__
   return static_cast<std::uint64_t>(__double_as_longlong(x));
 #else
@@ -72,7 +76,7 @@ REPIX_HD inline std::uint64_t bits_of(double x) {
   return u;
 #endif
 }
-REPIX_HD inline double from_bits(std::uint64_t u) {
+REPIX_HOST_DEVICE inline double from_bits(std::uint64_t u) {
 #ifdef __CUDA_ARCH__
   return __longlong_as_double(static_cast<long long>(u));
 #else
@@ -82,22 +86,21 @@ REPIX_HD inline double from_bits(std::uint64_t u) {
 #endif
 }
 
-REPIX_HD inline bool is_nan(double x) { return x != x; }
-REPIX_HD inline double quiet_nan() { return from_bits(0x7ff8000000000000ull); }
-REPIX_HD inline double infinity() { return from_bits(0x7ff0000000000000ull); }
+REPIX_HOST_DEVICE inline bool is_nan(double x) { return x != x; }
+REPIX_HOST_DEVICE inline double quiet_nan() { return from_bits(0x7ff8000000000000ull); }
+REPIX_HOST_DEVICE inline double infinity() { return from_bits(0x7ff0000000000000ull); }
 // 2^e for -1022 <= e <= 1023, exact.
-REPIX_HD inline double pow2i(int e) { return from_bits(static_cast<std::uint64_t>(e + 1023) << 52); }
+REPIX_HOST_DEVICE inline double pow2i(int e) { return from_bits(static_cast<std::uint64_t>(e + 1023) << 52); }
 
 // Round to the nearest integer, ties away from zero; |x| < 2^62. Exact (only exact operations:
 // adding 0.5 to a double below 2^52 in magnitude is exact once truncated).
-REPIX_HD inline std::int64_t nearest_int(double x) {
+REPIX_HOST_DEVICE inline std::int64_t nearest_int(double x) {
   // For |x| >= 2^52 every double is already an integer; the cast is then exact.
   if (!(x < 4503599627370496.0 && x > -4503599627370496.0)) return static_cast<std::int64_t>(x);
-  std::int64_t t = static_cast<std::int64_t>(x);  // truncation toward zero, exact
-  const double frac = sub(x, static_cast<double>(t));  // exact: both share the integer part
-  if (frac >= 0.5) ++t;
-  else if (frac <= -0.5) --t;
-  return t;
+  const std::int64_t t = static_cast<std::int64_t>(x);  // truncation toward zero, exact
+  const double frac = sub(x, static_cast<double>(t));    // exact: both share the integer part
+  // Branch-free: callers feed random arguments, where a branch would mispredict half the time.
+  return t + static_cast<std::int64_t>(frac >= 0.5) - static_cast<std::int64_t>(frac <= -0.5);
 }
 
 // ---- constants (derived with 300-bit arithmetic; the splits make k*HI exact) ------------------
@@ -119,7 +122,7 @@ constexpr double SQRT2 = 0x1.6a09e667f3bcdp+0;
 }  // namespace k
 
 // ---- kernels on |r| <= pi/4 (Taylor series; truncation error < 1e-19 there) -----------------
-REPIX_HD inline double sin_kernel(double r) {
+REPIX_HOST_DEVICE inline double sin_kernel(double r) {
   const double z = mul(r, r);
   // 1/(2n+1)! for n = 1..8, as correctly rounded double literals (the compiler rounds exactly)
   double p = -1.0 / 355687428096000.0;         // -1/17!
@@ -132,7 +135,7 @@ REPIX_HD inline double sin_kernel(double r) {
   p = add(mul(p, z), 1.0 / 6.0);               // +1/3!   -> p = 1/3! - z/5! + ...
   return sub(r, mul(mul(r, z), p));            // r - r^3/3! + r^5/5! - ...
 }
-REPIX_HD inline double cos_kernel(double r) {
+REPIX_HOST_DEVICE inline double cos_kernel(double r) {
   const double z = mul(r, r);
   double p = 1.0 / 6402373705728000.0;         // +1/18!
   p = add(mul(p, z), -1.0 / 20922789888000.0); // -1/16!
@@ -151,23 +154,21 @@ REPIX_HD inline double cos_kernel(double r) {
 }
 
 // Applies quadrant q (angle = q*pi/2 + r) to the kernels.
-REPIX_HD inline void sincos_quadrant(double r, std::int64_t q, double* s, double* c) {
+REPIX_HOST_DEVICE inline void sincos_quadrant(double r, std::int64_t q, double* s, double* c) {
   const double sr = sin_kernel(r), cr = cos_kernel(r);
-  switch (static_cast<int>(q & 3)) {
-    case 0: *s = sr; *c = cr; break;
-    case 1: *s = cr; *c = -sr; break;
-    case 2: *s = -sr; *c = -cr; break;
-    default: *s = -cr; *c = sr; break;
-  }
-  // Turn -0 into +0 so that exact multiples of pi/2 give the same zero whatever the quadrant.
-  *s = add(*s, 0.0);
-  *c = add(*c, 0.0);
+  // q mod 4 = 0: (sr, cr); 1: (cr, -sr); 2: (-sr, -cr); 3: (-cr, sr). Selections rather than a
+  // switch so that random quadrants do not cost branch mispredictions; negation is exact.
+  const bool odd = (q & 1) != 0;
+  const double a = odd ? cr : sr, b = odd ? sr : cr;
+  // Adding +0 turns -0 into +0: exact multiples of pi/2 give the same zero in every quadrant.
+  *s = add((q & 2) ? -a : a, 0.0);
+  *c = add(((q + 1) & 2) ? -b : b, 0.0);
 }
 
 // sin and cos of x radians. Relative error ~1e-16 for |x| < 2^20 * pi/2 (exact Cody-Waite
 // reduction); beyond that the reduction loses accuracy (still deterministic); NaN for
 // non-finite x and for |x| >= 2^60.
-REPIX_HD inline void sincos(double x, double* s, double* c) {
+REPIX_HOST_DEVICE inline void sincos(double x, double* s, double* c) {
   if (!(x < 1.152921504606847e18 && x > -1.152921504606847e18)) {
     *s = *c = quiet_nan();
     return;
@@ -177,13 +178,13 @@ REPIX_HD inline void sincos(double x, double* s, double* c) {
   const double r = sub(sub(sub(x, mul(kd, k::PIO2_1)), mul(kd, k::PIO2_2)), mul(kd, k::PIO2_3));
   sincos_quadrant(r, q, s, c);
 }
-REPIX_HD inline double sin(double x) { double s, c; sincos(x, &s, &c); return s; }
-REPIX_HD inline double cos(double x) { double s, c; sincos(x, &s, &c); return c; }
+REPIX_HOST_DEVICE inline double sin(double x) { double s, c; sincos(x, &s, &c); return s; }
+REPIX_HOST_DEVICE inline double cos(double x) { double s, c; sincos(x, &s, &c); return c; }
 
 // sin and cos of 2*pi*t ("t in turns"). The reduction to [-1/8, 1/8] turn is exact, so FFT
 // twiddles exp(2*pi*i*k/n) and Box-Muller angles lose nothing to reduction; exact quarter
 // turns give exact 0 and +-1. Valid for |t| < 2^52; NaN otherwise.
-REPIX_HD inline void sincos_turns(double t, double* s, double* c) {
+REPIX_HOST_DEVICE inline void sincos_turns(double t, double* s, double* c) {
   if (!(t < 4503599627370496.0 && t > -4503599627370496.0)) {
     *s = *c = quiet_nan();
     return;
@@ -196,7 +197,7 @@ REPIX_HD inline void sincos_turns(double t, double* s, double* c) {
 }
 
 // Natural logarithm. Error < 2 ulp. log(0) = -inf, log(x < 0) = NaN, log(inf) = inf.
-REPIX_HD inline double log(double x) {
+REPIX_HOST_DEVICE inline double log(double x) {
   if (is_nan(x) || x < 0.0) return quiet_nan();
   if (x == 0.0) return -infinity();
   if (x == infinity()) return x;
@@ -209,10 +210,9 @@ REPIX_HD inline double log(double x) {
   e += static_cast<int>((u >> 52) & 0x7ff) - 1023;
   u = (u & 0x000fffffffffffffull) | 0x3ff0000000000000ull;  // mantissa in [1, 2)
   double m = from_bits(u);
-  if (m > k::SQRT2) {  // bring m into [sqrt(1/2), sqrt(2)] so |s| <= 0.1716
-    m = mul(m, 0.5);
-    ++e;
-  }
+  const bool big = m > k::SQRT2;  // bring m into [sqrt(1/2), sqrt(2)] so |s| <= 0.1716
+  m = big ? mul(m, 0.5) : m;
+  e += big ? 1 : 0;
   // log(m) = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...), s = (m-1)/(m+1); terms to s^23 reach 1e-19.
   const double s = div(sub(m, 1.0), add(m, 1.0));  // m-1 is exact (Sterbenz)
   const double z = mul(s, s);
@@ -235,7 +235,7 @@ REPIX_HD inline double log(double x) {
 
 // e^x. Error of a few ulp. Overflows to inf above ~709.78, underflows (through the subnormal
 // range) to 0 below ~-745.
-REPIX_HD inline double exp(double x) {
+REPIX_HOST_DEVICE inline double exp(double x) {
   if (is_nan(x)) return x;
   if (x > 709.782712893384) return infinity();
   if (x < -745.2) return 0.0;
@@ -268,7 +268,7 @@ REPIX_HD inline double exp(double x) {
 }
 
 // x^y for x > 0 (NaN for x <= 0 unless y == 0): exp(y log x). Relative error ~|y log x| * 1e-16.
-REPIX_HD inline double pow_pos(double x, double y) {
+REPIX_HOST_DEVICE inline double pow_pos(double x, double y) {
   if (y == 0.0) return 1.0;
   if (!(x > 0.0)) return quiet_nan();
   return exp(mul(y, log(x)));
