@@ -25,10 +25,12 @@
 
 // Full unrolling of the constant-trip loops below in device code, so that small arrays indexed
 // by the loop counters (wins[3][3][3], fx[2], ...) stay in registers instead of local memory.
+#ifndef REPIX_UNROLL
 #ifdef __CUDA_ARCH__
 #define REPIX_UNROLL _Pragma("unroll")
 #else
 #define REPIX_UNROLL
+#endif
 #endif
 
 namespace repix::ecc::gpu {
