@@ -22,6 +22,7 @@
 #include "harness/registry.hpp"
 #include "harness/report.hpp"
 #include "harness/suites.hpp"
+#include "harness/tables.hpp"
 
 namespace repix::cli {
 
@@ -42,6 +43,8 @@ commands:
         [--scopes kernel,end-to-end] [--samples N] [--cpu-samples N] [--warmup N]
         [--out PATH|auto] [--benchmark_filter=REGEX ...]
                                          verify and time variants, write a JSON report
+  table ecc-ablation --report R.json [--out-dir DIR]
+                                         regenerate a table from measurements (see `repix list tables`)
   compare A.json B.json                  two reports side by side with ratios
   profile FAMILY --variant V --dataset SPEC [--iterations N]
                                          a fixed number of NVTX-ranged runs for Nsight
@@ -151,8 +154,12 @@ int cmd_list(const Args& a) {
     std::cout << "suites (repix bench --suite NAME):\n";
     for (const auto& s : suites::all()) std::printf("  %-10s %s\n", s.name.c_str(), s.description.c_str());
   }
-  if (what != "all" && what != "families" && what != "variants" && what != "datasets")
-    throw UsageError("list what? (families, variants or datasets)");
+  if (what == "all" || what == "tables") {
+    std::cout << "tables (repix table ID):\n";
+    for (const auto& t : tables::all()) std::printf("  %-14s %s\n", t.id.c_str(), t.description.c_str());
+  }
+  if (what != "all" && what != "families" && what != "variants" && what != "datasets" && what != "tables")
+    throw UsageError("list what? (families, variants, datasets or tables)");
   return 0;
 }
 
@@ -282,6 +289,20 @@ int cmd_compare(const Args& a) {
   return 0;
 }
 
+int cmd_table(const Args& a) {
+  a.only({"report", "out-dir"});
+  if (a.positional.size() != 1) throw UsageError("table takes one table id (see `repix list tables`)");
+  const std::string id = a.positional[0];
+  if (id == "ecc-ablation") {
+    const report::Report r = report::read_report(a.need("report"));
+    std::cout << tables::ecc_ablation(r, a.get("out-dir"));
+    return 0;
+  }
+  std::string known;
+  for (const auto& t : tables::all()) known += (known.empty() ? "" : ", ") + t.id;
+  throw Error("unknown table '" + id + "' (known: " + known + ")");
+}
+
 int cmd_profile(const Args& a) {
   a.only({"variant", "dataset", "iterations"});
   if (a.positional.size() != 1) throw UsageError("profile takes the family name");
@@ -320,6 +341,7 @@ int main(int argc, char** argv) {
     if (cmd == "gen") return cmd_gen(a);
     if (cmd == "run") return cmd_run(a);
     if (cmd == "compare") return cmd_compare(a);
+    if (cmd == "table") return cmd_table(a);
     if (cmd == "profile") return cmd_profile(a);
     throw UsageError("unknown command '" + cmd + "'");
   } catch (const UsageError& e) {
