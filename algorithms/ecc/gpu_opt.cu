@@ -569,9 +569,9 @@ int log2_exact(std::size_t p) {
 constexpr std::size_t kMaxGlobalSlots = std::size_t(1) << 21;
 constexpr std::int64_t kFallbackVoxels = std::int64_t(1) << 23;
 
-std::size_t auto_global_slots(const Shape& sh, bool streaming) {
-  if (streaming) return kMaxGlobalSlots;
-  // An image of n voxels has at most n distinct values: 2n slots never overflow.
+std::size_t auto_global_slots(const Shape& sh, bool /*streaming*/) {
+  // An image of n voxels has at most n distinct values (streamed or not): 2n slots never
+  // overflow; larger images get 2^21 slots and may take the fallback.
   return std::min(kMaxGlobalSlots, next_pow2(std::max<std::size_t>(1024, 2 * static_cast<std::size_t>(sh.size()))));
 }
 
