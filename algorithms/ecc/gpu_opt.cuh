@@ -1,0 +1,101 @@
+// gpu-opt and gpu-stream: host-side API (no device code; includable from plain C++).
+//
+// opt::Engine owns one input type/shape's device workspace: the global accumulator, the launch
+// configuration and the exact sort-based fallback. OptPlan (gpu-opt) runs it on a device-resident
+// image; gpu_stream.cu runs it chunk by chunk on slabs streamed from the host. Design, numbers and
+// predictions: NOTES-gpu-opt.md beside this file.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ecc/ecc.hpp"
+
+namespace repix::ecc {
+
+namespace opt {
+
+class Engine {
+ public:
+  Engine();
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Allocates everything for inputs of this type and shape; `streaming` sizes the float hash
+  // table for an unknown number of distinct values (the whole image is never seen at once).
+  void setup(DType dtype, const Shape& shape, bool streaming);
+  // Tests: global float hash table capacity (rounded up to a power of two, at least 2), to force
+  // the overflow fallback. 0 restores the automatic size. Reallocates when already set up.
+  void set_global_capacity(std::size_t slots);
+
+  // Clears the accumulator (asynchronous).
+  void reset(cudaStream_t s);
+  // Adds the contributions of slabs [s0, s1) of the image, read from a device buffer whose first
+  // slab is image slab b0 and which holds every image slab of [s0 - 1, s1 + 1) (asynchronous).
+  void accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::int64_t s1,
+                  cudaStream_t s);
+  // After the last accumulate(): float inputs compact the hash table and synchronise `s` (a
+  // 8-byte read-back) and return true when the global table overflowed (the accumulated VCEC is
+  // then incomplete: use the fallback). Integer inputs never overflow and never synchronise.
+  bool finish(cudaStream_t s);
+  // The curve of the accumulated slabs (after finish() returned false). Synchronises `s`.
+  Curve curve(cudaStream_t s);
+
+  // Exact sort-based path: per-voxel (key, change) pairs, radix sort, reduce by key, merged on
+  // the host. Same buffer contract as accumulate(); synchronous.
+  void fallback_begin();
+  void fallback_add(const void* buf, std::int64_t b0, std::int64_t s0, std::int64_t s1,
+                    cudaStream_t s);
+  Curve fallback_curve() const;
+
+  // Device bytes setup() allocates (for fits_on_device).
+  static std::size_t workspace_bytes(DType dtype, const Shape& shape, bool streaming);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace opt
+
+// gpu-opt's plan: one pass over a device-resident image.
+class OptPlan final : public DevicePlan {
+ public:
+  void setup(DType dtype, const Shape& shape, cudaStream_t stream) override;
+  void compute(const void* d_input, cudaStream_t stream) override;
+  Curve result(cudaStream_t stream) override;
+  // True when the last compute() overflowed the global hash table and took the exact
+  // sort-based path.
+  bool used_fallback() const { return used_fallback_; }
+  // Tests: see opt::Engine::set_global_capacity.
+  void set_global_capacity_for_tests(std::size_t slots) { engine_.set_global_capacity(slots); }
+
+ private:
+  opt::Engine engine_;
+  Shape shape_;
+  bool used_fallback_ = false;
+};
+
+Curve run_gpu_opt(const HostImage& img, const Options& opt);
+std::unique_ptr<DevicePlan> make_gpu_opt_plan();
+
+// gpu-stream (gpu_stream.cu). `stats`, when given, reports what happened (tests, harness).
+struct StreamStats {
+  std::int64_t chunks = 0;
+  std::int64_t slabs_per_chunk = 0;
+  bool used_fallback = false;
+  bool direct_from_pinned = false;  // host image was pinned: uploaded without staging copies
+};
+Curve run_gpu_stream(const HostImage& img, const Options& opt);
+Curve run_gpu_stream_source(SlabSource& src, const Options& opt);
+Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* whole,
+                        std::size_t global_capacity_for_tests, StreamStats* stats);
+// True when an image of this type and shape plus gpu-opt's workspace fits in the GPU's free
+// memory (with a safety margin); false also when there is no GPU. The CLI uses gpu-stream when
+// this is false.
+bool fits_on_device(DType dtype, const Shape& shape);
+
+}  // namespace repix::ecc

@@ -1,0 +1,164 @@
+// gpu-stream: the paper's out-of-core pipeline (section 4.4) on gpu-opt's kernels.
+//
+// The image is cut into chunks of whole slabs along the slowest axis. Chunk [s0, s1) travels with
+// a one-slab halo on each side that exists in the image ([s0-1, s1+1) clipped); the kernels
+// compute the contributions of [s0, s1) only, reading the halo slabs as neighbours, and treat
+// buffer edges that are not halos as image borders. Options::streams slots, each with its own
+// CUDA stream, pinned staging buffer and device buffer, cycle over the chunks: while the GPU
+// copies and computes chunk c on one stream, the host reads chunk c+1 into the next slot.
+// Pinned host images are uploaded straight from their own memory. All kernels add into one
+// global accumulator with atomics; float32 overflow of its hash table is answered by a second,
+// exact sort-based pass over the source. Device memory stays bounded by streams x chunk size.
+#include <algorithm>
+#include <cstring>
+#include <future>
+#include <thread>
+#include <vector>
+
+#include "core/gpu.hpp"
+#include "core/nvtx.hpp"
+#include "ecc/gpu_opt.cuh"
+
+namespace repix::ecc {
+
+namespace {
+
+constexpr std::size_t kAutoChunkBytes = std::size_t(128) << 20;
+
+struct Slot {
+  CudaStream stream;
+  CudaEvent uploaded{cudaEventDisableTiming};  // the H2D of this slot's last chunk is done
+  HostBuffer staging;
+  DeviceBuffer<unsigned char> dev;
+  bool used = false;
+};
+
+// Copies slabs [b0, b1) of a host image into dst with a few threads (pageable memcpy tops out
+// far below PCIe bandwidth on one core).
+void parallel_copy(const HostImage& img, std::int64_t b0, std::int64_t b1, void* dst,
+                   std::size_t slab_bytes) {
+  const std::size_t bytes = static_cast<std::size_t>(b1 - b0) * slab_bytes;
+  const auto* src = static_cast<const unsigned char*>(img.raw()) + b0 * slab_bytes;
+  auto* out = static_cast<unsigned char*>(dst);
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t parts = std::min<std::size_t>(std::min(8u, hw), std::max<std::size_t>(1, bytes >> 24));
+  if (parts <= 1) {
+    std::memcpy(out, src, bytes);
+    return;
+  }
+  std::vector<std::future<void>> f;
+  for (std::size_t p = 0; p < parts; ++p) {
+    const std::size_t a = bytes * p / parts, e = bytes * (p + 1) / parts;
+    f.push_back(std::async(std::launch::async, [=] { std::memcpy(out + a, src + a, e - a); }));
+  }
+  for (auto& x : f) x.get();
+}
+
+}  // namespace
+
+Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* whole,
+                        std::size_t global_capacity_for_tests, StreamStats* stats) {
+  nvtx::Range range("ecc/gpu-stream");
+  if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
+  const DType dt = src.dtype();
+  const Shape sh = src.shape();
+  if (sh.size() <= 0) throw Error("empty image");
+  const std::int64_t slabs = slab_count(sh);
+  const std::size_t slab_bytes = static_cast<std::size_t>(slab_elems(sh)) * dtype_size(dt);
+  const std::size_t chunk_bytes = opt.chunk_bytes ? opt.chunk_bytes : kAutoChunkBytes;
+  const std::int64_t per_chunk = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(slabs, static_cast<std::int64_t>(chunk_bytes / slab_bytes)));
+  const std::int64_t chunks = (slabs + per_chunk - 1) / per_chunk;
+  const int nslots = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(std::max(1, opt.streams), chunks)));
+  const bool direct = whole && whole->pinned();
+  const std::size_t buf_bytes = static_cast<std::size_t>(std::min(slabs, per_chunk + 2)) * slab_bytes;
+
+  opt::Engine engine;
+  std::vector<std::unique_ptr<Slot>> slot;
+  {
+    nvtx::Range r("init");
+    engine.setup(dt, sh, true);
+    if (global_capacity_for_tests) engine.set_global_capacity(global_capacity_for_tests);
+    for (int k = 0; k < nslots; ++k) {
+      slot.push_back(std::make_unique<Slot>());
+      if (!direct) slot[k]->staging = HostBuffer(buf_bytes, true);
+      slot[k]->dev.allocate(buf_bytes);
+    }
+    engine.reset(slot[0]->stream.get());
+    slot[0]->stream.sync();
+  }
+  if (stats) {
+    stats->chunks = chunks;
+    stats->slabs_per_chunk = per_chunk;
+    stats->direct_from_pinned = direct;
+  }
+
+  // Brings chunk c's buffer slabs [b0, b1) into slot k's device buffer (asynchronously).
+  auto upload = [&](std::int64_t b0, std::int64_t b1, Slot& s) {
+    const std::size_t bytes = static_cast<std::size_t>(b1 - b0) * slab_bytes;
+    const void* host = nullptr;
+    if (direct) {
+      host = static_cast<const unsigned char*>(whole->raw()) + b0 * slab_bytes;
+    } else {
+      // The staging buffer is free once its previous upload has completed.
+      if (s.used) REPIX_CUDA(cudaEventSynchronize(s.uploaded.get()));
+      nvtx::Range r("read", static_cast<std::int64_t>(bytes));
+      if (whole) parallel_copy(*whole, b0, b1, s.staging.data(), slab_bytes);
+      else src.read(b0, b1, s.staging.data());
+      host = s.staging.data();
+    }
+    REPIX_CUDA(cudaMemcpyAsync(s.dev.get(), host, bytes, cudaMemcpyHostToDevice, s.stream.get()));
+    s.uploaded.record(s.stream.get());
+    s.used = true;
+  };
+
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    Slot& s = *slot[static_cast<std::size_t>(c % nslots)];
+    const std::int64_t s0 = c * per_chunk, s1 = std::min(slabs, s0 + per_chunk);
+    const std::int64_t b0 = std::max<std::int64_t>(0, s0 - 1), b1 = std::min(slabs, s1 + 1);
+    upload(b0, b1, s);
+    engine.accumulate(s.dev.get(), b0, s0, s1, s.stream.get());
+  }
+  for (auto& s : slot) s->stream.sync();
+
+  cudaStream_t s0 = slot[0]->stream.get();
+  if (!engine.finish(s0)) return engine.curve(s0);
+
+  // The global float hash table overflowed: exact sort-based pass, chunk by chunk.
+  if (stats) stats->used_fallback = true;
+  nvtx::Range r("fallback");
+  engine.fallback_begin();
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    Slot& s = *slot[0];
+    const std::int64_t a = c * per_chunk, e = std::min(slabs, a + per_chunk);
+    const std::int64_t b0 = std::max<std::int64_t>(0, a - 1), b1 = std::min(slabs, e + 1);
+    upload(b0, b1, s);
+    engine.fallback_add(s.dev.get(), b0, a, e, s.stream.get());
+  }
+  return engine.fallback_curve();
+}
+
+Curve run_gpu_stream(const HostImage& img, const Options& opt) {
+  check_input(img);
+  ImageSlabSource src(img);
+  return run_gpu_stream_ex(src, opt, &img, 0, nullptr);
+}
+
+Curve run_gpu_stream_source(SlabSource& src, const Options& opt) {
+  return run_gpu_stream_ex(src, opt, nullptr, 0, nullptr);
+}
+
+bool fits_on_device(DType dtype, const Shape& shape) {
+  if (!gpu_available()) return false;
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  const std::size_t image = static_cast<std::size_t>(shape.size()) * dtype_size(dtype);
+  const std::size_t need = image + opt::Engine::workspace_bytes(dtype, shape, false);
+  const std::size_t margin = std::max<std::size_t>(std::size_t(256) << 20, free_b / 20);
+  return need + margin <= free_b;
+}
+
+}  // namespace repix::ecc

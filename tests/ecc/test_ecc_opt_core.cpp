@@ -1,0 +1,229 @@
+// CPU tests of gpu-opt's __host__ __device__ core (gpu_opt_core.cuh): the byte-sliced win words
+// and cell logic against cell_rules.hpp's reference voxel_change, key canonicalisation and order,
+// and a CPU emulation of the kernels' tiling (runs of 4 along x, +inf outside) against run_seq.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+
+#include "ecc/cell_rules.hpp"
+#include "ecc/ecc.hpp"
+#include "ecc/gpu_opt_core.cuh"
+
+namespace repix {
+namespace {
+
+using namespace ecc::opt;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct NanSign {
+  explicit NanSign(int s) { g_host_nan_sign = s; }
+  ~NanSign() { g_host_nan_sign = -1; }
+};
+
+// Random value with heavy ties; `outside` probability of +inf (an out-of-image neighbour).
+float draw(std::mt19937& rng, int levels, double outside) {
+  std::uniform_real_distribution<double> u(0, 1);
+  if (u(rng) < outside) return kInf;
+  static const float specials[] = {0.0f, -0.0f, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN,
+                                   1e-45f, -1e-45f, 1.0f, -1.0f};
+  if (u(rng) < 0.1) return specials[rng() % 10];
+  return static_cast<float>(static_cast<int>(rng() % levels)) * 0.5f - 1.0f;
+}
+
+// Reference change of run voxel i (row index i+1) from cell_rules.hpp.
+int reference_change(const float (&b)[3][3][6], int i, int dims) {
+  bool wins[3][3][3];
+  const float c = b[1][1][i + 1];
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        bool w = true;
+        const bool in_plane = dims == 3 || dz == 0;
+        if ((dx | dy | dz) != 0 && in_plane) {
+          const float n = b[dz + 1][dy + 1][i + 1 + dx];
+          const bool before = dz < 0 || (dz == 0 && (dy < 0 || (dy == 0 && dx < 0)));
+          if (!std::isinf(n)) w = before ? (c < n) : (c <= n);
+        }
+        wins[dz + 1][dy + 1][dx + 1] = w;
+      }
+  return ecc::voxel_change(wins, dims);
+}
+
+void canon_block(float (&b)[3][3][6]) {
+  for (auto& p : b)
+    for (auto& r : p)
+      for (float& v : r) v = canon(v);
+}
+
+TEST(EccOptCore, Prmt) {
+  EXPECT_EQ(prmt(0x33221100u, 0x77665544u, 0x3210u), 0x33221100u);
+  EXPECT_EQ(prmt(0x33221100u, 0x77665544u, 0x7654u), 0x77665544u);
+  EXPECT_EQ(prmt(0x80000000u, 0x7F000000u, 0xFBFBu), 0x00FF00FFu);
+  EXPECT_EQ(sign4(0x80000000u, 0u, 0xFFFFFFFFu, 0x7FFFFFFFu), 0x00FF00FFu);
+  EXPECT_EQ(sign4(0u, 0x80000000u, 0u, 0x80000000u), 0xFF00FF00u);
+}
+
+TEST(EccOptCore, Change4MatchesReference3D) {
+  for (int nan_sign : {0, 1}) {
+    NanSign ns(nan_sign);
+    std::mt19937 rng(1234 + nan_sign);
+    for (int iter = 0; iter < 60000; ++iter) {
+      const int levels = 1 + static_cast<int>(rng() % 4);
+      const double outside = (iter % 3 == 0) ? 0.0 : 0.15;
+      float b[3][3][6];
+      for (auto& p : b)
+        for (auto& r : p)
+          for (float& v : r) v = draw(rng, levels, outside);
+      // Centres: finite, except some padding voxels (+inf) whose bytes are ignored.
+      bool real[4];
+      for (int i = 0; i < 4; ++i) {
+        real[i] = (iter % 5 != 0) || (rng() % 2 == 0);
+        if (real[i] && std::isinf(b[1][1][i + 1])) b[1][1][i + 1] = draw(rng, levels, 0.0);
+        if (!real[i]) b[1][1][i + 1] = kInf;
+      }
+      float raw[3][3][6];
+      std::copy(&b[0][0][0], &b[0][0][0] + 54, &raw[0][0][0]);
+      canon_block(b);
+      const std::uint32_t s = change4_3d(b[0], b[1], b[2]);
+      for (int i = 0; i < 4; ++i) {
+        if (!real[i]) continue;
+        ASSERT_EQ(byte_of(s, i) - kBias3, reference_change(raw, i, 3)) << "iter " << iter << " i " << i;
+      }
+    }
+  }
+}
+
+TEST(EccOptCore, Change4MatchesReference2D) {
+  for (int nan_sign : {0, 1}) {
+    NanSign ns(nan_sign);
+    std::mt19937 rng(99 + nan_sign);
+    for (int iter = 0; iter < 60000; ++iter) {
+      const int levels = 1 + static_cast<int>(rng() % 4);
+      const double outside = (iter % 3 == 0) ? 0.0 : 0.2;
+      float b[3][3][6];
+      for (auto& p : b)
+        for (auto& r : p)
+          for (float& v : r) v = draw(rng, levels, outside);
+      bool real[4];
+      for (int i = 0; i < 4; ++i) {
+        real[i] = (iter % 5 != 0) || (rng() % 2 == 0);
+        if (real[i] && std::isinf(b[1][1][i + 1])) b[1][1][i + 1] = draw(rng, levels, 0.0);
+        if (!real[i]) b[1][1][i + 1] = kInf;
+      }
+      float raw[3][3][6];
+      std::copy(&b[0][0][0], &b[0][0][0] + 54, &raw[0][0][0]);
+      canon_block(b);
+      const std::uint32_t s = change4_2d(b[1][0], b[1][1], b[1][2]);
+      for (int i = 0; i < 4; ++i) {
+        if (!real[i]) continue;
+        ASSERT_EQ(byte_of(s, i) - kBias2, reference_change(raw, i, 2)) << "iter " << iter << " i " << i;
+      }
+    }
+  }
+}
+
+TEST(EccOptCore, KeysCanonicalAndOrdered) {
+  EXPECT_EQ(key_of_compute<float>(to_compute(-0.0f)), key_of_compute<float>(to_compute(0.0f)));
+  EXPECT_EQ(key_of_compute<float>(to_compute(-0.0f)), 0u);
+  std::mt19937 rng(5);
+  std::vector<float> v = {0.0f, -0.0f, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, 1e-45f, -1e-45f};
+  for (int i = 0; i < 20000; ++i) {
+    std::uint32_t bits = rng();
+    float f = u2f(bits);
+    if (std::isfinite(f)) v.push_back(f);
+  }
+  for (float a : v) {
+    const std::uint32_t ka = key_of_compute<float>(to_compute(a));
+    EXPECT_NE(ka, kEmptyKey);
+    EXPECT_EQ(unordered_key(ordered_key(ka)), ka);
+    EXPECT_EQ(u2f(ka), a + 0.0f);
+  }
+  for (std::size_t i = 0; i + 1 < v.size(); ++i) {
+    const float a = v[i], b = v[i + 1];
+    const std::uint32_t oa = ordered_key(key_of_compute<float>(to_compute(a)));
+    const std::uint32_t ob = ordered_key(key_of_compute<float>(to_compute(b)));
+    EXPECT_EQ(a < b, oa < ob) << a << " " << b;
+    EXPECT_EQ(a == b, oa == ob) << a << " " << b;
+  }
+  for (std::uint32_t u = 0; u < 65536; ++u) {
+    const float f = to_compute(static_cast<std::uint16_t>(u));
+    ASSERT_EQ(f, static_cast<float>(u));
+    ASSERT_EQ(key_of_compute<std::uint16_t>(f), u);
+  }
+  for (std::uint32_t u = 0; u < 256; ++u)
+    ASSERT_EQ(key_of_compute<std::uint8_t>(to_compute(static_cast<std::uint8_t>(u))), u);
+  for (int lg = 1; lg <= 22; ++lg)
+    for (int i = 0; i < 1000; ++i) ASSERT_LT(hash_slot(rng(), lg), 1u << lg);
+}
+
+// ---- CPU emulation of the kernels' tiling --------------------------------------------------------
+
+template <class T>
+ecc::Curve emulate(const ImageView<T>& img) {
+  const Shape& s = img.shape;
+  const bool three = s.ndim == 3;
+  auto at = [&](std::int64_t x, std::int64_t y, std::int64_t z) -> float {
+    if (x < 0 || y < 0 || z < 0 || x >= s.nx || y >= s.ny || z >= s.nz) return kInf;
+    return to_compute(img(x, y, z));
+  };
+  std::map<float, std::int64_t> vcec;
+  for (std::int64_t z = 0; z < s.nz; ++z)
+    for (std::int64_t y = 0; y < s.ny; ++y)
+      for (std::int64_t x0 = 0; x0 < s.nx; x0 += 4) {
+        float b[3][3][6];
+        for (int dz = -1; dz <= 1; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int i = 0; i < 6; ++i)
+              b[dz + 1][dy + 1][i] = (three || dz == 0) ? at(x0 - 1 + i, y + dy, z + dz) : kInf;
+        const std::uint32_t w = three ? change4_3d(b[0], b[1], b[2]) : change4_2d(b[1][0], b[1][1], b[1][2]);
+        for (int i = 0; i < 4 && x0 + i < s.nx; ++i) {
+          const float c = b[1][1][i + 1];
+          const std::uint32_t key = key_of_compute<T>(c);
+          const float value = sizeof(T) == 4 ? u2f(key) : static_cast<float>(key);
+          vcec[value] += byte_of(w, i) - (three ? kBias3 : kBias2);
+        }
+      }
+  ecc::Curve out;
+  std::int64_t acc = 0;
+  for (auto& [v, d] : vcec) {
+    acc += d;
+    out.values.push_back(v);
+    out.ecc.push_back(acc);
+  }
+  return out;
+}
+
+TEST(EccOptCore, EmulatedTilingMatchesSeq) {
+  std::mt19937 rng(7);
+  for (DType dt : {DType::u8, DType::u16, DType::f32})
+    for (Shape sh : {Shape::d2(1, 1), Shape::d1(9), Shape::d2(5, 1), Shape::d2(1, 6), Shape::d2(13, 11),
+                     Shape::d2(8, 8), Shape::d3(1, 1, 1), Shape::d3(1, 1, 7), Shape::d3(7, 5, 4),
+                     Shape::d3(9, 3, 1), Shape::d3(4, 4, 4)})
+      for (int levels : {1, 2, 3, 17, 1000}) {
+        HostImage img(dt, sh);
+        for (std::int64_t i = 0; i < img.size(); ++i) {
+          const int v = static_cast<int>(rng() % levels);
+          switch (dt) {
+            case DType::u8: img.data<std::uint8_t>()[i] = static_cast<std::uint8_t>(v); break;
+            case DType::u16: img.data<std::uint16_t>()[i] = static_cast<std::uint16_t>(v * 61); break;
+            case DType::f32: {
+              float f = v == 0 ? -0.0f : v == 1 ? FLT_MAX : v == 2 ? -FLT_MAX : v * 0.25f - 2.0f;
+              img.data<float>()[i] = f;
+              break;
+            }
+          }
+        }
+        const ecc::Curve want = ecc::run_seq(img, {});
+        const ecc::Curve got = visit_image(img, [](auto view) { return emulate(view); });
+        ASSERT_EQ(got.values, want.values) << dtype_name(dt) << " " << sh.str() << " L" << levels;
+        ASSERT_EQ(got.ecc, want.ecc) << dtype_name(dt) << " " << sh.str() << " L" << levels;
+      }
+}
+
+}  // namespace
+}  // namespace repix

@@ -1,0 +1,185 @@
+// gpu-opt against seq on the GPU: edge shapes around the tile sizes (128-column warp segments,
+// 8-row 3D tiles, runs of 4, vector and scalar load paths), all dtypes, constant and checker
+// images, float images with many distinct values (block table overflow), the forced global
+// overflow fallback, extreme values and plan reuse. Skips without a GPU. Sizes stay small (the
+// suite runs under compute-sanitizer racecheck); REPIX_LARGE_TESTS adds large inputs.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cstdlib>
+#include <random>
+
+#include "core/gpu.hpp"
+#include "ecc/ecc.hpp"
+#include "ecc/gpu_opt.cuh"
+
+namespace repix {
+namespace {
+
+#define REPIX_NEED_GPU() \
+  if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
+
+bool large_tests() { return std::getenv("REPIX_LARGE_TESTS") != nullptr; }
+
+enum class Pattern { random, constant, checker, distinct, extremes };
+
+HostImage make_image(DType dt, Shape sh, Pattern pat, int levels, std::uint32_t seed,
+                     bool pinned = false) {
+  HostImage img(dt, sh, pinned);
+  std::mt19937 rng(seed);
+  for (std::int64_t i = 0; i < img.size(); ++i) {
+    const std::int64_t x = i % sh.nx, y = (i / sh.nx) % sh.ny, z = i / (sh.nx * sh.ny);
+    std::int64_t v = 0;
+    switch (pat) {
+      case Pattern::random: v = static_cast<std::int64_t>(rng() % static_cast<unsigned>(levels)); break;
+      case Pattern::constant: v = 7; break;
+      case Pattern::checker: v = (x + y + z) % 2; break;
+      case Pattern::distinct: v = i; break;
+      case Pattern::extremes: v = static_cast<std::int64_t>(rng() % 6); break;
+    }
+    switch (dt) {
+      case DType::u8: img.data<std::uint8_t>()[i] = static_cast<std::uint8_t>(v * 37); break;
+      case DType::u16: img.data<std::uint16_t>()[i] = static_cast<std::uint16_t>(v * 997); break;
+      case DType::f32: {
+        float f = static_cast<float>(v) * 0.013f - 1.5f;
+        if (pat == Pattern::distinct) f = static_cast<float>(rng()) * 1e-6f - 2000.0f;
+        if (pat == Pattern::extremes) {
+          static const float e[] = {FLT_MAX, -FLT_MAX, 0.0f, -0.0f, FLT_MIN, -1e-45f};
+          f = e[v];
+        }
+        img.data<float>()[i] = f;
+        break;
+      }
+    }
+  }
+  return img;
+}
+
+// Uploads the image and runs the plan (kernel scope), like the harness does.
+ecc::Curve run_plan(ecc::OptPlan& plan, const HostImage& img, bool do_setup = true) {
+  CudaStream s;
+  DeviceBuffer<unsigned char> d(img.bytes());
+  REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
+  if (do_setup) plan.setup(img.dtype(), img.shape(), s.get());
+  plan.compute(d.get(), s.get());
+  return plan.result(s.get());
+}
+
+void expect_same(const ecc::Curve& got, const ecc::Curve& want, const std::string& what) {
+  ASSERT_EQ(got.values.size(), want.values.size()) << what;
+  ASSERT_EQ(got.values, want.values) << what;
+  ASSERT_EQ(got.ecc, want.ecc) << what;
+}
+
+std::string label(DType dt, const Shape& sh, int levels) {
+  return dtype_name(dt) + " " + sh.str() + " L" + std::to_string(levels);
+}
+
+TEST(EccGpuOpt, EdgeShapesAllDtypes) {
+  REPIX_NEED_GPU();
+  const Shape shapes[] = {
+      Shape::d2(1, 1),     Shape::d1(1),        Shape::d1(130),      Shape::d2(1, 37),
+      Shape::d2(37, 1),    Shape::d2(127, 5),   Shape::d2(128, 4),   Shape::d2(129, 3),
+      Shape::d2(4, 23),    Shape::d2(8, 25),    Shape::d2(5, 26),    Shape::d2(260, 50),
+      Shape::d3(1, 1, 1),  Shape::d3(1, 1, 19), Shape::d3(19, 1, 1), Shape::d3(1, 19, 1),
+      Shape::d3(127, 7, 2), Shape::d3(128, 8, 3), Shape::d3(129, 9, 4), Shape::d3(6, 17, 5),
+      Shape::d3(12, 9, 20), Shape::d3(5, 3, 1)};
+  std::uint32_t seed = 1;
+  for (DType dt : {DType::u8, DType::u16, DType::f32})
+    for (const Shape& sh : shapes)
+      for (int levels : {1, 2, 5, 300}) {
+        const HostImage img = make_image(dt, sh, Pattern::random, levels, seed++);
+        ecc::OptPlan plan;
+        expect_same(run_plan(plan, img), ecc::run_seq(img, {}), label(dt, sh, levels));
+        EXPECT_FALSE(plan.used_fallback());
+      }
+}
+
+TEST(EccGpuOpt, ConstantCheckerExtremes) {
+  REPIX_NEED_GPU();
+  for (DType dt : {DType::u8, DType::u16, DType::f32})
+    for (Shape sh : {Shape::d2(33, 17), Shape::d3(9, 10, 11), Shape::d2(132, 2)})
+      for (Pattern p : {Pattern::constant, Pattern::checker, Pattern::extremes}) {
+        const HostImage img = make_image(dt, sh, p, 0, 5);
+        ecc::OptPlan plan;
+        expect_same(run_plan(plan, img), ecc::run_seq(img, {}), label(dt, sh, static_cast<int>(p)));
+      }
+}
+
+TEST(EccGpuOpt, ManyDistinctFloats) {
+  REPIX_NEED_GPU();
+  // > 1024 values, > a block's 4096-slot table, and every voxel distinct (blocks spill into the
+  // global table).
+  for (Shape sh : {Shape::d2(97, 31), Shape::d2(256, 130), Shape::d3(40, 33, 12)}) {
+    for (Pattern p : {Pattern::random, Pattern::distinct}) {
+      const HostImage img = make_image(DType::f32, sh, p, 5000, 11);
+      ecc::OptPlan plan;
+      expect_same(run_plan(plan, img), ecc::run_seq(img, {}), sh.str());
+      EXPECT_FALSE(plan.used_fallback());
+    }
+  }
+  const HostImage u16 = make_image(DType::u16, Shape::d2(300, 200), Pattern::distinct, 0, 3);
+  ecc::OptPlan plan;
+  expect_same(run_plan(plan, u16), ecc::run_seq(u16, {}), "u16 distinct");
+}
+
+TEST(EccGpuOpt, GlobalOverflowFallbackIsExact) {
+  REPIX_NEED_GPU();
+  for (Shape sh : {Shape::d2(70, 45), Shape::d3(21, 13, 9)}) {
+    const HostImage img = make_image(DType::f32, sh, Pattern::random, 2000, 21);
+    ecc::OptPlan plan;
+    CudaStream s;
+    plan.setup(img.dtype(), img.shape(), s.get());
+    plan.set_global_capacity_for_tests(16);
+    expect_same(run_plan(plan, img, false), ecc::run_seq(img, {}), "fallback " + sh.str());
+    EXPECT_TRUE(plan.used_fallback());
+    // The same plan again, then with a normal table: still exact, no fallback.
+    expect_same(run_plan(plan, img, false), ecc::run_seq(img, {}), "fallback again " + sh.str());
+    EXPECT_TRUE(plan.used_fallback());
+    plan.set_global_capacity_for_tests(0);
+    expect_same(run_plan(plan, img, false), ecc::run_seq(img, {}), "after " + sh.str());
+    EXPECT_FALSE(plan.used_fallback());
+  }
+}
+
+TEST(EccGpuOpt, PlanReuseOnTwoInputs) {
+  REPIX_NEED_GPU();
+  for (DType dt : {DType::u8, DType::u16, DType::f32})
+    for (Shape sh : {Shape::d2(131, 29), Shape::d3(17, 10, 6)}) {
+      const HostImage a = make_image(dt, sh, Pattern::random, 40, 100);
+      const HostImage b = make_image(dt, sh, Pattern::random, 700, 200);
+      ecc::OptPlan plan;
+      CudaStream s;
+      plan.setup(dt, sh, s.get());
+      expect_same(run_plan(plan, a, false), ecc::run_seq(a, {}), "a " + label(dt, sh, 40));
+      expect_same(run_plan(plan, b, false), ecc::run_seq(b, {}), "b " + label(dt, sh, 700));
+      expect_same(run_plan(plan, a, false), ecc::run_seq(a, {}), "a again " + label(dt, sh, 40));
+    }
+}
+
+TEST(EccGpuOpt, RegisteredAndEndToEnd) {
+  REPIX_NEED_GPU();
+  const ecc::Variant& v = ecc::find_variant("gpu-opt");
+  EXPECT_TRUE(v.gpu);
+  ASSERT_TRUE(v.make_plan);
+  const HostImage img = make_image(DType::f32, Shape::d3(30, 20, 10), Pattern::random, 90, 8);
+  expect_same(v.run(img, {}), ecc::run_seq(img, {}), "run");
+}
+
+TEST(EccGpuOpt, LargeInputs) {
+  REPIX_NEED_GPU();
+  if (!large_tests()) GTEST_SKIP() << "set REPIX_LARGE_TESTS=1";
+  for (DType dt : {DType::u8, DType::f32})
+    for (Shape sh : {Shape::d2(2048, 2047), Shape::d3(256, 255, 129)}) {
+      const HostImage img = make_image(dt, sh, Pattern::random, 256, 77);
+      ecc::OptPlan plan;
+      expect_same(run_plan(plan, img), ecc::run_omp(img, {}), label(dt, sh, 256));
+    }
+  const HostImage img = make_image(DType::f32, Shape::d2(3000, 3000), Pattern::distinct, 0, 78);
+  ecc::OptPlan plan;
+  expect_same(run_plan(plan, img), ecc::run_omp(img, {}), "9M distinct floats");
+  EXPECT_TRUE(plan.used_fallback());
+}
+
+}  // namespace
+}  // namespace repix
