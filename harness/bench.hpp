@@ -18,6 +18,7 @@ namespace repix::bench {
 struct Request {
   std::string family = "ecc";
   std::vector<std::string> variants;   // empty: every variant this machine can run
+  std::vector<std::string> exclude;    // not timed (the reference still runs, untimed, to verify)
   std::vector<std::string> datasets;   // dataset specs
   std::vector<std::string> scopes = {"kernel", "end-to-end"};
   int gpu_samples = 30;

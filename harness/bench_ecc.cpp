@@ -1,6 +1,7 @@
 // ECC cases for `repix bench`: every variant verified against `seq` on the same input, then
 // timed in the scopes it supports (kernel: data already on the GPU; end-to-end: host in, host
 // out).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -84,6 +85,10 @@ void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
       chosen.push_back(&v);
     }
   }
+  chosen.erase(std::remove_if(chosen.begin(), chosen.end(), [&](const ecc::Variant* v) {
+                 return std::find(ctx.req.exclude.begin(), ctx.req.exclude.end(), v->id) !=
+                        ctx.req.exclude.end();
+               }), chosen.end());
   auto wants = [&](const std::string& scope) {
     for (const auto& s : ctx.req.scopes)
       if (s == scope) return true;

@@ -39,7 +39,7 @@ commands:
   gen SPEC -o FILE                       write a generated dataset (.npy or .raw)
   run FAMILY --variant V --input F --output OUT [--json OUT.json] [--threads N]
                                          one variant on one input (ECC: OUT is value,ecc CSV)
-  bench [--family F] [--variants a,b] [--dataset SPEC]... [--suite NAME]
+  bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]
         [--scopes kernel,end-to-end] [--samples N] [--cpu-samples N] [--warmup N]
         [--out PATH|auto] [--benchmark_filter=REGEX ...]
                                          verify and time variants, write a JSON report
@@ -247,13 +247,15 @@ std::string machine_slug() {
 }
 
 int cmd_bench(int argc, char** argv, const Args& a) {
-  a.only({"family", "variants", "variant", "dataset", "datasets", "suite", "scopes", "samples",
-          "cpu-samples", "warmup", "out"});
+  a.only({"family", "variants", "variant", "exclude", "dataset", "datasets", "suite", "scopes",
+          "samples", "cpu-samples", "warmup", "out"});
   bench::Request req;
   req.family = a.get("family", "ecc");
   for (const auto& s : a.all("variants"))
     for (const auto& v : split(s, ',')) req.variants.push_back(v);
   for (const auto& v : a.all("variant")) req.variants.push_back(v);
+  for (const auto& s : a.all("exclude"))
+    for (const auto& v : split(s, ',')) req.exclude.push_back(v);
   for (const auto& d : a.all("dataset")) req.datasets.push_back(d);
   for (const auto& s : a.all("datasets"))
     for (const auto& d : split(s, ',')) req.datasets.push_back(d);
