@@ -6,11 +6,7 @@
 #pragma once
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define REPIX_HD __host__ __device__ __forceinline__
-#else
-#define REPIX_HD inline
-#endif
+#include "core/hd.hpp"
 
 namespace repix::ecc {
 

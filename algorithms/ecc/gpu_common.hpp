@@ -18,6 +18,7 @@
 #include <string>
 #include <utility>
 
+#include "core/float_bits.hpp"
 #include "core/gpu.hpp"
 #include "core/image.hpp"
 #include "ecc/cell_rules.hpp"
@@ -37,38 +38,15 @@ namespace repix::ecc::gpu {
 
 // ---- float binning keys -------------------------------------------------------------------------
 
-// Order-preserving key of a float: for finite a, b: a < b <=> key(a) < key(b), and
-// key(a) == key(b) <=> a == b (-0 is folded into +0 first, so both give one key). Positive
-// floats get the sign bit set, negative ones are bit-inverted (their magnitude order reverses).
-REPIX_HD std::uint32_t float_bits(float f) {
-#ifdef __CUDA_ARCH__
-  return __float_as_uint(f);
-#else
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
-}
-
-REPIX_HD float float_from_bits(std::uint32_t u) {
-#ifdef __CUDA_ARCH__
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-#endif
-}
-
 REPIX_HD std::uint32_t float_order_key(float f) {
   std::uint32_t u = float_bits(f);
   if (u == 0x80000000u) u = 0u;  // -0 -> +0 (on the bits: no flush-to-zero can interfere)
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+  return ordered_key(u);
 }
 
 // Inverse of float_order_key (gives +0 for the key of either zero).
 REPIX_HD float float_from_order_key(std::uint32_t k) {
-  return float_from_bits((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+  return float_from_bits(unordered_key(k));
 }
 
 // Index of the first element >= key in the ascending array keys[0, m) (m when none).

@@ -829,7 +829,7 @@ Curve Engine::curve(cudaStream_t s) {
   c.ecc.reserve(n);
   for (std::size_t i : order) {
     acc += v[i];
-    c.values.push_back(u2f(k[i]));
+    c.values.push_back(float_from_bits(k[i]));
     c.ecc.push_back(acc);
   }
   return c;
@@ -909,7 +909,7 @@ Curve Engine::fallback_curve() const {
   c.ecc.reserve(m.fb_keys.size());
   for (std::size_t i = 0; i < m.fb_keys.size(); ++i) {
     acc += m.fb_vcec[i];
-    c.values.push_back(u2f(unordered_key(m.fb_keys[i])));
+    c.values.push_back(float_from_bits(unordered_key(m.fb_keys[i])));
     c.ecc.push_back(acc);
   }
   return c;

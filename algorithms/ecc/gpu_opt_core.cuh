@@ -21,7 +21,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "ecc/cell_rules.hpp"  // REPIX_HD
+#include "core/float_bits.hpp"
+#include "core/hd.hpp"
 
 namespace repix::ecc::opt {
 
@@ -29,26 +30,6 @@ constexpr std::uint32_t kOnes = 0x01010101u;
 constexpr int kBias2 = 3;   // 2D: byte = change + 3, in [0, 8]
 constexpr int kBias3 = 13;  // 3D: byte = change + 13, in [0, 26]
 constexpr std::uint32_t kEmptyKey = 0xFFFFFFFFu;  // a NaN pattern: never a canonical finite key
-
-REPIX_HD std::uint32_t f2u(float f) {
-#ifdef __CUDA_ARCH__
-  return __float_as_uint(f);
-#else
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-#endif
-}
-
-REPIX_HD float u2f(std::uint32_t u) {
-#ifdef __CUDA_ARCH__
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-#endif
-}
 
 #ifndef __CUDA_ARCH__
 // Test hook (host only): the sign of NaN produced by +inf - +inf differs between x86 (negative
@@ -63,7 +44,7 @@ REPIX_HD std::uint32_t dsub(float a, float b) {
 #ifndef __CUDA_ARCH__
   if (d != d && g_host_nan_sign >= 0) return g_host_nan_sign ? 0xFFC00000u : 0x7FFFFFFFu;
 #endif
-  return f2u(d);
+  return float_bits(d);
 }
 
 // PTX prmt.b32 (default mode): byte n of the result is byte (sel_n & 7) of {b, a}; when sel_n & 8
@@ -98,8 +79,8 @@ REPIX_HD std::uint32_t sign4(std::uint32_t d0, std::uint32_t d1, std::uint32_t d
 REPIX_HD float canon(float v) { return v + 0.0f; }
 
 // Exact float of a small unsigned integer without I2F: 2^23 + v has v in its mantissa.
-REPIX_HD float small_uint_to_float(std::uint32_t v) { return u2f(0x4B000000u | v) - 8388608.0f; }
-REPIX_HD std::uint32_t float_to_small_uint(float f) { return f2u(f + 8388608.0f) - 0x4B000000u; }
+REPIX_HD float small_uint_to_float(std::uint32_t v) { return float_from_bits(0x4B000000u | v) - 8388608.0f; }
+REPIX_HD std::uint32_t float_to_small_uint(float f) { return float_bits(f + 8388608.0f) - 0x4B000000u; }
 
 template <class T>
 REPIX_HD float to_compute(T v) {
@@ -110,17 +91,10 @@ REPIX_HD float to_compute(T v) {
 // Accumulation key of a compute value: the canonical float bits (float) or the integer itself.
 template <class T>
 REPIX_HD std::uint32_t key_of_compute(float c) {
-  if constexpr (sizeof(T) == 4) return f2u(c);
+  if constexpr (sizeof(T) == 4) return float_bits(c);
   else return float_to_small_uint(c);
 }
 
-// Order-preserving map of float bits to unsigned (radix-sort keys) and its inverse.
-REPIX_HD std::uint32_t ordered_key(std::uint32_t fbits) {
-  return (fbits & 0x80000000u) ? ~fbits : (fbits | 0x80000000u);
-}
-REPIX_HD std::uint32_t unordered_key(std::uint32_t k) {
-  return (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
-}
 
 // Fibonacci hashing: the top log2 bits of key * 2^32/phi.
 REPIX_HD std::uint32_t hash_slot(std::uint32_t key, int log2cap) {

@@ -134,14 +134,14 @@ TEST(EccOptCore, KeysCanonicalAndOrdered) {
   std::vector<float> v = {0.0f, -0.0f, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, 1e-45f, -1e-45f};
   for (int i = 0; i < 20000; ++i) {
     std::uint32_t bits = rng();
-    float f = u2f(bits);
+    float f = float_from_bits(bits);
     if (std::isfinite(f)) v.push_back(f);
   }
   for (float a : v) {
     const std::uint32_t ka = key_of_compute<float>(to_compute(a));
     EXPECT_NE(ka, kEmptyKey);
     EXPECT_EQ(unordered_key(ordered_key(ka)), ka);
-    EXPECT_EQ(u2f(ka), a + 0.0f);
+    EXPECT_EQ(float_from_bits(ka), a + 0.0f);
   }
   for (std::size_t i = 0; i + 1 < v.size(); ++i) {
     const float a = v[i], b = v[i + 1];
@@ -184,7 +184,7 @@ ecc::Curve emulate(const ImageView<T>& img) {
         for (int i = 0; i < 4 && x0 + i < s.nx; ++i) {
           const float c = b[1][1][i + 1];
           const std::uint32_t key = key_of_compute<T>(c);
-          const float value = sizeof(T) == 4 ? u2f(key) : static_cast<float>(key);
+          const float value = sizeof(T) == 4 ? float_from_bits(key) : static_cast<float>(key);
           vcec[value] += byte_of(w, i) - (three ? kBias3 : kBias2);
         }
       }
