@@ -116,8 +116,7 @@ void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
           std::unique_ptr<ecc::DevicePlan> plan;
           std::unique_ptr<CudaStream> stream;
           DeviceBuffer<unsigned char> input;
-          std::unique_ptr<timing::L2Flusher> flusher;
-          std::unique_ptr<CudaEvent> start, stop;
+          std::unique_ptr<timing::GpuSampler> sampler;
         };
         auto k = std::make_shared<Kernel>();
         const std::size_t index = cases.size();
@@ -139,19 +138,15 @@ void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
             for (int i = 0; i < ctx.req.warmup; ++i) k->plan->compute(k->input.get(), k->stream->get());
             k->stream->sync();
           }
-          k->flusher = std::make_unique<timing::L2Flusher>();
-          k->start = std::make_unique<CudaEvent>();
-          k->stop = std::make_unique<CudaEvent>();
+          k->sampler = std::make_unique<timing::GpuSampler>(/*flush_l2=*/true);
         };
-        c.sample = [k, &v] {
-          cudaStream_t s = k->stream->get();
-          k->flusher->flush(s);
-          nvtx::Range r(("ecc/" + v.id).c_str());
-          k->start->record(s);
-          k->plan->compute(k->input.get(), s);
-          k->stop->record(s);
-          REPIX_CUDA(cudaEventSynchronize(k->stop->get()));
-          return static_cast<double>(k->stop->ms_since(*k->start));
+        c.sample = [k, name = "ecc/" + v.id] {
+          return k->sampler->sample(
+              [&](cudaStream_t s) {
+                nvtx::Range r(name.c_str());  // the L2 flush stays outside the variant's range
+                k->plan->compute(k->input.get(), s);
+              },
+              k->stream->get());
         };
         c.finish = [&ctx, state, k, spec, &cases, index] {
           Case& me = cases[index];
@@ -164,7 +159,7 @@ void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
           }
           k->plan.reset();
           k->input.reset();
-          k->flusher.reset();
+          k->sampler.reset();
         };
         cases.push_back(std::move(c));
       }

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <chrono>
 
 #include "harness/timing.hpp"
 #include "core/image.hpp"
@@ -18,6 +17,19 @@ void L2Flusher::flush(cudaStream_t stream) {
   REPIX_CUDA(cudaMemsetAsync(buf_.get(), 0, buf_.bytes(), stream));
 }
 
+GpuSampler::GpuSampler(bool flush_l2) {
+  if (flush_l2) flusher_ = std::make_unique<L2Flusher>();
+}
+
+double GpuSampler::sample(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream) {
+  if (flusher_) flusher_->flush(stream);
+  start_.record(stream);
+  fn(stream);
+  stop_.record(stream);
+  REPIX_CUDA(cudaEventSynchronize(stop_.get()));
+  return stop_.ms_since(start_);
+}
+
 std::vector<double> time_gpu(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream,
                              const Config& cfg) {
   {
@@ -25,34 +37,10 @@ std::vector<double> time_gpu(const std::function<void(cudaStream_t)>& fn, cudaSt
     for (int i = 0; i < cfg.warmup; ++i) fn(stream);
     REPIX_CUDA(cudaStreamSynchronize(stream));
   }
-  std::unique_ptr<L2Flusher> flusher;
-  if (cfg.flush_l2) flusher = std::make_unique<L2Flusher>();
-  CudaEvent start, stop;
+  GpuSampler sampler(cfg.flush_l2);
   std::vector<double> ms;
   ms.reserve(cfg.samples);
-  for (int i = 0; i < cfg.samples; ++i) {
-    if (flusher) flusher->flush(stream);
-    start.record(stream);
-    fn(stream);
-    stop.record(stream);
-    REPIX_CUDA(cudaEventSynchronize(stop.get()));
-    ms.push_back(stop.ms_since(start));
-  }
-  return ms;
-}
-
-std::vector<double> time_host(const std::function<void()>& fn, const Config& cfg) {
-  {
-    nvtx::Range r("warmup");
-    for (int i = 0; i < cfg.warmup; ++i) fn();
-  }
-  std::vector<double> ms;
-  for (int i = 0; i < cfg.samples; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    const auto t1 = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
+  for (int i = 0; i < cfg.samples; ++i) ms.push_back(sampler.sample(fn, stream));
   return ms;
 }
 

@@ -29,11 +29,22 @@ class L2Flusher {
   DeviceBuffer<unsigned char> buf_;
 };
 
-// Times fn(stream) with events: one sample per call. Returns milliseconds.
+// One event-timed sample at a time, L2 flushed first when asked: what time_gpu loops over, and
+// what the bench's kernel-scope cases call once per Google Benchmark iteration.
+class GpuSampler {
+ public:
+  explicit GpuSampler(bool flush_l2);
+  // Milliseconds between events recorded around fn(stream); waits for the stop event.
+  double sample(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream);
+
+ private:
+  std::unique_ptr<L2Flusher> flusher_;
+  CudaEvent start_, stop_;
+};
+
+// Warm-up, then cfg.samples event-timed samples of fn(stream). Milliseconds.
 std::vector<double> time_gpu(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream,
                              const Config& cfg);
-// Times fn() on the host clock (it must finish its GPU work before returning). Milliseconds.
-std::vector<double> time_host(const std::function<void()>& fn, const Config& cfg);
 
 // Ceilings measured on this machine in this run (GB/s, 1e9 bytes per second, medians).
 struct Bandwidths {
