@@ -25,17 +25,16 @@ void check_input(const HostImage& img) {
 #pragma omp parallel for reduction(min : first_bad)
   for (std::int64_t i = 0; i < n; ++i)
     if (!std::isfinite(d[i])) first_bad = std::min(first_bad, i);
-  if (first_bad < n) {
-    const Shape& s = img.shape();
-    const std::int64_t x = first_bad % s.nx, y = (first_bad / s.nx) % s.ny,
-                       z = first_bad / s.slice_size();
-    std::ostringstream o;
-    o << (std::isnan(d[first_bad]) ? "NaN" : "infinity") << " in the input at (x=" << x
-      << ", y=" << y;
-    if (s.ndim == 3) o << ", z=" << z;
-    o << "): the ECC needs finite values";
-    throw Error(o.str());
-  }
+  if (first_bad < n) throw_nonfinite(img.shape(), first_bad, std::isnan(d[first_bad]));
+}
+
+void throw_nonfinite(const Shape& s, std::int64_t index, bool is_nan) {
+  const std::int64_t x = index % s.nx, y = (index / s.nx) % s.ny, z = index / s.slice_size();
+  std::ostringstream o;
+  o << (is_nan ? "NaN" : "infinity") << " in the input at (x=" << x << ", y=" << y;
+  if (s.ndim == 3) o << ", z=" << z;
+  o << "): the ECC needs finite values";
+  throw Error(o.str());
 }
 
 std::vector<float> sorted_distinct(const float* data, std::int64_t n) {

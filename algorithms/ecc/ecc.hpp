@@ -70,6 +70,8 @@ const Variant& find_variant(const std::string& id);
 
 // Throws repix::Error naming the first NaN/inf (float images only), or an empty image.
 void check_input(const HostImage& img);
+// The error check_input throws, for callers that find the bad element themselves (the GPU).
+[[noreturn]] void throw_nonfinite(const Shape& shape, std::int64_t index, bool is_nan);
 // Runs a GPU plan end to end: upload, compute, result (NVTX phases h2d/kernel/d2h).
 Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::string& nvtx_name);
 

@@ -9,6 +9,9 @@
 // Pinned host images are uploaded straight from their own memory. All kernels add into one
 // global accumulator with atomics; float32 overflow of its hash table is answered by a second,
 // exact sort-based pass over the source. Device memory stays bounded by streams x chunk size.
+// Float inputs are checked for NaN/inf on the GPU, chunk by chunk, as they arrive: an extra
+// device-memory read is free in a pipeline bound by PCIe, and streamed sources are never whole
+// in host memory for a host-side check.
 #include <algorithm>
 #include <cstring>
 #include <future>
@@ -52,6 +55,18 @@ void parallel_copy(const HostImage& img, std::int64_t b0, std::int64_t b1, void*
     f.push_back(std::async(std::launch::async, [=] { std::memcpy(out + a, src + a, e - a); }));
   }
   for (auto& x : f) x.get();
+}
+
+// Smallest (linear index * 2 + is_inf) of a non-finite value among n floats at linear index
+// base..base+n-1: the minimum index wins, and its kind travels in the low bit.
+__global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t n,
+                                       std::int64_t base, unsigned long long* first) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const float v = p[i];
+    if (!isfinite(v))
+      atomicMin(first, static_cast<unsigned long long>(base + i) * 2u + (isinf(v) ? 1u : 0u));
+  }
 }
 
 }  // namespace
@@ -112,14 +127,29 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     s.used = true;
   };
 
+  DeviceBuffer<unsigned long long> first_nonfinite(1);
+  REPIX_CUDA(cudaMemset(first_nonfinite.get(), 0xFF, sizeof(unsigned long long)));
+  int sms = 0, dev = 0;
+  REPIX_CUDA(cudaGetDevice(&dev));
+  REPIX_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const std::int64_t per_slab = slab_elems(sh);
   for (std::int64_t c = 0; c < chunks; ++c) {
     Slot& s = *slot[static_cast<std::size_t>(c % nslots)];
     const std::int64_t s0 = c * per_chunk, s1 = std::min(slabs, s0 + per_chunk);
     const std::int64_t b0 = std::max<std::int64_t>(0, s0 - 1), b1 = std::min(slabs, s1 + 1);
     upload(b0, b1, s);
+    if (dt == DType::f32) {  // each slab is checked once, as one of its own chunk's slabs
+      first_nonfinite_kernel<<<sms * 4, 256, 0, s.stream.get()>>>(
+          reinterpret_cast<const float*>(s.dev.get()) + (s0 - b0) * per_slab, (s1 - s0) * per_slab,
+          s0 * per_slab, first_nonfinite.get());
+      REPIX_CUDA_LAUNCH();
+    }
     engine.accumulate(s.dev.get(), b0, s0, s1, s.stream.get());
   }
   for (auto& s : slot) s->stream.sync();
+  unsigned long long bad = 0;
+  REPIX_CUDA(cudaMemcpy(&bad, first_nonfinite.get(), sizeof bad, cudaMemcpyDeviceToHost));
+  if (bad != ~0ull) throw_nonfinite(sh, static_cast<std::int64_t>(bad / 2), (bad & 1u) == 0);
 
   cudaStream_t s0 = slot[0]->stream.get();
   if (!engine.finish(s0)) return engine.curve(s0);
@@ -139,8 +169,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
 }
 
 Curve run_gpu_stream(const HostImage& img, const Options& opt) {
-  check_input(img);
-  ImageSlabSource src(img);
+  ImageSlabSource src(img);  // NaN/inf are caught on the GPU as the chunks arrive
   return run_gpu_stream_ex(src, opt, &img, 0, nullptr);
 }
 
