@@ -2,28 +2,14 @@
 // ties and on the edge shapes.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "ecc/ecc.hpp"
 #include "ecc/oracle.hpp"
+#include "ecc/test_images.hpp"
 
 namespace repix {
 namespace {
 
-HostImage random_image(DType dt, Shape sh, int levels, std::uint32_t seed) {
-  HostImage img(dt, sh);
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(0, levels - 1);
-  for (std::int64_t i = 0; i < img.size(); ++i) {
-    const int v = d(rng);
-    switch (dt) {
-      case DType::u8: img.data<std::uint8_t>()[i] = static_cast<std::uint8_t>(v); break;
-      case DType::u16: img.data<std::uint16_t>()[i] = static_cast<std::uint16_t>(v * 997 % 65536); break;
-      case DType::f32: img.data<float>()[i] = static_cast<float>(v) * 0.37f - 3.0f; break;
-    }
-  }
-  return img;
-}
+using test::random_image;
 
 TEST(EccSeq, MatchesOracleOnRandom2DAnd3D) {
   std::uint32_t seed = 1;

@@ -14,7 +14,7 @@
 
 #include "core/gpu.hpp"
 #include "ecc/ecc.hpp"
-#include "ecc/ladder_test_images.hpp"
+#include "ecc/test_images.hpp"
 
 namespace repix {
 namespace {

@@ -16,7 +16,7 @@
 #include "ecc/cpu_accumulate.hpp"
 #include "ecc/ecc.hpp"
 #include "ecc/gpu_common.hpp"
-#include "ecc/ladder_test_images.hpp"
+#include "ecc/test_images.hpp"
 
 namespace repix {
 namespace {

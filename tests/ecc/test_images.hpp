@@ -1,4 +1,4 @@
-// Seeded test images for the ECC GPU tests: random values with many ties or many distinct
+// Seeded test images for the ECC tests (CPU and GPU): random values with many ties or many distinct
 // values, constants, checkerboards, float extremes; plus an exact curve comparison that says
 // where two curves first differ.
 #pragma once
