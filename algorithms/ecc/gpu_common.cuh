@@ -125,6 +125,29 @@ inline dim3 tile_block_dim(const TileGrid& t) {
 
 // Calls f(typed device image pointer, std::integral_constant<int, Dims>) for the launch's
 // element type and rules, so a variant instantiates its kernel for every (T, Dims).
+// The voxel loop of the plain-load ladder kernels (naive, register, shared-hist): tiles dealt to
+// blocks grid-stride, each thread decoding its voxel, reading it and its neighbours with plain
+// global loads, and handing the value and its win table to `visit`. Threads outside the image
+// skip their tile rather than return, so barriers after the loop are reached by all.
+// `img` is deliberately not __restrict__: with it the compiler proves the image read-only and
+// routes every load through the read-only data cache (LDG.CONSTANT), which is gpu-cached's step
+// of the ladder.
+template <int Dims, class T, class Visit>
+__device__ __forceinline__ void for_each_voxel_wins(const T* img, const Geometry& g,
+                                                    const TileGrid& tiles, Visit&& visit) {
+  for (std::int64_t t = blockIdx.x; t < tiles.total; t += gridDim.x) {
+    std::int64_t x, y, z;
+    tiles.voxel(t, threadIdx.x, threadIdx.y, threadIdx.z, x, y, z);
+    if (x >= g.nx || y >= g.ny || z >= g.nz) continue;
+    const T c = img[g.index(x, y, z)];
+    bool wins[3][3][3];
+    neighbour_wins<Dims>(
+        c, [&](std::int64_t qx, std::int64_t qy, std::int64_t qz) { return img[g.index(qx, qy, qz)]; },
+        g, x, y, z, wins);
+    visit(c, wins);
+  }
+}
+
 template <class F>
 void visit_launch(const LadderLaunch& a, F&& f) {
   auto with_dims = [&](auto img) {

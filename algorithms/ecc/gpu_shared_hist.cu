@@ -8,9 +8,7 @@
 namespace repix::ecc::gpu {
 namespace {
 
-// `img` is deliberately not __restrict__: with it the compiler proves the image read-only and
-// routes every load through the read-only data cache (LDG.CONSTANT), which is gpu-cached's step
-// of the ladder. Here the loads stay plain global loads.
+// Plain global loads (see for_each_voxel_wins on why `img` is not __restrict__).
 template <class T, int Dims>
 __global__ void __launch_bounds__(kLadderThreads)
     shared_hist_kernel(const T* img, Geometry g, TileGrid tiles, long long* vcec,
@@ -22,17 +20,9 @@ __global__ void __launch_bounds__(kLadderThreads)
   hist.init();
   __syncthreads();
   // No early return: every thread must reach both barriers.
-  for (std::int64_t t = blockIdx.x; t < tiles.total; t += gridDim.x) {
-    std::int64_t x, y, z;
-    tiles.voxel(t, threadIdx.x, threadIdx.y, threadIdx.z, x, y, z);
-    if (x >= g.nx || y >= g.ny || z >= g.nz) continue;
-    const T c = img[g.index(x, y, z)];
-    bool wins[3][3][3];
-    neighbour_wins<Dims>(
-        c, [&](std::int64_t qx, std::int64_t qy, std::int64_t qz) { return img[g.index(qx, qy, qz)]; },
-        g, x, y, z, wins);
+  for_each_voxel_wins<Dims>(img, g, tiles, [&](T c, const bool (&wins)[3][3][3]) {
     hist.add(static_cast<std::uint32_t>(c), introduced_change<Dims>(wins), vcec, count);
-  }
+  });
   __syncthreads();
   hist.finish(vcec, count);
 }
