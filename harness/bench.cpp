@@ -2,13 +2,17 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <iostream>
 
+#include "core/error.hpp"
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "datasets/datasets.hpp"
 #include "harness/env.hpp"
+#include "harness/family.hpp"
 #include "harness/registry.hpp"
 
 namespace repix::bench {
@@ -58,25 +62,75 @@ double bound_gbs(const Context& ctx, const std::string& name) {
 
 }  // namespace
 
+std::vector<std::size_t> choose_variants(const Context& ctx, const std::vector<std::string>& ids,
+                                         const std::vector<bool>& is_gpu) {
+  auto excluded = [&](const std::string& id) {
+    return std::find(ctx.req.exclude.begin(), ctx.req.exclude.end(), id) != ctx.req.exclude.end();
+  };
+  std::vector<std::size_t> out;
+  if (ctx.req.variants.empty()) {
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      if ((!is_gpu[i] || ctx.gpu) && !excluded(ids[i])) out.push_back(i);
+    return out;
+  }
+  for (const auto& want : ctx.req.variants) {
+    const auto it = std::find(ids.begin(), ids.end(), want);
+    if (it == ids.end()) {
+      bool anywhere = false;
+      for (const auto& v : registry::variants()) anywhere = anywhere || v.id == want;
+      if (!anywhere || ctx.req.family_datasets.size() == 1) {
+        std::string known;
+        for (const auto& id : ids) known += (known.empty() ? "" : ", ") + id;
+        throw Error("unknown " + ctx.family + " variant '" + want + "' (known: " + known + ")");
+      }
+      continue;  // another family's variant
+    }
+    const std::size_t i = static_cast<std::size_t>(it - ids.begin());
+    if (is_gpu[i] && !ctx.gpu) {
+      std::fprintf(stderr, "repix bench: skipping %s/%s (no GPU)\n", ctx.family.c_str(), want.c_str());
+      continue;
+    }
+    if (!excluded(want)) out.push_back(i);
+  }
+  return out;
+}
+
+bool wants_scope(const Context& ctx, const std::string& scope) {
+  return std::find(ctx.req.scopes.begin(), ctx.req.scopes.end(), scope) != ctx.req.scopes.end();
+}
+
+void record_dataset(Context& ctx, const report::DatasetInfo& info) {
+  for (const auto& d : ctx.dataset_infos)
+    if (d.spec == info.spec) return;
+  ctx.dataset_infos.push_back(info);
+}
+
 int run(const Request& req, report::Report* out) {
-  registry::check_family(req.family);
-  Context ctx{req, {}, {}, gpu_available(), {}};
+  if (req.family_datasets.empty()) throw Error("bench: no family and dataset to run");
+  for (const auto& [fam, specs] : req.family_datasets) registry::check_family(fam);
+  const bool gpu = gpu_available();
   report::Report rep;
   rep.tool = env::tool_info();
   rep.command = req.command;
   rep.env = env::capture_environment();
   nlohmann::json clocks_before;
-  if (ctx.gpu) {
+  timing::Bandwidths bandwidths;
+  if (gpu) {
     clocks_before = env::gpu_clock_snapshot();
     std::fprintf(stderr, "repix bench: measuring bandwidth bounds...\n");
-    ctx.bandwidths = timing::measure_bandwidths();
+    bandwidths = timing::measure_bandwidths();
   } else {
     std::fprintf(stderr, "repix bench: %s; GPU variants are skipped\n", gpu_unavailable_reason().c_str());
   }
-  add_bounds(ctx, rep);
 
+  // One context per family (cases keep references to theirs); std::deque keeps them in place.
+  std::deque<Context> contexts;
   std::vector<Case> cases;
-  if (req.family == "ecc") add_ecc_cases(ctx, cases);
+  for (const auto& [fam, specs] : req.family_datasets) {
+    contexts.push_back(Context{req, fam, specs, {}, {}, gpu, bandwidths});
+    family::find(fam).add_bench_cases(contexts.back(), cases);
+  }
+  add_bounds(contexts.front(), rep);
 
   // Google Benchmark runs the cases: one iteration = one sample, time = our measured sample.
   std::vector<std::string> argv_store = {"repix-bench"};
@@ -123,14 +177,15 @@ int run(const Request& req, report::Report* out) {
       continue;
     }
     report::finalize(r, 1e9);
-    const double gbs = bound_gbs(ctx, r.bound);
+    const double gbs = bound_gbs(contexts.front(), r.bound);
     if (gbs > 0 && c.bytes_per_item > 0)
       r.pct_of_bound = 100.0 * r.throughput * c.bytes_per_item / gbs;
     if (!r.verified) all_ok = false;
     rep.results.push_back(r);
   }
-  rep.datasets = ctx.dataset_infos;
-  if (ctx.gpu && env::record_clocks(rep.env, clocks_before, env::gpu_clock_snapshot()))
+  for (const Context& ctx : contexts)
+    for (const auto& d : ctx.dataset_infos) rep.datasets.push_back(d);
+  if (gpu && env::record_clocks(rep.env, clocks_before, env::gpu_clock_snapshot()))
     std::fprintf(stderr, "repix bench: warning: GPU clocks sagged during the run: %s\n",
                  rep.env["gpu"].value("clocks_sagged_why", std::string()).c_str());
   std::cout << "\n" << report::summary_table(rep) << std::flush;

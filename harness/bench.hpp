@@ -16,10 +16,11 @@
 namespace repix::bench {
 
 struct Request {
-  std::string family = "ecc";
-  std::vector<std::string> variants;   // empty: every variant this machine can run
+  // Family -> dataset specs to run it on, in order; several families share one report.
+  std::vector<std::pair<std::string, std::vector<std::string>>> family_datasets;
+  std::vector<std::string> variants;   // empty: every variant this machine can run. With several
+                                       // families, ids a family lacks are skipped for it.
   std::vector<std::string> exclude;    // not timed (the reference still runs, untimed, to verify)
-  std::vector<std::string> datasets;   // dataset specs
   std::vector<std::string> scopes = {"kernel", "end-to-end"};
   int gpu_samples = 30;
   int cpu_samples = 5;
@@ -54,14 +55,22 @@ class DatasetCache {
 
 struct Context {
   const Request& req;
+  std::string family;                  // the family whose cases are being added
+  std::vector<std::string> specs;      // its dataset specs
   DatasetCache datasets;
   std::vector<report::DatasetInfo> dataset_infos;
   bool gpu = false;
   timing::Bandwidths bandwidths;
 };
 
-// Family hook: appends the cases for req's variants and datasets.
-void add_ecc_cases(Context& ctx, std::vector<Case>& cases);
+// The variants of ctx.family that ctx.req asks for (all this machine can run when none are
+// named; excluded ones dropped), as indices into `all`. GPU variants are skipped with a note
+// without a GPU; an id no family has is an error.
+std::vector<std::size_t> choose_variants(const Context& ctx, const std::vector<std::string>& ids,
+                                         const std::vector<bool>& is_gpu);
+bool wants_scope(const Context& ctx, const std::string& scope);
+// Registers `spec`'s DatasetInfo in ctx (once).
+void record_dataset(Context& ctx, const report::DatasetInfo& info);
 
 // Runs the whole bench; returns 0 when every result is verified, 1 otherwise.
 int run(const Request& req, report::Report* out = nullptr);

@@ -44,9 +44,7 @@ struct EccState {
     ecc::Curve c = ecc::run_seq(img, {});
     report::DatasetInfo info = ctx.datasets.info(spec);
     info.distinct_values = static_cast<std::int64_t>(c.values.size());
-    bool seen = false;
-    for (const auto& d : ctx.dataset_infos) seen = seen || d.spec == info.spec;
-    if (!seen) ctx.dataset_infos.push_back(info);
+    record_dataset(ctx, info);
     return reference.emplace(spec, std::move(c)).first->second;
   }
   // Runs the variant end to end once and checks it; returns "" or the mismatch text.
@@ -71,31 +69,17 @@ void set_verified(report::Result& r, const std::string& mismatch, std::size_t nv
 
 void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
   auto state = std::make_shared<EccState>();
-  std::vector<const ecc::Variant*> chosen;
-  if (ctx.req.variants.empty()) {
-    for (const auto& v : ecc::variants())
-      if (!v.gpu || ctx.gpu) chosen.push_back(&v);
-  } else {
-    for (const auto& id : ctx.req.variants) {
-      const ecc::Variant& v = ecc::find_variant(id);
-      if (v.gpu && !ctx.gpu) {
-        std::fprintf(stderr, "repix bench: skipping %s (no GPU)\n", id.c_str());
-        continue;
-      }
-      chosen.push_back(&v);
-    }
+  std::vector<std::string> ids;
+  std::vector<bool> is_gpu;
+  for (const auto& v : ecc::variants()) {
+    ids.push_back(v.id);
+    is_gpu.push_back(v.gpu);
   }
-  chosen.erase(std::remove_if(chosen.begin(), chosen.end(), [&](const ecc::Variant* v) {
-                 return std::find(ctx.req.exclude.begin(), ctx.req.exclude.end(), v->id) !=
-                        ctx.req.exclude.end();
-               }), chosen.end());
-  auto wants = [&](const std::string& scope) {
-    for (const auto& s : ctx.req.scopes)
-      if (s == scope) return true;
-    return false;
-  };
+  std::vector<const ecc::Variant*> chosen;
+  for (std::size_t i : choose_variants(ctx, ids, is_gpu)) chosen.push_back(&ecc::variants()[i]);
+  auto wants = [&](const std::string& scope) { return wants_scope(ctx, scope); };
 
-  for (const std::string& spec : ctx.req.datasets)
+  for (const std::string& spec : ctx.specs)
     for (const ecc::Variant* vp : chosen) {
       const ecc::Variant& v = *vp;
       auto base = [&](const std::string& scope) {

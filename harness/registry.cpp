@@ -1,26 +1,23 @@
 #include "harness/registry.hpp"
 
-#include "core/error.hpp"
-#include "ecc/ecc.hpp"
+#include "harness/family.hpp"
 
 namespace repix::registry {
 
-std::vector<std::string> families() { return {"ecc"}; }
-
-std::vector<VariantInfo> variants(const std::string& family) {
-  std::vector<VariantInfo> out;
-  if (family.empty() || family == "ecc")
-    for (const auto& v : ecc::variants()) out.push_back({"ecc", v.id, v.gpu, v.step, v.description});
+std::vector<std::string> families() {
+  std::vector<std::string> out;
+  for (const auto& f : family::all()) out.push_back(f.name);
   return out;
 }
 
-void check_family(const std::string& family) {
-  std::string known;
-  for (const auto& f : families()) {
-    if (f == family) return;
-    known += (known.empty() ? "" : ", ") + f;
-  }
-  throw Error("unknown family '" + family + "' (known: " + known + ")");
+std::vector<VariantInfo> variants(const std::string& name) {
+  std::vector<VariantInfo> out;
+  for (const auto& f : family::all())
+    if (name.empty() || f.name == name)
+      for (auto& v : f.variants()) out.push_back(std::move(v));
+  return out;
 }
+
+void check_family(const std::string& name) { family::find(name); }
 
 }  // namespace repix::registry

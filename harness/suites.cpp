@@ -1,3 +1,4 @@
+#include "core/find_by_name.hpp"
 #include "harness/suites.hpp"
 
 #include "core/error.hpp"
@@ -8,25 +9,22 @@ const std::vector<Suite>& all() {
   static const std::vector<Suite> s = {
       {"default",
        "every variant on moderate generated 2D/3D inputs (what scripts/bench runs; minutes on 2 cores)",
-       {"uniform:2048x2048:levels=256:dtype=float32:seed=1", "grf:1024x1024:alpha=3:seed=2",
-        "uniform:128x128x128:levels=256:dtype=uint8:seed=3", "grf:128x128x128:alpha=3:seed=4"}},
+       {{"ecc",
+         {"uniform:2048x2048:levels=256:dtype=float32:seed=1", "grf:1024x1024:alpha=3:seed=2",
+          "uniform:128x128x128:levels=256:dtype=uint8:seed=3", "grf:128x128x128:alpha=3:seed=4"}}}},
       {"quick", "tiny inputs, for smoke tests",
-       {"uniform:256x256:levels=16:dtype=uint8:seed=1", "grf:64x64x64:alpha=3:seed=2"}},
+       {{"ecc", {"uniform:256x256:levels=16:dtype=uint8:seed=1", "grf:64x64x64:alpha=3:seed=2"}}}},
       {"targets",
        "the ECC performance-target inputs: float32 8192^2 and 512^3, uniform 256 levels and GRF",
-       {"uniform:8192x8192:levels=256:dtype=float32:seed=1", "grf:8192x8192:alpha=3:seed=2",
-        "uniform:512x512x512:levels=256:dtype=float32:seed=3", "grf:512x512x512:alpha=3:seed=4"}},
+       {{"ecc",
+         {"uniform:8192x8192:levels=256:dtype=float32:seed=1", "grf:8192x8192:alpha=3:seed=2",
+          "uniform:512x512x512:levels=256:dtype=float32:seed=3", "grf:512x512x512:alpha=3:seed=4"}}}},
   };
   return s;
 }
 
 const Suite& find(const std::string& name) {
-  std::string known;
-  for (const auto& s : all()) {
-    if (s.name == name) return s;
-    known += (known.empty() ? "" : ", ") + s.name;
-  }
-  throw Error("unknown suite '" + name + "' (known: " + known + ")");
+  return find_by_name(all(), name, "suite", [](const Suite& s) { return s.name; });
 }
 
 }  // namespace repix::suites

@@ -1,6 +1,7 @@
 // Named dataset suites for `repix bench --suite NAME`.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace repix::suites {
@@ -8,7 +9,8 @@ namespace repix::suites {
 struct Suite {
   std::string name;
   std::string description;
-  std::vector<std::string> datasets;
+  // family -> dataset specs; a family without an entry is not part of the suite.
+  std::vector<std::pair<std::string, std::vector<std::string>>> datasets;
 };
 
 const std::vector<Suite>& all();

@@ -3,20 +3,32 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <sstream>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/find_by_name.hpp"
 #include "harness/registry.hpp"
 
 namespace repix::tables {
 
 const std::vector<TableInfo>& all() {
   static const std::vector<TableInfo> t = {
-      {"ecc-ablation", "ECC optimisation ladder (paper section 4.3) from a bench report: gain per step"},
+      {"ecc-ablation", "ECC optimisation ladder (paper section 4.3) from a bench report: gain per step",
+       "--report R.json [--out-dir DIR]",
+       [](const cli::Args& a) {
+         a.only({"report", "out-dir"});
+         std::cout << ecc_ablation(report::read_report(a.need("report")), a.get("out-dir"));
+         return 0;
+       }},
   };
   return t;
+}
+
+const TableInfo& find(const std::string& id) {
+  return find_by_name(all(), id, "table", [](const TableInfo& t) { return t.id; });
 }
 
 namespace {

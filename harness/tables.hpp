@@ -1,9 +1,11 @@
 // `repix table ID`: tables regenerated from measurements, side by side with the papers' numbers
 // where they exist (results/paper/). Each writes markdown and JSON under an output folder.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "harness/args.hpp"
 #include "harness/report.hpp"
 
 namespace repix::tables {
@@ -11,8 +13,12 @@ namespace repix::tables {
 struct TableInfo {
   std::string id;
   std::string description;
+  std::string usage;                            // options after `repix table <id>`
+  std::function<int(const cli::Args&)> run;     // `repix table <id> ...`; returns the exit code
 };
+// Every table, one line each in tables.cpp; the tables themselves live in tables_<family>.cpp.
 const std::vector<TableInfo>& all();
+const TableInfo& find(const std::string& id);
 
 // The ECC ablation ladder from a bench report: for each dataset, the kernel-scope median of each
 // GPU variant in registration (ablation) order, the gain over the previous step and over

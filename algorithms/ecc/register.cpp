@@ -1,5 +1,6 @@
 // The ECC registry: one line per variant, in ablation order. Adding a variant is one file
 // plus one line here; the CLI, the harness, the tests and the tables pick it up.
+#include "core/find_by_name.hpp"
 #include "ecc/ecc.hpp"
 #include "ecc/gpu_variants.hpp"
 
@@ -17,12 +18,7 @@ const std::vector<Variant>& variants() {
 }
 
 const Variant& find_variant(const std::string& id) {
-  std::string known;
-  for (const Variant& v : variants()) {
-    if (v.id == id) return v;
-    known += (known.empty() ? "" : ", ") + v.id;
-  }
-  throw Error("unknown ecc variant '" + id + "' (known: " + known + ")");
+  return find_by_name(variants(), id, "ecc variant", [](const Variant& v) { return v.id; });
 }
 
 }  // namespace repix::ecc
