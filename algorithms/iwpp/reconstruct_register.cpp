@@ -2,12 +2,17 @@
 #include "core/find_by_name.hpp"
 #include "core/error.hpp"
 #include "iwpp/reconstruct.hpp"
+#include "iwpp/reconstruct_gpu_variants.hpp"
 
 namespace repix::reconstruct {
 
 const std::vector<Variant>& variants() {
-  static const std::vector<Variant> v = {};
-  return v;
+  static const std::vector<Variant> all = [] {
+    std::vector<Variant> v;
+    append_gpu_variants(v);
+    return v;
+  }();
+  return all;
 }
 
 const Variant& find_variant(const std::string& id) {

@@ -1,0 +1,8 @@
+// The GPU edt variants, in ablation order (one line each).
+#include "iwpp/edt_gpu_variants.hpp"
+
+namespace repix::edt {
+
+void append_gpu_variants(std::vector<Variant>& v) { (void)v; }
+
+}  // namespace repix::edt

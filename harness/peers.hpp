@@ -1,0 +1,40 @@
+// Peers: other projects' implementations timed side by side with ours in the same bench run
+// (OpenCV, NPP, CuPy, SciPy, scikit-image). C++ peers run in-process; Python peers run as
+// `python3 baselines/peers.py` subprocesses that read .npy inputs, time their own calls and
+// return raw samples and the output for verification. Their results go into the same report
+// schema with variant id `peer:<id>`.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+
+namespace repix::peers {
+
+struct Peer {
+  std::string family;       // "edt", "reconstruct"
+  std::string id;           // e.g. "cupy-edt", "npp-pba", "skimage-reconstruction"
+  std::string description;  // one line: library, function, options
+  bool gpu = false;
+  bool exact = true;        // edt: an exact EDT (compared with seq-exact)
+};
+
+// The peers of `family` that can run on this machine (Python modules importable, GPU present
+// where needed). Cheap after the first call (cached).
+std::vector<Peer> available(const std::string& family);
+
+struct PeerRun {
+  std::vector<double> samples_ms;  // one per timed call, after warm-up
+  HostImage output;                // the peer's result of the last call (float32 distance for
+                                   // edt, the mask's dtype for reconstruct)
+  std::string scope;               // what the samples cover: "kernel" or "end-to-end"
+};
+
+// Runs `peer` on the inputs (edt: {mask}; reconstruct: {marker, mask}) with `params`
+// (e.g. {"connectivity": 8}). Throws repix::Error with the peer's message on failure.
+PeerRun run(const Peer& peer, const std::vector<const HostImage*>& inputs, const nlohmann::json& params,
+            int samples, int warmup);
+
+}  // namespace repix::peers
