@@ -1,13 +1,167 @@
+// Peers: Python ones through `python3 baselines/peers.py` (see its docstring for the protocol),
+// C++ ones in-process (NPP, compiled only where the toolkit has it).
 #include "harness/peers.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
 #include "core/error.hpp"
+#include "core/gpu.hpp"
+#include "datasets/io.hpp"
+
+#ifdef REPIX_HAVE_NPP
+namespace repix::peers::npp {
+// baselines/npp/npp_edt.cu
+PeerRun run_edt(const HostImage& mask, int samples, int warmup);
+}
+#endif
 
 namespace repix::peers {
 
-std::vector<Peer> available(const std::string&) { return {}; }
+namespace fs = std::filesystem;
 
-PeerRun run(const Peer& peer, const std::vector<const HostImage*>&, const nlohmann::json&, int, int) {
-  throw Error("peer " + peer.id + " is not available");
+namespace {
+
+constexpr const char* kNppEdt = "npp-pba";
+
+std::string python() {
+  const char* p = std::getenv("REPIX_PYTHON");
+  return p && *p ? p : "python3";
+}
+
+std::string script() {
+  const char* d = std::getenv("REPIX_BASELINES_DIR");
+  return (d && *d ? std::string(d) : std::string(REPIX_SOURCE_DIR) + "/baselines") + "/peers.py";
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A scratch folder for one peer call, removed with everything in it when done.
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
+    static std::atomic<int> counter{0};
+    path = fs::temp_directory_path() /
+           ("repix-peer-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// Runs `cmd` with stdout and stderr to files in `dir`; returns (exit status, stdout, stderr).
+struct Proc {
+  int status;
+  std::string out, err;
+};
+Proc run_command(const std::string& cmd, const fs::path& dir) {
+  const fs::path out = dir / "stdout", err = dir / "stderr";
+  const int rc = std::system((cmd + " >" + quote(out.string()) + " 2>" + quote(err.string())).c_str());
+  return {rc, slurp(out), slurp(err)};
+}
+
+std::string last_line(const std::string& s) {
+  std::string t = s;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  const auto nl = t.rfind('\n');
+  return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
+std::vector<Peer> python_peers() {
+  ScratchDir dir;
+  const Proc p = run_command(python() + " " + quote(script()) + " list", dir.path);
+  if (p.status != 0) {
+    std::fprintf(stderr, "repix: note: Python peers unavailable (%s)\n",
+                 last_line(p.err.empty() ? "python3 failed" : p.err).c_str());
+    return {};
+  }
+  std::vector<Peer> out;
+  try {
+    for (const auto& j : nlohmann::json::parse(last_line(p.out)))
+      out.push_back({j.at("family"), j.at("id"), j.at("description"), j.at("gpu"), j.at("exact")});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "repix: note: Python peers unavailable (bad list output: %s)\n", e.what());
+  }
+  return out;
+}
+
+PeerRun run_python(const Peer& peer, const std::vector<const HostImage*>& inputs,
+                   const nlohmann::json& params, int samples, int warmup) {
+  ScratchDir dir;
+  std::string cmd = python() + " " + quote(script()) + " run --peer " + quote(peer.id) + " --inputs";
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const fs::path p = dir.path / ("input" + std::to_string(i) + ".npy");
+    datasets::write_npy(*inputs[i], p.string());
+    cmd += " " + quote(p.string());
+  }
+  const fs::path output = dir.path / "output.npy";
+  cmd += " --params " + quote(params.dump()) + " --samples " + std::to_string(samples) + " --warmup " +
+         std::to_string(warmup) + " --output " + quote(output.string());
+  const Proc p = run_command(cmd, dir.path);
+  if (p.status != 0)
+    throw Error("peer " + peer.id + ": " + last_line(p.err.empty() ? "exit status " + std::to_string(p.status) : p.err));
+  PeerRun r;
+  try {
+    const auto j = nlohmann::json::parse(last_line(p.out));
+    r.samples_ms = j.at("samples_ms").get<std::vector<double>>();
+    r.scope = j.at("scope");
+    r.version = j.value("version", "");
+  } catch (const std::exception& e) {
+    throw Error("peer " + peer.id + ": unreadable result line: " + e.what());
+  }
+  r.output = datasets::read_npy(output.string());
+  return r;
+}
+
+}  // namespace
+
+std::vector<Peer> available(const std::string& family) {
+  static std::once_flag once;
+  static std::vector<Peer> all;
+  std::call_once(once, [] {
+    all = python_peers();
+#ifdef REPIX_HAVE_NPP
+    if (gpu_available())
+      all.push_back({"edt", kNppEdt, "NPP nppiDistanceTransformPBA_8u32f_C1R_Ctx (PBA+, exact, uint8 input)",
+                     true, true});
+#endif
+  });
+  std::vector<Peer> out;
+  for (const auto& p : all)
+    if (p.family == family) out.push_back(p);
+  return out;
+}
+
+PeerRun run(const Peer& peer, const std::vector<const HostImage*>& inputs, const nlohmann::json& params,
+            int samples, int warmup) {
+  if (inputs.empty()) throw Error("peer " + peer.id + ": no input");
+#ifdef REPIX_HAVE_NPP
+  if (peer.id == kNppEdt) {
+    if (inputs[0]->dtype() != DType::u8) throw Error("peer npp-pba takes uint8 input only");
+    return npp::run_edt(*inputs[0], samples, warmup);
+  }
+#endif
+  return run_python(peer, inputs, params, samples, warmup);
 }
 
 }  // namespace repix::peers

@@ -30,6 +30,7 @@ struct PeerRun {
   HostImage output;                // the peer's result of the last call (float32 distance for
                                    // edt, the mask's dtype for reconstruct)
   std::string scope;               // what the samples cover: "kernel" or "end-to-end"
+  std::string version;             // the peer library's version, for the report
 };
 
 // Runs `peer` on the inputs (edt: {mask}; reconstruct: {marker, mask}) with `params`

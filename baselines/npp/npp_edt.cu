@@ -1,0 +1,73 @@
+// Peer `npp-pba`: NPP's exact EDT (nppiDistanceTransformPBA_8u32f_C1R_Ctx, the PBA+ algorithm),
+// timed on device-resident data like our kernel scope. Compiled only where the CUDA toolkit
+// ships NPP (CMake: TARGET CUDA::nppif); the development machines' toolkit does not.
+#include <nppi_filtering_functions.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "core/gpu.hpp"
+#include "harness/peers.hpp"
+#include "harness/timing.hpp"
+
+namespace repix::peers::npp {
+
+namespace {
+
+void check(NppStatus s, const char* what) {
+  if (s != NPP_SUCCESS) throw Error(std::string("peer npp-pba: ") + what + " failed with NppStatus " + std::to_string(s));
+}
+
+NppStreamContext stream_context(cudaStream_t stream) {
+  NppStreamContext c{};
+  c.hStream = stream;
+  REPIX_CUDA(cudaGetDevice(&c.nCudaDeviceId));
+  cudaDeviceProp p{};
+  REPIX_CUDA(cudaGetDeviceProperties(&p, c.nCudaDeviceId));
+  c.nMultiProcessorCount = p.multiProcessorCount;
+  c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
+  c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
+  c.nSharedMemPerBlock = p.sharedMemPerBlock;
+  c.nCudaDevAttrComputeCapabilityMajor = p.major;
+  c.nCudaDevAttrComputeCapabilityMinor = p.minor;
+  REPIX_CUDA(cudaStreamGetFlags(stream, &c.nStreamFlags));
+  return c;
+}
+
+}  // namespace
+
+PeerRun run_edt(const HostImage& mask, int samples, int warmup) {
+  const Shape& s = mask.shape();
+  if (s.ndim != 2) throw Error("peer npp-pba: 2D images only");
+  // NPP's PBA keeps Voronoi coordinates as 16-bit signed integers.
+  if (s.nx > 32767 || s.ny > 32767) throw Error("peer npp-pba: images up to 32767 pixels per side only");
+  const NppiSize roi{static_cast<int>(s.nx), static_cast<int>(s.ny)};
+  size_t scratch_bytes = 0;
+  check(nppiDistanceTransformPBAGetBufferSize(roi, &scratch_bytes), "nppiDistanceTransformPBAGetBufferSize");
+  CudaStream stream;
+  DeviceBuffer<Npp8u> src(mask.bytes()), scratch(scratch_bytes);
+  DeviceBuffer<Npp32f> dst(static_cast<std::size_t>(mask.size()));
+  REPIX_CUDA(cudaMemcpyAsync(src.get(), mask.raw(), mask.bytes(), cudaMemcpyHostToDevice, stream.get()));
+  const NppStreamContext ctx = stream_context(stream.get());
+  auto call = [&](cudaStream_t) {
+    // Sites are the zero pixels: site values in [0, 0]. Only the float transform is wanted.
+    check(nppiDistanceTransformPBA_8u32f_C1R_Ctx(src.get(), roi.width, 0, 0, nullptr, 0, nullptr, 0, nullptr, 0,
+                                                 dst.get(), roi.width * static_cast<int>(sizeof(Npp32f)), roi,
+                                                 scratch.get(), ctx),
+          "nppiDistanceTransformPBA_8u32f_C1R_Ctx");
+  };
+  timing::Config cfg;
+  cfg.warmup = warmup;
+  cfg.samples = samples;
+  PeerRun r;
+  r.samples_ms = timing::time_gpu(call, stream.get(), cfg);
+  r.scope = "kernel";
+  const NppLibraryVersion* v = nppGetLibVersion();
+  r.version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->build);
+  r.output = HostImage(DType::f32, s);
+  REPIX_CUDA(cudaMemcpyAsync(r.output.raw(), dst.get(), r.output.bytes(), cudaMemcpyDeviceToHost, stream.get()));
+  stream.sync();
+  return r;
+}
+
+}  // namespace repix::peers::npp

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Python peers for `repix bench`: other libraries' implementations, timed the way repix times
+its own variants, so their numbers can sit beside ours in one report.
+
+    peers.py list
+        JSON list of the peers importable here: [{"family", "id", "description", "gpu",
+        "exact", "scope"}, ...]
+    peers.py run --peer ID --inputs A.npy [B.npy] --params JSON --samples N --warmup W --output OUT.npy
+        runs the peer W untimed then N timed times; writes the last result to OUT.npy
+        (float32 distances for edt, the mask's dtype for reconstruct) and prints one JSON line
+        {"samples_ms": [...], "scope": "kernel"|"end-to-end"}.
+
+Scopes: CPU peers are timed around the library call (the arrays are already in memory: the
+end-to-end scope of a CPU variant). GPU peers (CuPy) get their input already on the GPU and are
+timed with CUDA events around the call (the kernel scope), after a device synchronisation.
+Errors: one line on stderr, exit status 1.
+"""
+import argparse
+import json
+import sys
+import time
+
+
+def _edt_scipy(inputs, params):
+    from scipy import ndimage
+    import numpy as np
+    src = inputs[0] != 0
+    return lambda: ndimage.distance_transform_edt(src).astype(np.float32, copy=False)
+
+
+def _edt_opencv(inputs, params):
+    import cv2
+    import numpy as np
+    # distanceTransform measures to the nearest zero pixel of an 8-bit image: nonzero -> 255.
+    src = np.where(inputs[0] != 0, 255, 0).astype(np.uint8)
+    return lambda: cv2.distanceTransform(src, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+
+
+def _edt_cupy(inputs, params):
+    import cupy
+    from cupyx.scipy import ndimage
+    src = cupy.asarray(inputs[0] != 0)
+    # float64_distances=False: float32 output, as ours (and half the bytes written).
+    return lambda: ndimage.distance_transform_edt(src, float64_distances=False)
+
+
+def _reconstruct_skimage(inputs, params):
+    import numpy as np
+    from skimage.morphology import reconstruction
+    marker, mask = inputs
+    conn = int(params.get("connectivity", 8))
+    footprint = np.ones((3, 3), bool) if conn == 8 else np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], bool)
+    return lambda: reconstruction(marker, mask, method="dilation", footprint=footprint).astype(mask.dtype)
+
+
+# id -> (family, module to import, description, gpu, exact, scope, factory)
+PEERS = {
+    "scipy-edt": ("edt", "scipy.ndimage", "scipy.ndimage.distance_transform_edt (exact, 1 thread)",
+                  False, True, "end-to-end", _edt_scipy),
+    "opencv-edt": ("edt", "cv2", "cv2.distanceTransform DIST_L2 DIST_MASK_PRECISE (exact, OpenCV threads)",
+                   False, True, "end-to-end", _edt_opencv),
+    "cupy-edt": ("edt", "cupyx.scipy.ndimage", "cupyx.scipy.ndimage.distance_transform_edt (PBA+, exact, float32)",
+                 True, True, "kernel", _edt_cupy),
+    "skimage-reconstruction": ("reconstruct", "skimage.morphology",
+                               "skimage.morphology.reconstruction method=dilation (1 thread)",
+                               False, True, "end-to-end", _reconstruct_skimage),
+}
+
+
+def _importable(module, gpu):
+    try:
+        __import__(module)
+        if gpu:
+            import cupy
+            return cupy.cuda.runtime.getDeviceCount() > 0
+        return True
+    except Exception:
+        return False
+
+
+def cmd_list():
+    out = []
+    for pid, (family, module, desc, gpu, exact, scope, _) in PEERS.items():
+        if _importable(module, gpu):
+            out.append({"family": family, "id": pid, "description": desc, "gpu": gpu, "exact": exact,
+                        "scope": scope})
+    print(json.dumps(out))
+
+
+def _library_version(module):
+    root = sys.modules.get(module.split(".")[0])
+    return getattr(root, "__version__", "?")
+
+
+def cmd_run(a):
+    import numpy as np
+    if a.peer not in PEERS:
+        raise ValueError(f"unknown peer '{a.peer}' (known: {', '.join(PEERS)})")
+    family, module, _, gpu, _, scope, factory = PEERS[a.peer]
+    inputs = [np.load(p, allow_pickle=False) for p in a.inputs]
+    call = factory(inputs, json.loads(a.params))
+    samples = []
+    if gpu:
+        import cupy
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        for _ in range(a.warmup):
+            call()
+        cupy.cuda.Device().synchronize()
+        for _ in range(a.samples):
+            start.record()
+            result = call()
+            stop.record()
+            stop.synchronize()
+            samples.append(cupy.cuda.get_elapsed_time(start, stop))
+        result = cupy.asnumpy(result)
+    else:
+        for _ in range(a.warmup):
+            call()
+        for _ in range(a.samples):
+            t0 = time.perf_counter()
+            result = call()
+            samples.append((time.perf_counter() - t0) * 1e3)
+    np.save(a.output, np.ascontiguousarray(result))
+    print(json.dumps({"samples_ms": samples, "scope": scope, "version": _library_version(module)}))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list")
+    r = sub.add_parser("run")
+    r.add_argument("--peer", required=True)
+    r.add_argument("--inputs", nargs="+", required=True)
+    r.add_argument("--params", default="{}")
+    r.add_argument("--samples", type=int, default=5)
+    r.add_argument("--warmup", type=int, default=1)
+    r.add_argument("--output", required=True)
+    a = p.parse_args()
+    try:
+        cmd_list() if a.cmd == "list" else cmd_run(a)
+    except Exception as e:  # one line, as every repix error
+        print(f"peers.py: {type(e).__name__}: {e}".replace("\n", " "), file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
