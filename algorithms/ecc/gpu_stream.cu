@@ -12,10 +12,18 @@
 // Float inputs are checked for NaN/inf on the GPU, chunk by chunk, as they arrive: an extra
 // device-memory read is free in a pipeline bound by PCIe, and streamed sources are never whole
 // in host memory for a host-side check.
+//
+// Workspace reuse: the engine, the slots' streams and buffers are kept (one set, process-wide)
+// after a clean run and reused by the next call with the same dtype, shape and chunking. The
+// allocations (cudaMalloc of the chunk buffers and the hash table, cudaHostAlloc of the staging
+// buffers) took milliseconds per call, a sizeable part of a run that moves a 256 MiB image in
+// 5 ms. A run that throws, or that needed the fallback, drops its workspace instead.
 #include <algorithm>
 #include <cstring>
 #include <future>
+#include <mutex>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/gpu.hpp"
@@ -26,7 +34,12 @@ namespace repix::ecc {
 
 namespace {
 
-constexpr std::size_t kAutoChunkBytes = std::size_t(128) << 20;
+// Automatic chunk size: about 1/16 of the image, within [32 MiB, 128 MiB]. Small enough that
+// the pipeline's tail (the last chunk's kernel after the last upload) stays a few percent of the
+// run; large enough that each copy runs at full PCIe speed and launches stay negligible.
+std::size_t auto_chunk_bytes(std::size_t image_bytes) {
+  return std::clamp(image_bytes / 16, std::size_t(32) << 20, std::size_t(128) << 20);
+}
 
 struct Slot {
   CudaStream stream;
@@ -35,6 +48,41 @@ struct Slot {
   DeviceBuffer<unsigned char> dev;
   bool used = false;
 };
+
+// Everything a run allocates, reusable by the next run of the same configuration.
+struct Workspace {
+  using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::size_t, bool>;
+  Key key;
+  opt::Engine engine;
+  std::vector<std::unique_ptr<Slot>> slot;
+  DeviceBuffer<unsigned long long> first_nonfinite{1};
+  CudaEvent ready{cudaEventDisableTiming};  // the accumulator reset is done
+};
+
+// One cached workspace (process-wide). take() hands it out only for an identical key, so two
+// threads never share one: the second builds its own.
+class WorkspaceCache {
+ public:
+  std::unique_ptr<Workspace> take(const Workspace::Key& key) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (ws_ && ws_->key == key) return std::move(ws_);
+    ws_.reset();  // a different configuration: free the old one before allocating anew
+    return nullptr;
+  }
+  void put(std::unique_ptr<Workspace> ws) {
+    std::lock_guard<std::mutex> lock(m_);
+    ws_ = std::move(ws);
+  }
+
+ private:
+  std::mutex m_;
+  std::unique_ptr<Workspace> ws_;
+};
+
+WorkspaceCache& workspace_cache() {
+  static auto* cache = new WorkspaceCache;  // never destroyed: no CUDA calls after main returns
+  return *cache;
+}
 
 // Copies slabs [b0, b1) of a host image into dst with a few threads (pageable memcpy tops out
 // far below PCIe bandwidth on one core).
@@ -80,7 +128,8 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   if (sh.size() <= 0) throw Error("empty image");
   const std::int64_t slabs = slab_count(sh);
   const std::size_t slab_bytes = static_cast<std::size_t>(slab_elems(sh)) * dtype_size(dt);
-  const std::size_t chunk_bytes = opt.chunk_bytes ? opt.chunk_bytes : kAutoChunkBytes;
+  const std::size_t chunk_bytes =
+      opt.chunk_bytes ? opt.chunk_bytes : auto_chunk_bytes(static_cast<std::size_t>(slabs) * slab_bytes);
   const std::int64_t per_chunk = std::max<std::int64_t>(
       1, std::min<std::int64_t>(slabs, static_cast<std::int64_t>(chunk_bytes / slab_bytes)));
   const std::int64_t chunks = (slabs + per_chunk - 1) / per_chunk;
@@ -88,20 +137,32 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   const bool direct = whole && whole->pinned();
   const std::size_t buf_bytes = static_cast<std::size_t>(std::min(slabs, per_chunk + 2)) * slab_bytes;
 
-  opt::Engine engine;
-  std::vector<std::unique_ptr<Slot>> slot;
+  const Workspace::Key key{dt, sh.ndim, sh.nx, sh.ny, sh.nz, nslots, buf_bytes, direct};
+  // Tests that shrink the hash table get a private workspace that is never cached.
+  std::unique_ptr<Workspace> ws = global_capacity_for_tests ? nullptr : workspace_cache().take(key);
   {
     nvtx::Range r("init");
-    engine.setup(dt, sh, true);
-    if (global_capacity_for_tests) engine.set_global_capacity(global_capacity_for_tests);
-    for (int k = 0; k < nslots; ++k) {
-      slot.push_back(std::make_unique<Slot>());
-      if (!direct) slot[k]->staging = HostBuffer(buf_bytes, true);
-      slot[k]->dev.allocate(buf_bytes);
+    if (!ws) {
+      ws = std::make_unique<Workspace>();
+      ws->key = key;
+      ws->engine.setup(dt, sh, true);
+      if (global_capacity_for_tests) ws->engine.set_global_capacity(global_capacity_for_tests);
+      for (int k = 0; k < nslots; ++k) {
+        ws->slot.push_back(std::make_unique<Slot>());
+        if (!direct) ws->slot[k]->staging = HostBuffer(buf_bytes, true);
+        ws->slot[k]->dev.allocate(buf_bytes);
+      }
     }
-    engine.reset(slot[0]->stream.get());
-    slot[0]->stream.sync();
+    for (auto& sl : ws->slot) sl->used = false;
+    cudaStream_t s0 = ws->slot[0]->stream.get();
+    ws->engine.reset(s0);
+    REPIX_CUDA(cudaMemsetAsync(ws->first_nonfinite.get(), 0xFF, sizeof(unsigned long long), s0));
+    ws->ready.record(s0);
+    // The other streams wait for the reset on the GPU; the host goes on reading chunks.
+    for (int k = 1; k < nslots; ++k) REPIX_CUDA(cudaStreamWaitEvent(ws->slot[k]->stream.get(), ws->ready.get(), 0));
   }
+  opt::Engine& engine = ws->engine;
+  std::vector<std::unique_ptr<Slot>>& slot = ws->slot;
   if (stats) {
     stats->chunks = chunks;
     stats->slabs_per_chunk = per_chunk;
@@ -127,8 +188,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     s.used = true;
   };
 
-  DeviceBuffer<unsigned long long> first_nonfinite(1);
-  REPIX_CUDA(cudaMemset(first_nonfinite.get(), 0xFF, sizeof(unsigned long long)));
+  DeviceBuffer<unsigned long long>& first_nonfinite = ws->first_nonfinite;
   int sms = 0, dev = 0;
   REPIX_CUDA(cudaGetDevice(&dev));
   REPIX_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -152,7 +212,11 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   if (bad != ~0ull) throw_nonfinite(sh, static_cast<std::int64_t>(bad / 2), (bad & 1u) == 0);
 
   cudaStream_t s0 = slot[0]->stream.get();
-  if (!engine.finish(s0)) return engine.curve(s0);
+  if (!engine.finish(s0)) {
+    Curve c = engine.curve(s0);
+    if (!global_capacity_for_tests) workspace_cache().put(std::move(ws));
+    return c;
+  }
 
   // The global float hash table overflowed: exact sort-based pass, chunk by chunk.
   if (stats) stats->used_fallback = true;

@@ -109,6 +109,38 @@ TEST(EccGpuStream, PinnedAndPageableImages) {
     }
 }
 
+// Consecutive runs of one configuration reuse a cached workspace (engine, streams, buffers):
+// different data through the same workspace, alternating, must each give their own curve, and
+// a workspace dropped after a fallback run must not leak into the next.
+TEST(EccGpuStream, WorkspaceReuseAcrossInputs) {
+  REPIX_NEED_GPU();
+  for (DType dt : {DType::u8, DType::f32})
+    for (bool pinned : {false, true}) {
+      const Shape sh = Shape::d3(40, 30, 12);
+      std::vector<HostImage> imgs;
+      std::vector<ecc::Curve> want;
+      for (std::uint32_t seed : {1u, 2u}) {
+        GeneratorSource gen(dt, sh, seed == 1 ? 7 : 500, seed);
+        imgs.emplace_back(dt, sh, pinned);
+        gen.read(0, slab_count(sh), imgs.back().raw());
+        want.push_back(ecc::run_seq(imgs.back(), {}));
+      }
+      ecc::Options opt;
+      opt.chunk_bytes = 4 * static_cast<std::size_t>(slab_elems(sh)) * dtype_size(dt);
+      const std::string what = dtype_name(dt) + (pinned ? " pinned" : " pageable");
+      for (int round = 0; round < 3; ++round)
+        for (std::size_t k = 0; k < imgs.size(); ++k)
+          expect_same(ecc::run_gpu_stream(imgs[k], opt), want[k], what + " image " + std::to_string(k));
+      if (dt == DType::f32) {
+        ImageSlabSource src(imgs[1]);
+        ecc::StreamStats st;
+        expect_same(ecc::run_gpu_stream_ex(src, opt, &imgs[1], 16, &st), want[1], what + " fallback");
+        EXPECT_TRUE(st.used_fallback);
+        expect_same(ecc::run_gpu_stream(imgs[0], opt), want[0], what + " after fallback");
+      }
+    }
+}
+
 TEST(EccGpuStream, RegisteredVariant) {
   REPIX_NEED_GPU();
   const ecc::Variant& v = ecc::find_variant("gpu-stream");
