@@ -11,6 +11,7 @@
 #include <cuda/std/functional>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
@@ -315,9 +316,13 @@ __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6
   consume<T, kEmit>(s, kBias2, mid, valid, (y - g.s0) * g.nx + x0, out, ta, ba, acc);
 }
 
-template <class T, bool kVec, bool kEmit>
-__global__ void __launch_bounds__(kThreads) ecc2d_kernel(const T* __restrict__ buf, Geom g,
-                                                         GlobalAcc acc, EmitOut out) {
+// kMinBlocks: the register budget (__launch_bounds__'s minimum resident blocks per SM). 2 gives
+// 95 registers and no spills; 3 caps them at 80 with ~50 bytes of spills but 50 % more warps to
+// hide the load latency (the kernel measured latency-bound). Which wins is measured, not
+// guessed: REPIX_ECC_OPT_2D_BLOCKS=3 selects the second instantiation (see ecc2d_min_blocks).
+template <class T, bool kVec, bool kEmit, int kMinBlocks = 2>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __restrict__ buf, Geom g,
+                                                                     GlobalAcc acc, EmitOut out) {
   __shared__ BlockAcc<T> ba;
   if constexpr (!kEmit) {
     ba.init();
@@ -534,9 +539,20 @@ __global__ void fill_keys_kernel(std::uint32_t* keys, std::size_t n) {
 
 using KernelFn = void (*)(const void*, Geom, GlobalAcc, EmitOut);
 
+// The 2D kernel's register budget (see ecc2d_kernel): 2 unless REPIX_ECC_OPT_2D_BLOCKS=3.
+int ecc2d_min_blocks() {
+  static const int v = [] {
+    const char* e = std::getenv("REPIX_ECC_OPT_2D_BLOCKS");
+    return e && std::string(e) == "3" ? 3 : 2;
+  }();
+  return v;
+}
+
 template <class T, int kDims, bool kVec, bool kEmit>
 KernelFn kernel_ptr() {
-  if constexpr (kDims == 2) return reinterpret_cast<KernelFn>(&ecc2d_kernel<T, kVec, kEmit>);
+  if constexpr (kDims == 2)
+    return ecc2d_min_blocks() == 3 ? reinterpret_cast<KernelFn>(&ecc2d_kernel<T, kVec, kEmit, 3>)
+                                   : reinterpret_cast<KernelFn>(&ecc2d_kernel<T, kVec, kEmit, 2>);
   else return reinterpret_cast<KernelFn>(&ecc3d_kernel<T, kVec, kEmit>);
 }
 
