@@ -37,7 +37,7 @@ commands:
   gen SPEC -o FILE                       write a generated dataset (.npy or .raw)
   run FAMILY --variant V ...             one variant on one input (options per family below)
   bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]
-        [--scopes kernel,end-to-end] [--samples N] [--cpu-samples N] [--warmup N]
+        [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]
         [--out PATH|auto] [--benchmark_filter=REGEX ...]
                                          verify and time variants, write a JSON report
   table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)
@@ -148,7 +148,8 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   const std::string scopes = a.get("scopes");
   if (!scopes.empty()) req.scopes = split(scopes, ',');
   for (const auto& s : req.scopes)
-    if (s != "kernel" && s != "end-to-end") throw UsageError("unknown scope '" + s + "' (kernel, end-to-end)");
+    if (s != "kernel" && s != "end-to-end" && s != "with-io")
+      throw UsageError("unknown scope '" + s + "' (kernel, end-to-end, with-io)");
   req.gpu_samples = std::max(1, a.get_int("samples", req.gpu_samples));
   req.cpu_samples = std::max(1, a.get_int("cpu-samples", req.cpu_samples));
   req.warmup = a.get_int("warmup", req.warmup);
