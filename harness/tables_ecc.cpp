@@ -142,6 +142,7 @@ std::string ecc_table1(const json& paper, const report::Report& r, const Meta& m
   json rows = json::array();
   const bool no_gpu_machine = meta.gpu.rfind("no GPU", 0) == 0;
   const std::string no_gpu = no_gpu_machine ? "no GPU" : "-";
+  std::string row_notes;
   for (const auto& ds : order) {
     datasets::Spec spec = datasets::Spec::parse(ds);
     const std::string shape = spec.shape.str();
@@ -167,7 +168,12 @@ std::string ecc_table1(const json& paper, const report::Report& r, const Meta& m
     std::vector<std::string> notes;
     for (const report::Result* x : {cpu_io, cpu_e2e, gpu_io, gpu_e2e, kern, stream})
       if (x && !x->verified) verified = false;
-    if (stream) notes.push_back("GPU e2e: gpu-stream, " + stream->extra.value("source", std::string("streamed")));
+    if (kern && kern->extra.value("used_fallback", false))
+      notes.push_back("gpu-opt took its exact sort-based fallback (more distinct values than its 2^21-slot "
+                      "global hash table holds): kernel times are the fallback's");
+    if (stream)
+      notes.push_back("GPU e2e: gpu-stream on " + ds + ", " + stream->extra.value("source", std::string("streamed")) +
+                      "; " + stream->verification);
     md << "| " << spec.kind << " | " << shape << " | " << cell("%.3g", pc) << " / " << cell("%.3g", oc) << " | "
        << cell("%.3g", pg) << " / " << (og.is_null() ? no_gpu : cell("%.3g", og)) << " | "
        << cell("%.2fx", speed_paper) << " / " << (speed_ours.is_null() ? no_gpu : cell("%.2fx", speed_ours)) << " | "
@@ -186,7 +192,9 @@ std::string ecc_table1(const json& paper, const report::Report& r, const Meta& m
                             {"ours_speedup_end_to_end", speed_e2e}, {"kernel_gvox_ours_over_paper", ratio(ot, pt)}}},
                 {"verified", verified}, {"notes", notes}};
     rows.push_back(row);
+    for (const auto& n : notes) row_notes += "- " + spec.kind + " " + shape + ": " + n + "\n";
   }
+  if (!row_notes.empty()) md << "\n" << row_notes;
   std::string missing;
   for (const auto& row : paper.value("rows", json::array())) {
     if (!row.value("reproducible", true)) continue;
@@ -424,6 +432,7 @@ class ParallelSource final : public SlabSource {
   int threads() const { return static_cast<int>(parts_.size()); }
   void read(std::int64_t s0, std::int64_t s1, void* dst) override {
     const std::int64_t n = s1 - s0;
+    if (n <= 0) return;
     const int t = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(parts_.size()), n));
     const std::size_t slab_bytes = static_cast<std::size_t>(slab_elems(shape())) * dtype_size(dtype());
     std::vector<std::exception_ptr> errors(static_cast<std::size_t>(std::max(t, 1)));
@@ -453,7 +462,8 @@ report::Result stream_from_generator(const std::string& spec_text) {
   std::fprintf(stderr, "repix table ecc-1: gpu-stream from the generator on %s (%d threads, one sample)...\n",
                spec.str().c_str(), src.threads());
   const auto t0 = std::chrono::steady_clock::now();
-  const ecc::Curve c = ecc::run_gpu_stream_source(src, opt);
+  ecc::StreamStats stats;
+  const ecc::Curve c = ecc::run_gpu_stream_ex(src, opt, nullptr, 0, &stats);
   report::Result r;
   r.family = "ecc";
   r.variant = "gpu-stream";
@@ -464,13 +474,14 @@ report::Result stream_from_generator(const std::string& spec_text) {
   r.unit = "GVox/s";
   report::finalize(r, 1e9);
   r.bound = "";
-  r.verified = !c.ecc.empty() && c.ecc.back() == 1 && c.values.back() < 1.0f;
+  r.verified = !c.ecc.empty() && c.ecc.back() == 1;
   r.verification = std::string(r.verified ? "sanity only" : "FAILED sanity check") +
                    ": ECC at the largest value is " + (c.ecc.empty() ? "missing" : std::to_string(c.ecc.back())) +
                    " (must be 1); seq is out of reach at this size";
   r.extra = {{"source", "CPU generator (" + std::to_string(src.threads()) +
                             " threads) streamed in 1 GiB chunks, no file: generation time included"},
-             {"distinct_values", c.values.size()}};
+             {"distinct_values", c.values.size()}, {"chunks", stats.chunks},
+             {"used_fallback", stats.used_fallback}};
   return r;
 }
 
@@ -486,7 +497,11 @@ int table1(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
              "grf:2048x2048:alpha=3:seed=7"};
     if (sizes == "paper") specs.insert(specs.begin(), "uniform:1024x1024x1024:seed=8");
   } else if (sizes == "big") {
-    streamed = {"uniform:2048x2048x2048:seed=9", "uniform:4096x4096x4096:seed=10"};
+    // 1024 float levels, not the float [0, 1) noise of the in-core row: 2^24 distinct values
+    // overflow gpu-opt's 2^21-slot global table, and under streaming an overflow means a second
+    // full pass over the source (68.7 G voxels generated twice). Labelled in the table.
+    streamed = {"uniform:2048x2048x2048:levels=1024:dtype=float32:seed=9",
+                "uniform:4096x4096x4096:levels=1024:dtype=float32:seed=10"};
   } else {
     throw cli::UsageError("--sizes for ecc-1: quick, default, paper or big");
   }
@@ -552,7 +567,10 @@ PipelineRun pipeline(const HostImage& img, int iterations, int reps) {
       plan.compute(cur.get(), s);
       e2.record(s);
       const auto h0 = std::chrono::steady_clock::now();
-      last = plan.result(s);  // synchronises s: the events above have completed
+      last = plan.result(s);
+      // result() synchronises s except after the overflow fallback (synchronous but event-free):
+      // wait for the last event either way before reading the times.
+      REPIX_CUDA(cudaEventSynchronize(e2.get()));
       run.ecc_mem_ms.push_back(ms_since(h0));
       run.smooth_ms.push_back(e1.ms_since(e0));
       run.ecc_exec_ms.push_back(e2.ms_since(e1));
