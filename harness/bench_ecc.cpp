@@ -1,6 +1,8 @@
 // ECC cases for `repix bench`: every variant verified against `seq` on the same input, then
 // timed in the scopes it supports (kernel: data already on the GPU; end-to-end: host in, host
 // out; with-io: the input read from an .npy file inside each sample).
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -198,8 +200,8 @@ void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
           set_verified(me.result, state->verify(ctx, v, spec), state->ref(ctx, spec).values.size());
           me.result.items = static_cast<double>(img.size());
           me.bytes_per_item = static_cast<double>(dtype_size(img.dtype()));
-          char name[64];
-          std::snprintf(name, sizeof name, "repix-with-io-%016llx.npy",
+          char name[96];  // the pid keeps concurrent runs on the same dataset apart
+          std::snprintf(name, sizeof name, "repix-with-io-%ld-%016llx.npy", static_cast<long>(::getpid()),
                         static_cast<unsigned long long>(img.content_hash()));
           io->path = (std::filesystem::temp_directory_path() / name).string();
           datasets::write_npy(img, io->path);
