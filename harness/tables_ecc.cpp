@@ -233,7 +233,8 @@ std::string ecc_table2(const json& paper, const std::vector<PipelineRun>& runs, 
      << "Input " << info.dataset << ", resident in GPU memory. Each iteration: " << info.smoothing
      << ", then gpu-opt's ECC of the smoothed image (ECC exec: CUDA events around the kernels, including "
         "the float path's 8-byte overflow read-back) and the curve copied to the host and post-processed "
-        "(ECC mem: host clock). Overall = setup (buffers, plan, one upload; host clock) + the loop (host "
+        "(ECC mem: host clock); the paper lists ECC before smoothing, the per-iteration work is the same. "
+        "Overall = setup (buffers, plan, one upload; host clock) + the loop (host "
         "clock); it excludes the one-time CUDA context creation ("
      << (info.context_ms >= 0 ? fmt("%.1f ms", info.context_ms) : std::string("not measured"))
      << ") and the file read (disk read column, page cache not dropped). A warm-up pipeline runs first. "
