@@ -37,7 +37,7 @@ commands:
   gen SPEC -o FILE                       write a generated dataset (.npy or .raw)
   run FAMILY --variant V ...             one variant on one input (options per family below)
   bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]
-        [--scopes kernel,end-to-end] [--samples N] [--cpu-samples N] [--warmup N]
+        [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]
         [--out PATH|auto] [--benchmark_filter=REGEX ...]
                                          verify and time variants, write a JSON report
   table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)
@@ -103,21 +103,6 @@ int cmd_run(const Args& a) {
   return family::find(a.positional[0]).run(a);
 }
 
-std::string machine_slug() {
-  std::string name = "cpu-only";
-  if (gpu_available()) {
-    cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, 0) == cudaSuccess) name = p.name;
-  }
-  std::string slug;
-  for (char ch : name) {
-    if (std::isalnum(static_cast<unsigned char>(ch))) slug += static_cast<char>(std::tolower(ch));
-    else if (!slug.empty() && slug.back() != '-') slug += '-';
-  }
-  while (!slug.empty() && slug.back() == '-') slug.pop_back();
-  return slug;
-}
-
 int cmd_bench(int argc, char** argv, const Args& a) {
   a.only({"family", "variants", "variant", "exclude", "dataset", "datasets", "suite", "scopes",
           "samples", "cpu-samples", "warmup", "out"});
@@ -148,13 +133,14 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   const std::string scopes = a.get("scopes");
   if (!scopes.empty()) req.scopes = split(scopes, ',');
   for (const auto& s : req.scopes)
-    if (s != "kernel" && s != "end-to-end") throw UsageError("unknown scope '" + s + "' (kernel, end-to-end)");
+    if (s != "kernel" && s != "end-to-end" && s != "with-io")
+      throw UsageError("unknown scope '" + s + "' (kernel, end-to-end, with-io)");
   req.gpu_samples = std::max(1, a.get_int("samples", req.gpu_samples));
   req.cpu_samples = std::max(1, a.get_int("cpu-samples", req.cpu_samples));
   req.warmup = a.get_int("warmup", req.warmup);
   req.out_path = a.get("out");
   if (req.out_path == "auto")
-    req.out_path = std::string("results/") + machine_slug() + "/bench-" +
+    req.out_path = std::string("results/") + env::machine_slug() + "/bench-" +
                    (suite_name.empty() ? std::string("custom") : suite_name) + ".json";
   req.gbench_args = a.passthrough;
   req.command = command_line(argc, argv);
@@ -196,13 +182,16 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "bench") return cmd_bench(argc, argv, Args::parse(argc, argv, 2, {}));
-    const Args a = Args::parse(argc, argv, 2, {});
+    const Args a = Args::parse(argc, argv, 2, {"quick"});
     if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
     if (cmd == "list") return cmd_list(a);
     if (cmd == "gen") return cmd_gen(a);
     if (cmd == "run") return cmd_run(a);
     if (cmd == "compare") return cmd_compare(a);
-    if (cmd == "table") return cmd_table(a);
+    if (cmd == "table") {
+      tables::set_command_line(command_line(argc, argv));
+      return cmd_table(a);
+    }
     if (cmd == "profile") return cmd_profile(a);
     throw UsageError("unknown command '" + cmd + "'");
   } catch (const UsageError& e) {

@@ -603,4 +603,19 @@ bool record_clocks(json& env, const json& before, const json& after) {
   return sagged;
 }
 
+std::string machine_slug() {
+  std::string name = "cpu-only";
+  if (gpu_available()) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, 0) == cudaSuccess) name = p.name;
+  }
+  std::string slug;
+  for (char ch : name) {
+    if (std::isalnum(static_cast<unsigned char>(ch))) slug += static_cast<char>(std::tolower(ch));
+    else if (!slug.empty() && slug.back() != '-') slug += '-';
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return slug;
+}
+
 }  // namespace repix::env

@@ -52,4 +52,8 @@ bool record_clocks(nlohmann::json& env, const nlohmann::json& before, const nloh
 // UTC now, ISO-8601 with a Z suffix: "2025-01-31T12:34:56Z".
 std::string utc_timestamp();
 
+// The results folder name of this machine: the GPU's name in lowercase words joined by '-'
+// ("nvidia-h100-80gb-hbm3"), or "cpu-only".
+std::string machine_slug();
+
 }  // namespace repix::env

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/find_by_name.hpp"
 #include "harness/registry.hpp"
+#include "harness/tables_ecc.hpp"
 
 namespace repix::tables {
 
@@ -23,9 +24,24 @@ const std::vector<TableInfo>& all() {
          std::cout << ecc_ablation(report::read_report(a.need("report")), a.get("out-dir"));
          return 0;
        }},
+      {"ecc-1", "ECC paper Table 1: CPU (omp) vs GPU (gpu-opt), overall (with file read), end-to-end, kernel",
+       ecc_table_usage(1), [](const cli::Args& a) { return run_ecc_table(1, a); }},
+      {"ecc-2", "ECC paper Table 2: GPU-only pipeline {13-tap Gaussian smoothing; ECC} iterated N times",
+       ecc_table_usage(2), [](const cli::Args& a) { return run_ecc_table(2, a); }},
+      {"ecc-3", "ECC paper Table 3: batches of N small images from files, GPU overhead amortised",
+       ecc_table_usage(3), [](const cli::Args& a) { return run_ecc_table(3, a); }},
   };
   return t;
 }
+
+namespace {
+std::string& command_line_store() {
+  static std::string s;
+  return s;
+}
+}  // namespace
+void set_command_line(const std::string& s) { command_line_store() = s; }
+const std::string& command_line() { return command_line_store(); }
 
 const TableInfo& find(const std::string& id) {
   return find_by_name(all(), id, "table", [](const TableInfo& t) { return t.id; });

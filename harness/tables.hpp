@@ -19,6 +19,9 @@ struct TableInfo {
 // Every table, one line each in tables.cpp; the tables themselves live in tables_<family>.cpp.
 const std::vector<TableInfo>& all();
 const TableInfo& find(const std::string& id);
+// The command line being run (recorded in the tables' JSON); set by the CLI.
+void set_command_line(const std::string& s);
+const std::string& command_line();
 
 // The ECC ablation ladder from a bench report: for each dataset, the kernel-scope median of each
 // GPU variant in registration (ablation) order, the gain over the previous step and over

@@ -171,6 +171,20 @@ TEST_F(Cli, BenchWritesAValidReportAndCompareReadsIt) {
   EXPECT_NE(c.out.find("omp"), std::string::npos);
 }
 
+TEST_F(Cli, BenchWithIoReadsTheFileEachSampleAndVerifies) {
+  const CliResult r = run("bench --variants omp --dataset grf:24x20:seed=5 --scopes end-to-end,with-io "
+                          "--cpu-samples 2 --warmup 0 --out " + path("r.json"));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const report::Report rep = report::read_report(path("r.json"));
+  ASSERT_EQ(rep.results.size(), 2u);
+  EXPECT_EQ(rep.results[1].scope, "with-io");
+  EXPECT_TRUE(rep.results[1].verified) << rep.results[1].verification;
+  EXPECT_EQ(rep.results[1].samples_ms.size(), 2u);
+  const CliResult bad = run("bench --variants omp --dataset grf:8x8 --scopes disk");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("with-io"), std::string::npos) << bad.err;
+}
+
 TEST_F(Cli, CompareRejectsAMissingOrBrokenReport) {
   { std::ofstream(path("bad.json")) << "{\"schema_version\": 1,"; }
   const CliResult r = run("compare " + path("bad.json") + " " + path("missing.json"));

@@ -1,0 +1,79 @@
+// The ECC paper's Tables 1-3 (Wang, Wagner, Chen, SoCG 2022) regenerated side by side with the
+// transcribed numbers in results/paper/ecc-table{1,2,3}.json:
+//   ecc-1  CPU (omp) vs GPU (gpu-opt; gpu-stream for the out-of-core rows): with-io ("overall",
+//          file read included), end-to-end and kernel scopes, GVox/s, speedups
+//   ecc-2  the GPU-only pipeline {Gaussian smoothing; ECC} iterated N times on a 1024^2 GRF
+//   ecc-3  batches of N small images (128^2 uniform, 128^3 GRF) read from files, GPU overhead
+//          amortised
+// Measuring (the run_* functions) and building the tables (the ecc_table* builders: pure
+// formatting and ratio logic on measurement structs, tested without a GPU) are separate.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "harness/args.hpp"
+#include "harness/report.hpp"
+
+namespace repix::tables {
+
+// What every table's JSON carries besides its rows.
+struct Meta {
+  std::string command;
+  nlohmann::json tool;   // env::tool_info()
+  nlohmann::json env;    // env::capture_environment()
+  std::string gpu;       // GPU name, or "no GPU: <reason>"
+  std::string sizes;     // quick | default | paper | big
+};
+
+// ---- Table 1 ------------------------------------------------------------------------------------
+// From a bench report with omp and gpu-opt/gpu-stream results in the scopes kernel, end-to-end
+// and with-io. Rows are the report's datasets, matched to the paper's rows by kind and shape;
+// the paper's non-reproducible rows are listed with their reason.
+// Writes <out_dir>/<name>.{md,json} (name: ecc-table1, or ecc-table1-big for the streamed rows).
+std::string ecc_table1(const nlohmann::json& paper, const report::Report& r, const Meta& meta,
+                       const std::string& out_dir, const std::string& name = "ecc-table1");
+
+// ---- Table 2 ------------------------------------------------------------------------------------
+struct PipelineRun {
+  int iterations = 0;
+  double setup_ms = 0;       // device buffers, gpu-opt plan setup, one upload (host clock)
+  double loop_ms = 0;        // host clock over all iterations
+  std::vector<double> smooth_ms, ecc_exec_ms, ecc_mem_ms;  // per iteration
+  bool gpu = false;          // false: not run (no GPU)
+  bool verified = false;
+  std::string verification;
+};
+struct PipelineInfo {
+  std::string dataset;
+  double disk_read_ms = 0;   // reading the .npy once (median of a few reads)
+  double context_ms = -1;    // the first CUDA call of the process; -1 not measured
+  std::string smoothing;     // what the smoothing step is (taps, sigma, border)
+};
+std::string ecc_table2(const nlohmann::json& paper, const std::vector<PipelineRun>& runs,
+                       const PipelineInfo& info, const Meta& meta, const std::string& out_dir);
+
+// ---- Table 3 ------------------------------------------------------------------------------------
+struct BatchRun {
+  std::string input;                 // "uniform" | "grf" (the paper's row group)
+  std::string shape;                 // "128x128"
+  std::string spec;                  // dataset spec of image 0 (others vary the seed)
+  int count = 0;
+  int distinct = 0;                  // distinct images among the count (seeds cycled)
+  std::vector<double> overall_ms;    // per repetition, whole batch: setup + read + upload + ECC
+  std::vector<double> read_ms;       // the file-read part of each repetition
+  std::vector<double> device_ms;     // ECC of the device-resident batch (host clock, synchronous)
+  std::vector<double> cpu_ms;        // whole batch on the CPU: read + omp per image
+  bool gpu = false;
+  bool verified = false;
+  std::string verification;
+};
+std::string ecc_table3(const nlohmann::json& paper, const std::vector<BatchRun>& runs,
+                       double context_ms, const Meta& meta, const std::string& out_dir);
+
+// `repix table ecc-N ...` (N = 1, 2, 3): measures, then writes <out-dir>/ecc-tableN.{md,json}.
+int run_ecc_table(int n, const cli::Args& a);
+const char* ecc_table_usage(int n);
+
+}  // namespace repix::tables
