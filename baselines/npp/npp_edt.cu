@@ -1,6 +1,7 @@
 // Peer `npp-pba`: NPP's exact EDT (nppiDistanceTransformPBA_8u32f_C1R_Ctx, the PBA+ algorithm),
 // timed on device-resident data like our kernel scope. Compiled only where the CUDA toolkit
 // ships NPP (CMake: TARGET CUDA::nppif); the development machines' toolkit does not.
+#include <nppcore.h>
 #include <nppi_filtering_functions.h>
 
 #include <string>
