@@ -196,7 +196,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "bench") return cmd_bench(argc, argv, Args::parse(argc, argv, 2, {}));
-    const Args a = Args::parse(argc, argv, 2, {});
+    // Flags (options without a value): reconstruct's --clip.
+    const Args a = Args::parse(argc, argv, 2, {"clip"});
     if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
     if (cmd == "list") return cmd_list(a);
     if (cmd == "gen") return cmd_gen(a);

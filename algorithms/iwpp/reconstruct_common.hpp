@@ -17,6 +17,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/nvtx.hpp"
 #include "iwpp/reconstruct.hpp"
 
 namespace repix::reconstruct::detail {
@@ -54,10 +55,17 @@ inline constexpr int kDy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
 
 // The frame of every CPU variant: J from the checked inputs, make(J, stats) (a functor for
 // dispatch) run on the typed image, -0 canonicalised. `threads` for the O(n) input passes.
+// `name` is the NVTX range of the whole invocation ("reconstruct/<id>").
 template <class Make>
-Result run_variant(const HostImage& marker, const HostImage& mask, const Options& opt, int threads, Make make) {
+Result run_variant(const char* name, const HostImage& marker, const HostImage& mask, const Options& opt,
+                   int threads, Make make) {
+  nvtx::Range whole(name);
   Result r;
-  r.image = start_image(marker, mask, opt, threads);
+  {
+    nvtx::Range init("init");
+    r.image = start_image(marker, mask, opt, threads);
+  }
+  nvtx::Range propagate("propagate");
   dispatch(mask.dtype(), opt.connectivity, make(r.image, r.stats));
   canonical_zeros(r.image, threads);
   return r;

@@ -105,7 +105,7 @@ struct NonTiled {
 
 Result run_omp_nontiled(const HostImage& marker, const HostImage& mask, const Options& opt) {
   const int threads = detail::thread_count(opt);
-  return detail::run_variant(marker, mask, opt, threads,
+  return detail::run_variant("reconstruct/omp-nontiled", marker, mask, opt, threads,
                              [&](HostImage& J, Stats& st) { return NonTiled{J, mask, st, threads}; });
 }
 

@@ -24,7 +24,7 @@ struct Seq {
 }  // namespace
 
 Result run_seq(const HostImage& marker, const HostImage& mask, const Options& opt) {
-  return detail::run_variant(marker, mask, opt, 1, [&](HostImage& J, Stats& st) { return Seq{J, mask, opt, st}; });
+  return detail::run_variant("reconstruct/seq", marker, mask, opt, 1, [&](HostImage& J, Stats& st) { return Seq{J, mask, opt, st}; });
 }
 
 }  // namespace repix::reconstruct

@@ -55,7 +55,7 @@ struct Qb {
 }  // namespace
 
 Result run_seq_qb(const HostImage& marker, const HostImage& mask, const Options& opt) {
-  return detail::run_variant(marker, mask, opt, 1, [&](HostImage& J, Stats& st) { return Qb{J, mask, st}; });
+  return detail::run_variant("reconstruct/seq-qb", marker, mask, opt, 1, [&](HostImage& J, Stats& st) { return Qb{J, mask, st}; });
 }
 
 }  // namespace repix::reconstruct

@@ -26,7 +26,7 @@ struct Sr {
 }  // namespace
 
 Result run_seq_sr(const HostImage& marker, const HostImage& mask, const Options& opt) {
-  return detail::run_variant(marker, mask, opt, 1, [&](HostImage& J, Stats& st) { return Sr{J, mask, st}; });
+  return detail::run_variant("reconstruct/seq-sr", marker, mask, opt, 1, [&](HostImage& J, Stats& st) { return Sr{J, mask, st}; });
 }
 
 }  // namespace repix::reconstruct
