@@ -168,7 +168,8 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
         const std::size_t index = cases.size();
         c.prepare = [&ctx, state, k, &v, spec, &cases, index, fill] {
           Case& me = cases[index];
-          set_verified(me.result, state->verify(ctx, v, spec), state->mask->size());
+          const std::string why = state->verify(ctx, v, spec);  // loads the inputs first
+          set_verified(me.result, why, state->mask->size());
           me.result.extra = stats_json(state->stats[v.id + "|" + spec]);
           fill(me);
           reconstruct::Options opt;
@@ -221,7 +222,8 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
         const std::size_t index = cases.size();
         c.prepare = [&ctx, state, &v, spec, &cases, index, fill] {
           Case& me = cases[index];
-          set_verified(me.result, state->verify(ctx, v, spec), state->mask->size());
+          const std::string why = state->verify(ctx, v, spec);  // loads the inputs first
+          set_verified(me.result, why, state->mask->size());
           me.result.extra = stats_json(state->stats[v.id + "|" + spec]);
           fill(me);
         };

@@ -10,6 +10,11 @@ namespace repix::reconstruct {
 
 namespace {
 
+// Below this many pixels the O(n) passes run on one thread: waking a team costs more than the
+// pass (and far more on a busy machine).
+constexpr std::int64_t kParallelMin = 1 << 16;
+int team(std::int64_t n, int threads) { return n >= kParallelMin ? std::max(1, threads) : 1; }
+
 std::string where(const Shape& s, std::int64_t i) {
   return "(x=" + std::to_string(i % s.nx) + ", y=" + std::to_string(i / s.nx) + ")";
 }
@@ -19,7 +24,7 @@ std::string where(const Shape& s, std::int64_t i) {
 template <class Bad>
 std::int64_t first_where(std::int64_t n, int threads, Bad bad) {
   std::int64_t first = n;
-#pragma omp parallel for num_threads(threads) reduction(min : first) schedule(static)
+#pragma omp parallel for num_threads(team(n, threads)) reduction(min : first) schedule(static)
   for (std::int64_t i = 0; i < n; ++i)
     if (i < first && bad(i)) first = i;
   return first;
@@ -93,7 +98,7 @@ void clip_into(HostImage& J, const HostImage& mask, int threads) {
   T* j = J.data<T>();
   const T* m = mask.data<T>();
   const std::int64_t n = J.size();
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(team(n, threads)) schedule(static)
   for (std::int64_t i = 0; i < n; ++i) j[i] = vmin(j[i], m[i]);
 }
 }  // namespace
@@ -117,7 +122,7 @@ void canonical_zeros(HostImage& img, int threads) {
   if (img.dtype() != DType::f32) return;
   float* d = img.data<float>();
   const std::int64_t n = img.size();
-#pragma omp parallel for num_threads(std::max(1, threads)) schedule(static)
+#pragma omp parallel for num_threads(team(n, threads)) schedule(static)
   for (std::int64_t i = 0; i < n; ++i)
     if (d[i] == 0.0f) d[i] = 0.0f;
 }

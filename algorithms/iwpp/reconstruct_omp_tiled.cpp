@@ -52,6 +52,7 @@ struct Tiled {
     const T* m = mask.data<T>();
     const std::int64_t ts = opt.tile > 0 ? opt.tile : auto_tile(nx, ny, threads, sizeof(T));
     const std::int64_t ntx = (nx + ts - 1) / ts, nty = (ny + ts - 1) / ts, ntiles = ntx * nty;
+    const int threads = static_cast<int>(std::min<std::int64_t>(this->threads, ntiles));  // no idle team members
     auto window = [&](std::int64_t t) {
       const std::int64_t tx = t % ntx, ty = t / ntx;
       return detail::Window<T>{j, m, nx, tx * ts, ty * ts, std::min(nx, (tx + 1) * ts), std::min(ny, (ty + 1) * ts)};
