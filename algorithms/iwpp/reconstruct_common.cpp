@@ -19,15 +19,24 @@ std::string where(const Shape& s, std::int64_t i) {
   return "(x=" + std::to_string(i % s.nx) + ", y=" + std::to_string(i / s.nx) + ")";
 }
 
-// Smallest linear index in [0, n) where bad(i) holds, or n. Parallel min-reduction; the answer
+// Smallest linear index in [0, n) where bad(i) holds, or n. Blocks of 4096 are tested with a
+// branch-free OR (vectorised), the first bad block is searched element by element; the answer
 // does not depend on the thread count.
 template <class Bad>
 std::int64_t first_where(std::int64_t n, int threads, Bad bad) {
-  std::int64_t first = n;
-#pragma omp parallel for num_threads(team(n, threads)) reduction(min : first) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i)
-    if (i < first && bad(i)) first = i;
-  return first;
+  constexpr std::int64_t kBlock = 4096;
+  const std::int64_t blocks = (n + kBlock - 1) / kBlock;
+  std::int64_t first_block = blocks;
+#pragma omp parallel for num_threads(team(n, threads)) reduction(min : first_block) schedule(static)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::int64_t e = std::min(n, (b + 1) * kBlock);
+    bool any = false;
+    for (std::int64_t i = b * kBlock; i < e; ++i) any |= bad(i);
+    if (any && b < first_block) first_block = b;
+  }
+  if (first_block == blocks) return n;
+  for (std::int64_t i = first_block * kBlock;; ++i)
+    if (bad(i)) return i;
 }
 
 std::string value_text(double v) {
@@ -107,7 +116,16 @@ HostImage start_image(const HostImage& marker, const HostImage& mask, const Opti
   threads = std::max(1, threads);
   check_inputs_threads(marker, mask, opt, threads);
   HostImage J(mask.dtype(), mask.shape());
-  std::memcpy(J.raw(), marker.raw(), marker.bytes());
+  // Copied in parallel blocks: a serial copy of a large image would be a fixed cost that no
+  // thread count removes (and it spreads the first-touch page faults over the threads).
+  const auto bytes = static_cast<std::int64_t>(marker.bytes());
+  constexpr std::int64_t kBlock = 1 << 20;
+  const std::int64_t blocks = (bytes + kBlock - 1) / kBlock;
+  const auto* src = static_cast<const char*>(marker.raw());
+  auto* dst = static_cast<char*>(J.raw());
+#pragma omp parallel for num_threads(team(marker.size(), threads)) schedule(static)
+  for (std::int64_t b = 0; b < blocks; ++b)
+    std::memcpy(dst + b * kBlock, src + b * kBlock, static_cast<std::size_t>(std::min(kBlock, bytes - b * kBlock)));
   if (opt.clip) {
     switch (mask.dtype()) {
       case DType::u8: clip_into<std::uint8_t>(J, mask, threads); break;

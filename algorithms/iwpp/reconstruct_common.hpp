@@ -220,15 +220,20 @@ bool anti_raster_scan(const Window<T>& w, PixelQueue* queue) {
       for (std::int64_t x = x1 - 2; x >= x0; --x) prev = r[x] = vmin(vmax(r[x], prev), m[x]);
     }
     if (queue) {
+      // Branch-free test (bitwise | and &): the outcome is rarely true and data dependent, so
+      // short-circuit branches would mispredict on every pixel.
       const T* __restrict dm = has_down ? w.irow(y + 1) : nullptr;
       for (std::int64_t x = x1 - 1; x >= x0; --x) {
         const T p = r[x];
         // q can take more from p: J(q) < J(p) and J(q) < I(q).
-        auto can = [&](T jq, T iq) { return jq < p && jq < iq; };
-        bool add = x + 1 < x1 && can(r[x + 1], m[x + 1]);
-        if (!add && has_down) {
-          add = can(d[x], dm[x]);
-          if (Conn == 8 && !add) add = (x > x0 && can(d[x - 1], dm[x - 1])) || (x + 1 < x1 && can(d[x + 1], dm[x + 1]));
+        auto can = [p](T jq, T iq) { return (jq < p) & (jq < iq); };
+        bool add = (x + 1 < x1) && can(r[x + 1], m[x + 1]);
+        if (has_down) {
+          add |= can(d[x], dm[x]);
+          if (Conn == 8) {
+            if (x > x0) add |= can(d[x - 1], dm[x - 1]);
+            if (x + 1 < x1) add |= can(d[x + 1], dm[x + 1]);
+          }
         }
         if (add) queue->push(x, y);
       }
@@ -240,17 +245,20 @@ bool anti_raster_scan(const Window<T>& w, PixelQueue* queue) {
 // The propagation phase of FH / QB (Algorithm 2, lines 11-16): until the queue is empty, take p
 // and give every neighbour q with J(q) < J(p) and I(q) != J(q) the value min(J(p), I(q)),
 // queueing q. Pixels away from the window border take the unchecked path. Returns the number of
-// pixels queued.
+// pixels queued. With a `budget`, stops once that many pixels were queued (the queue is then
+// not empty: the caller finishes another way).
 template <class T, int Conn>
-std::int64_t propagate(const Window<T>& w, PixelQueue& queue) {
+std::int64_t propagate(const Window<T>& w, PixelQueue& queue,
+                       std::int64_t budget = std::numeric_limits<std::int64_t>::max()) {
   std::int64_t queued = 0;
   const std::int64_t s = w.stride;
-  while (!queue.empty()) {
+  while (!queue.empty() && queued < budget) {
     std::int64_t x, y;
     queue.pop(x, y);
     const std::int64_t i = y * s + x;
     const T v = w.J[i];
-    auto visit = [&](std::int64_t dx, std::int64_t dy) {
+    // Inlined on purpose: 8 calls per pixel, GCC otherwise keeps it out of line.
+    auto visit = [&](std::int64_t dx, std::int64_t dy) __attribute__((always_inline)) {
       const std::int64_t k = i + dy * s + dx;
       const T jq = w.J[k];
       if (jq < v) {

@@ -16,8 +16,8 @@
 //
 // Tile size: Options::tile, or automatic: J + mask of a tile within ~512 KiB (512 for uint8, 362
 // for uint16, 256 for float32), halved down to 64 until there are at least 4 tiles per thread.
-// Border rounds: a tile that pulls many seeds (at least 1/8 of its perimeter: a wave sweeping
-// in) is re-run with FH, scans first; a few seeds only feed its FIFO.
+// Border rounds: the pulled seeds feed the tile's FIFO; when a wave sweeps the tile (more than a
+// sixteenth of its pixels queued) FH takes over, scans first.
 // Stats: initially_queued / total_queued summed over tiles and rounds; passes = BP rounds.
 #include <omp.h>
 
@@ -155,18 +155,18 @@ struct Tiled {
         if (tx + 1 < ntx)
           for (std::int64_t y = w.y0; y < w.y1; ++y) pull(w.x1 - 1, y, best3(right(tx + 1), y, ny));
         if (q.empty()) continue;
-        const auto seeds = static_cast<std::int64_t>(q.size());
-        total += seeds;
-        // A wave entering along a good part of the edge (a frame marker's flood) will sweep the
-        // tile: two scans do that far cheaper than a pixel-by-pixel FIFO (~1 ns vs ~40 ns a
-        // pixel), so run FH on the tile again (J already holds the pulled values, and FH from
-        // any marker <= mask gives the tile's reconstruction). A few seeds: FIFO only.
-        if (seeds * 8 >= 2 * ((w.x1 - w.x0) + (w.y1 - w.y0))) {
+        total += static_cast<std::int64_t>(q.size());
+        // FIFO from the seeds, with a budget of 1/16 of the tile's pixels: past that, a wave
+        // is sweeping the tile (a frame marker's flood), and FH's two scans do it far cheaper
+        // than a pixel-by-pixel FIFO (~1-4 ns vs ~35 ns a pixel). FH may take over at any point:
+        // J is still between the marker and the result, and FH from any such J gives the tile's
+        // reconstruction.
+        const std::int64_t budget = (w.x1 - w.x0) * (w.y1 - w.y0) / 16;
+        total += detail::propagate<T, Conn>(w, q, budget);
+        if (!q.empty()) {
           Stats local;
           detail::fast_hybrid<T, Conn>(w, 1, q, local);
           total += local.total_queued;
-        } else {
-          total += detail::propagate<T, Conn>(w, q);
         }
         // Did an edge that a neighbour reads change? Compare with the snapshot of it.
         bool changed = false;
