@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "datasets/datasets.hpp"
 #include "iwpp/reconstruct.hpp"
 #include "iwpp/reconstruct_oracle.hpp"
 
@@ -89,18 +90,43 @@ TEST(ReconstructCpu, EveryVariantMatchesSeq) {
             Options opt;
             opt.connectivity = conn;
             const HostImage want = reconstruct::find_variant("seq").run(marker, mask, opt).image;
-            for (int tile : {0, 7, 16}) {
-              opt.tile = tile;
-              for (int threads : {1, 3}) {
+            const bool tiled = id == "omp-tiled", parallel = id.rfind("omp-", 0) == 0;
+            for (int tile : tiled ? std::vector<int>{0, 7, 16} : std::vector<int>{0})
+              for (int threads : parallel ? std::vector<int>{1, 3} : std::vector<int>{1}) {
+                opt.tile = tile;
                 opt.threads = threads;
                 const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
                 ASSERT_TRUE(same_image(r.image, want))
                     << id << " " << what(dt, sh, conn, k) << " tile " << tile << " threads " << threads;
-                if (id != "omp-tiled") break;  // only tiled uses the tile size; one thread count is enough
               }
-              if (id != "omp-tiled") break;
-            }
           }
+}
+
+// The generated datasets (every marker kind on both mask kinds), at sizes off the tile sizes:
+// seq against the oracle, every variant against seq, several tile sizes and thread counts.
+TEST(ReconstructCpu, GeneratedMarkersAndMasks) {
+  for (const std::string& mask_spec : {std::string("noise-mask:203x141:sigma=2:seed=4"),
+                                       std::string("tissue:190x130:coverage=50:seed=2")})
+    for (const std::string marker : {"opening:radius=3", "h-minus:h=15", "frame", "single-seed"}) {
+      const HostImage mask = datasets::generate(mask_spec);
+      const HostImage mk = datasets::generate(mask_spec + ":marker=" + marker);
+      for (int conn : {4, 8}) {
+        Options opt;
+        opt.connectivity = conn;
+        const HostImage want = reconstruct::find_variant("seq").run(mk, mask, opt).image;
+        ASSERT_TRUE(same_image(want, test::oracle_reconstruct(mk, mask, conn))) << mask_spec << " " << marker;
+        for (const std::string& id : cpu_variants())
+          for (int tile : {0, 32, 50})
+            for (int threads : {1, 2, 5}) {
+              opt.tile = tile;
+              opt.threads = threads;
+              ASSERT_TRUE(same_image(reconstruct::find_variant(id).run(mk, mask, opt).image, want))
+                  << id << " " << mask_spec << " " << marker << " conn " << conn << " tile " << tile
+                  << " threads " << threads;
+              if (id.rfind("omp-", 0) != 0) break;
+            }
+      }
+    }
 }
 
 // Long propagation paths (a serpentine corridor) cross many tiles back and forth.
