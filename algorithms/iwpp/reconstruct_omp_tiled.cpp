@@ -6,7 +6,8 @@
 // core's cache while it is worked on, which is what makes this scale where omp-nontiled does not.
 //
 // Border propagation (BP) rounds: the one-pixel rows and columns on both sides of every tile
-// boundary are copied to a snapshot; then every tile next to a tile whose edge changed pulls the
+// boundary are kept in a snapshot (refreshed each round for the tiles whose edges changed); then
+// every tile next to a tile whose edge changed pulls the
 // values across its edges from the snapshot (J(p) <- min(max J(q outside), I(p)) when larger),
 // queues the pixels it raised and propagates them inside the tile. Reading the snapshot instead
 // of the neighbour tiles keeps the rounds free of data races; values only grow, so a stale value
@@ -69,7 +70,7 @@ struct Tiled {
 
     std::vector<detail::PixelQueue> queues(static_cast<std::size_t>(threads));
     std::vector<std::uint8_t> dirty(static_cast<std::size_t>(ntiles), 1);
-    std::vector<std::int64_t> active;
+    std::vector<std::int64_t> active, changed_tiles;
     std::int64_t initially = 0, total = 0;
 
     // TP: every tile on its own.
@@ -100,21 +101,23 @@ struct Tiled {
       }
       if (active.empty()) break;
       ++st.passes;
-      const std::int64_t nb = (nty - 1) + (ntx - 1);
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (std::int64_t b = 0; b < nb; ++b) {
-        if (b < nty - 1) {
-          const std::int64_t k = b + 1, y = k * ts;
-          std::memcpy(above(k), j + (y - 1) * nx, static_cast<std::size_t>(nx) * sizeof(T));
-          std::memcpy(below(k), j + y * nx, static_cast<std::size_t>(nx) * sizeof(T));
-        } else {
-          const std::int64_t k = b - (nty - 1) + 1, x = k * ts;
-          T* l = left(k);
-          T* r = right(k);
-          for (std::int64_t y = 0; y < ny; ++y) {
-            l[y] = j[y * nx + x - 1];
-            r[y] = j[y * nx + x];
-          }
+      // Refresh the snapshot where it is stale: the edges of the tiles that changed them (the
+      // others still equal their snapshot, as the dirty test found). Each tile writes only its
+      // own edge segments.
+      changed_tiles.clear();
+      for (std::int64_t t = 0; t < ntiles; ++t)
+        if (dirty[t]) changed_tiles.push_back(t);
+      const auto nchanged = static_cast<std::int64_t>(changed_tiles.size());
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
+      for (std::int64_t c = 0; c < nchanged; ++c) {
+        const std::int64_t t = changed_tiles[c], tx = t % ntx, ty = t / ntx;
+        const detail::Window<T> w = window(t);
+        const auto row_bytes = static_cast<std::size_t>(w.x1 - w.x0) * sizeof(T);
+        if (ty > 0) std::memcpy(below(ty) + w.x0, j + w.y0 * nx + w.x0, row_bytes);
+        if (ty + 1 < nty) std::memcpy(above(ty + 1) + w.x0, j + (w.y1 - 1) * nx + w.x0, row_bytes);
+        for (std::int64_t y = w.y0; y < w.y1; ++y) {
+          if (tx > 0) right(tx)[y] = j[y * nx + w.x0];
+          if (tx + 1 < ntx) left(tx + 1)[y] = j[y * nx + w.x1 - 1];
         }
       }
       std::fill(dirty.begin(), dirty.end(), 0);
