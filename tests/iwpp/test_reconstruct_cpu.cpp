@@ -257,6 +257,21 @@ TEST(ReconstructCpu, BadInputsAreOneLineErrors) {
   expect_error(fmarker, fmask, clip, "infinity in the marker at (x=2, y=1)");
 }
 
+TEST(ReconstructCpu, RasterScanCountDoesNotChangeTheResult) {
+  const HostImage mask = random_mask(DType::u16, Shape::d2(77, 45), 200, 21);
+  const HostImage marker = random_marker(mask, MarkerKind::sparse, 22);
+  const HostImage want = test::oracle_reconstruct(marker, mask, 8);
+  for (const std::string& id : cpu_variants())
+    for (int scans : {1, 2, 3, 9}) {
+      Options opt;
+      opt.raster_scans = scans;
+      opt.tile = 16;
+      opt.threads = 2;
+      EXPECT_TRUE(same_image(reconstruct::find_variant(id).run(marker, mask, opt).image, want))
+          << id << " raster_scans " << scans;
+    }
+}
+
 TEST(ReconstructCpu, StatsSanity) {
   const HostImage mask = random_mask(DType::u8, Shape::d2(100, 90), 100, 11);
   const HostImage marker = random_marker(mask, MarkerKind::frame, 12);
