@@ -2,6 +2,7 @@
 // reference every other variant must equal. Options::raster_scans raster + anti-raster pairs
 // (the last one queues the initial wavefront), then the FIFO propagation phase. Stats: pixels
 // initially queued, every enqueue, and the number of scans (Table 1 of the paper).
+// Options::queue_capacity only sizes the FIFO up front here: CPU queues grow, they never overflow.
 #include "iwpp/reconstruct_common.hpp"
 #include "iwpp/reconstruct_cpu_variants.hpp"
 

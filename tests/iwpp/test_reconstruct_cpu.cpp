@@ -272,6 +272,24 @@ TEST(ReconstructCpu, RasterScanCountDoesNotChangeTheResult) {
     }
 }
 
+// More threads than cores, repeated: races in the parallel variants would show up as
+// differences from run to run.
+TEST(ReconstructCpu, ParallelVariantsAreStableUnderManyThreads) {
+  const HostImage mask = datasets::generate("noise-mask:301x297:sigma=2:seed=9");
+  for (const char* mk : {"frame", "opening:radius=2"}) {
+    const HostImage marker = datasets::generate(std::string("noise-mask:301x297:sigma=2:seed=9:marker=") + mk);
+    const HostImage want = reconstruct::find_variant("seq").run(marker, mask, {}).image;
+    for (const char* id : {"omp-nontiled", "omp-tiled"})
+      for (int rep = 0; rep < 3; ++rep) {
+        Options opt;
+        opt.threads = 8;
+        opt.tile = 40;
+        ASSERT_TRUE(same_image(reconstruct::find_variant(id).run(marker, mask, opt).image, want))
+            << id << " " << mk << " repetition " << rep;
+      }
+  }
+}
+
 TEST(ReconstructCpu, StatsSanity) {
   const HostImage mask = random_mask(DType::u8, Shape::d2(100, 90), 100, 11);
   const HostImage marker = random_marker(mask, MarkerKind::frame, 12);
