@@ -74,7 +74,9 @@ Result run_variant(const char* name, const HostImage& marker, const HostImage& m
 // ---- FIFO of pixel positions ------------------------------------------------------------------
 // A growable ring buffer of packed (x, y) positions: y in the high 32 bits, x in the low ones, so
 // the propagation never divides to recover coordinates. Doubles when full (FIFO order kept).
-class PixelQueue {
+// Cache-line aligned: per-thread queues sit side by side in a vector, and head/tail updates on
+// every push and pop would otherwise falsely share a line between threads.
+class alignas(64) PixelQueue {
  public:
   explicit PixelQueue(std::size_t capacity = 1024) { reserve_pow2(capacity); }
   bool empty() const { return head_ == tail_; }
