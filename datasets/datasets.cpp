@@ -60,6 +60,7 @@ HostImage generate(const Spec& spec, bool pinned) {
   if (s.is_file()) return load_file(s, pinned);
   if (s.kind == "grf") return detail::generate_grf(s, pinned);
   if (s.kind == "blobs") return detail::generate_blobs(s, pinned);
+  if (s.kind == "noise-mask" || s.kind == "tissue") return detail::generate_mask_kind(s, pinned);
   const detail::Elementwise g = make_elementwise(s);
   HostImage img(g.dtype, s.shape, pinned);
   parallel_fill(g, 0, img.size(), img.raw());
@@ -72,7 +73,7 @@ std::unique_ptr<SlabSource> open_source(const Spec& spec) {
   const Spec s = canonical(spec);
   if (s.is_file()) return open_file_source(s);
   if (elementwise_kind(s.kind)) return std::make_unique<ElementwiseSource>(make_elementwise(s), s.shape);
-  return detail::make_owned_source(generate(s));  // grf, blobs: whole image, then slabs
+  return detail::make_owned_source(generate(s));  // grf, blobs, masks: whole image, then slabs
 }
 
 bool is_chunk_addressable(const Spec& spec) {
@@ -88,13 +89,21 @@ DType spec_dtype(const Spec& spec) {
   const Spec s = canonical(spec);
   if (s.is_file()) return open_file_source(s)->dtype();
   if (s.kind == "grf") return DType::f32;
-  if (s.kind == "blobs") return DType::u8;
+  if (s.kind == "blobs" || s.kind == "noise-mask" || s.kind == "tissue") return DType::u8;
   return make_elementwise(s).dtype;
 }
 
 Shape spec_shape(const Spec& spec) {
   const Spec s = canonical(spec);
   return s.is_file() ? open_file_source(s)->shape() : s.shape;
+}
+
+bool is_marker_spec(const Spec& spec) { return canonical(spec).has("marker"); }
+
+Spec mask_spec(const Spec& marker_spec) {
+  Spec s = canonical(marker_spec);
+  for (const char* key : {"marker", "radius", "h"}) s.params.erase(key);
+  return canonical(s);
 }
 
 std::vector<std::pair<std::string, std::string>> kinds() { return spec_kinds(); }

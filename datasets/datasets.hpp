@@ -19,6 +19,23 @@
 //   blobs    whole-image only: balls of the radius, centre j from philox::draw(seed, j,
 //            kStreamBlobs), painted 255 on 0 in order until at least fill of the elements are
 //            covered (the last ball is always painted whole).
+//   noise-mask  whole-image only, uint8: 16-bit Philox noise (philox::bits_at(seed, i,
+//            kStreamNoiseMask) >> 16), three box blurs (integer rounded means, edges repeated)
+//            of radius round((sqrt(4 sigma^2 + 1) - 1) / 2) >= 1 (std ~ sigma), stretched
+//            linearly to 0..255 (integer arithmetic).
+//   tissue   whole-image only, uint8: blobby "tissue" covering `coverage` % of the pixels: a
+//            low-frequency field (noise of kStreamTissueShape, three box blurs of radius
+//            max(2, min(W,H)/24), stretched to 0..65535) thresholded at the highest level with
+//            at least coverage % of the pixels at or above it; a texture (kStreamTissueTexture,
+//            three blurs of radius 2, 0..65535) maps to 96..255 inside and 0..47 outside.
+//   markers  noise-mask and tissue specs with marker= produce the marker of the mask the same
+//            spec without marker/radius/h names (mask_spec()): `opening` (grey opening,
+//            erosion then dilation, by the disk dx^2+dy^2 <= radius^2, the border excluded;
+//            computed per row as the extreme over the disk's horizontal chords of van Herk /
+//            Gil-Werman running extremes: O((2r+1) n), fine at 8192^2), `h-minus` (max(mask-h,
+//            0)), `frame` (the mask on the image border, 0 inside: the longest propagation
+//            paths), `single-seed` (the mask at its first brightest pixel, 0 elsewhere).
+//            Every marker is <= its mask.
 //   file     .npy and .raw/.dat stream slabs from disk; images are read whole.
 #pragma once
 #include <cstdint>
@@ -37,6 +54,9 @@ namespace repix::datasets {
 inline constexpr std::uint32_t kStreamUniform = 0x756e6966;  // "unif"
 inline constexpr std::uint32_t kStreamGrf = 0x67726620;      // "grf "
 inline constexpr std::uint32_t kStreamBlobs = 0x626c6f62;    // "blob"
+inline constexpr std::uint32_t kStreamNoiseMask = 0x6e6d736b;      // "nmsk"
+inline constexpr std::uint32_t kStreamTissueShape = 0x74736870;    // "tshp"
+inline constexpr std::uint32_t kStreamTissueTexture = 0x74746578;  // "ttex"
 
 // The whole dataset in host memory (pinned if asked and a GPU exists). Loads file: specs.
 HostImage generate(const Spec& spec, bool pinned = false);
@@ -56,6 +76,11 @@ bool is_chunk_addressable(const Spec& spec);
 // The element type and shape a spec produces, without generating it (file: reads the header).
 DType spec_dtype(const Spec& spec);
 Shape spec_shape(const Spec& spec);
+
+// Marker specs (noise-mask/tissue with marker=): the spec of their mask, i.e. the same spec
+// without the marker, radius and h keys. Any other spec is returned unchanged (canonical).
+Spec mask_spec(const Spec& marker_spec);
+bool is_marker_spec(const Spec& spec);
 
 // (name, one-line description) of every kind, for `repix list`.
 std::vector<std::pair<std::string, std::string>> kinds();

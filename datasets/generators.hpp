@@ -22,5 +22,7 @@ Elementwise make_simple(const Spec& s);   // simple_kinds.cpp: const, checker, r
 
 HostImage generate_grf(const Spec& s, bool pinned);    // grf.cpp
 HostImage generate_blobs(const Spec& s, bool pinned);  // blobs.cpp
+// noise-mask and tissue masks, or their markers when the spec has marker= (masks.cpp).
+HostImage generate_mask_kind(const Spec& s, bool pinned);
 
 }  // namespace repix::datasets::detail

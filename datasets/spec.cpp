@@ -27,6 +27,10 @@ const std::vector<KindDef>& kind_table() {
       {"ramp", "element = its linear index (mod 2^bits for integer dtypes)", {"dtype"}},
       {"blobs", "uint8 0/255 union of random disks/balls of a radius until fill is covered",
        {"radius", "fill", "seed"}},
+      {"noise-mask", "uint8 smoothed noise 0..255 (box blurs, std ~ sigma); marker= gives a marker of it",
+       {"sigma", "seed", "marker", "radius", "h"}},
+      {"tissue", "uint8 blobby textured tissue covering coverage % of the image; marker= gives a marker of it",
+       {"coverage", "seed", "marker", "radius", "h"}},
       {"file", "an .npy, .raw/.dat (needs shape= and dtype=) or image file", {"shape", "dtype"}},
   };
   return table;
@@ -187,6 +191,33 @@ Spec canonical_impl(const Spec& in) {
     p["radius"] = format_double(radius);
     p["fill"] = format_double(fill);
     p["seed"] = std::to_string(parse_u64("seed", seed_text));
+  } else if (s.kind == "noise-mask" || s.kind == "tissue") {
+    if (s.shape.ndim != 2) throw Error(s.kind + " is 2D only (e.g. " + s.kind + ":1024x1024)");
+    if (s.kind == "noise-mask") {
+      const double sigma = p.count("sigma") ? parse_double("sigma", p["sigma"]) : 4.0;
+      if (!(sigma >= 0.5 && sigma <= 1e4)) throw Error("sigma=" + p["sigma"] + " must be in [0.5, 10000]");
+      p["sigma"] = format_double(sigma);
+    } else {
+      const std::int64_t c = p.count("coverage") ? parse_int("coverage", p["coverage"]) : 50;
+      if (c < 1 || c > 100) throw Error("coverage=" + p["coverage"] + " must be a percentage in 1..100");
+      p["coverage"] = std::to_string(c);
+    }
+    p["seed"] = std::to_string(parse_u64("seed", seed_text));
+    const std::string marker = p.count("marker") ? p["marker"] : "";
+    if (!marker.empty() && marker != "opening" && marker != "h-minus" && marker != "frame" && marker != "single-seed")
+      throw Error("marker=" + marker + " is not one of opening, h-minus, frame, single-seed");
+    if (p.count("marker") && marker.empty()) throw Error("marker= needs a value (opening, h-minus, frame, single-seed)");
+    if (p.count("radius") && marker != "opening") throw Error("radius= belongs to marker=opening");
+    if (p.count("h") && marker != "h-minus") throw Error("h= belongs to marker=h-minus");
+    if (marker == "opening") {
+      const std::int64_t r = p.count("radius") ? parse_int("radius", p["radius"]) : 5;
+      if (r < 0 || r > 1000) throw Error("radius=" + p["radius"] + " must be in 0..1000");
+      p["radius"] = std::to_string(r);
+    } else if (marker == "h-minus") {
+      const std::int64_t h = p.count("h") ? parse_int("h", p["h"]) : 20;
+      if (h < 0 || h > 255) throw Error("h=" + p["h"] + " must be in 0..255");
+      p["h"] = std::to_string(h);
+    }
   }
   return s;
 }

@@ -10,6 +10,9 @@
 //   checker:SHAPE[:period=P][:dtype=D][:low=A][:high=B]
 //   ramp:SHAPE[:dtype=D]
 //   blobs:SHAPE[:radius=R][:fill=F][:seed=S]
+//   noise-mask:WxH[:sigma=S][:seed=S][:marker=M[:radius=R|:h=H]]
+//   tissue:WxH[:coverage=C][:seed=S][:marker=M[:radius=R|:h=H]]
+//              M = opening (radius=, default 5) | h-minus (h=, default 20) | frame | single-seed
 //   file:PATH[:shape=SHAPE][:dtype=D]
 //
 // Spec::parse validates everything (kind, keys allowed for that kind, numbers and their

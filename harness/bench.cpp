@@ -28,8 +28,9 @@ const HostImage& DatasetCache::get(const std::string& spec) {
   return *img_;
 }
 
-report::DatasetInfo DatasetCache::info(const std::string& spec) {
-  const HostImage& img = get(spec);
+report::DatasetInfo DatasetCache::info(const std::string& spec) { return describe_dataset(spec, get(spec)); }
+
+report::DatasetInfo describe_dataset(const std::string& spec, const HostImage& img) {
   report::DatasetInfo d;
   d.spec = datasets::Spec::parse(spec).str();
   d.shape = img.shape().str();

@@ -53,6 +53,9 @@ class DatasetCache {
   std::shared_ptr<HostImage> img_;
 };
 
+// The report entry of an image generated from (or loaded by) `spec`.
+report::DatasetInfo describe_dataset(const std::string& spec, const HostImage& img);
+
 struct Context {
   const Request& req;
   std::string family;                  // the family whose cases are being added

@@ -49,7 +49,8 @@ commands:
 
 const char* kSpecs = R"(
 Dataset specs: uniform:8192x8192:levels=256:dtype=float32:seed=1, grf:512x512x512:alpha=3:seed=4,
-const:64x64:value=3, checker:64x64x64:period=2, file:img.npy, file:img.raw:shape=128x128:dtype=float32
+const:64x64:value=3, checker:64x64x64:period=2, noise-mask:1024x1024:marker=opening,
+tissue:2048x2048:coverage=75, file:img.npy, file:img.raw:shape=128x128:dtype=float32
 (see `repix list datasets`). Suites: )";
 
 std::string command_line(int argc, char** argv) {
@@ -182,7 +183,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "bench") return cmd_bench(argc, argv, Args::parse(argc, argv, 2, {}));
-    const Args a = Args::parse(argc, argv, 2, {"quick"});
+    // Flags (options without a value): reconstruct's --clip, the tables' --quick.
+    const Args a = Args::parse(argc, argv, 2, {"clip", "quick"});
     if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
     if (cmd == "list") return cmd_list(a);
     if (cmd == "gen") return cmd_gen(a);

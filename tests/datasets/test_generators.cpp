@@ -41,6 +41,15 @@ TEST(Generators, GoldenChecksums) {
       {"ramp:10x10x10:dtype=float32", "ad3f895c09f9fed6"},
       {"blobs:64x48:radius=5:fill=0.3", "7464190135a98d5e"},
       {"blobs:24x24x24:radius=4:fill=0.2:seed=9", "4d014c471d77d04c"},
+      {"noise-mask:64x48", "cf443e0920c12277"},
+      {"noise-mask:40x30:sigma=1.5:seed=3", "bf70d314ec0368e3"},
+      {"tissue:64x64:coverage=25", "1eebd73b187dd3fc"},
+      {"tissue:50x40:coverage=100:seed=2", "ff881c909c5cede5"},
+      {"noise-mask:64x48:marker=opening", "3f44b2aa6bbbd145"},
+      {"noise-mask:64x48:marker=opening:radius=3", "5503ebc16aed2aa6"},
+      {"tissue:64x64:coverage=75:marker=h-minus:h=30", "347c09205f6c6d11"},
+      {"noise-mask:64x48:marker=frame", "d6e12dae8632abdb"},
+      {"tissue:64x64:coverage=50:marker=single-seed", "6382d93331148bbc"},
   };
   for (const auto& [spec, want] : golden)
     EXPECT_EQ(hex(generate(spec).content_hash()), want) << spec;

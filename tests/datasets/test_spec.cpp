@@ -104,6 +104,13 @@ TEST(Spec, BadSpecsNameTheProblem) {
   expect_bad("checker:4x4:high=70000:dtype=uint16", {"high=70000", "uint16"});
   expect_bad("blobs:64x64:fill=1", {"fill=1", "(0, 0.99]"});
   expect_bad("blobs:64x64:radius=0", {"radius=0"});
+  expect_bad("noise-mask:64x64:sigma=0", {"sigma=0"});
+  expect_bad("noise-mask:64", {"2D only"});
+  expect_bad("tissue:64x64:coverage=0", {"coverage=0", "1..100"});
+  expect_bad("tissue:64x64:marker=closing", {"marker=closing", "opening, h-minus, frame, single-seed"});
+  expect_bad("tissue:64x64:radius=3", {"radius= belongs to marker=opening"});
+  expect_bad("noise-mask:64x64:marker=frame:h=3", {"h= belongs to marker=h-minus"});
+  expect_bad("noise-mask:64x64:marker=h-minus:h=300", {"h=300", "0..255"});
   expect_bad("file:", {"needs a path"});
   expect_bad("file:a.raw:shape=4y4", {"bad shape '4y4'"});
   expect_bad("file:a.raw:bogus=1", {"unknown key 'bogus'", "shape, dtype"});
@@ -118,7 +125,7 @@ TEST(Spec, KindsListed) {
     EXPECT_FALSE(d.empty());
     EXPECT_EQ(d.find('\n'), std::string::npos);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"uniform", "grf", "const", "checker", "ramp", "blobs", "file"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"uniform", "grf", "const", "checker", "ramp", "blobs", "noise-mask", "tissue", "file"}));
 }
 
 TEST(Spec, FormatDouble) {

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "ecc/ecc.hpp"
+#include "iwpp/reconstruct.hpp"
 #include "harness/report.hpp"
 
 namespace fs = std::filesystem;
@@ -190,6 +192,97 @@ TEST_F(Cli, CompareRejectsAMissingOrBrokenReport) {
   const CliResult r = run("compare " + path("bad.json") + " " + path("missing.json"));
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(lines(r.err), 1) << r.err;
+}
+
+// ---- reconstruct ---------------------------------------------------------------------------------
+
+TEST_F(Cli, ReconstructGenThenRunMatchesLibrary) {
+  ASSERT_EQ(run("gen noise-mask:70x50:sigma=2:seed=3:marker=frame -o " + path("m.npy")).code, 0);
+  ASSERT_EQ(run("gen noise-mask:70x50:sigma=2:seed=3 -o " + path("k.npy")).code, 0);
+  const HostImage marker = datasets::load(path("m.npy")), mask = datasets::load(path("k.npy"));
+  for (int conn : {4, 8}) {
+    const CliResult r = run("run reconstruct --variant omp-tiled --tile 16 --threads 2 --connectivity " +
+                            std::to_string(conn) + " --marker " + path("m.npy") + " --mask " + path("k.npy") +
+                            " --output " + path("o.npy") + " --json " + path("s.json"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    reconstruct::Options opt;
+    opt.connectivity = conn;
+    const HostImage want = reconstruct::find_variant("seq").run(marker, mask, opt).image;
+    const HostImage got = datasets::load(path("o.npy"));
+    ASSERT_EQ(got.shape(), want.shape());
+    EXPECT_EQ(std::memcmp(got.raw(), want.raw(), want.bytes()), 0) << "connectivity " << conn;
+    const std::string json = slurp(path("s.json"));
+    EXPECT_NE(json.find("\"total_queued\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"omp-tiled\""), std::string::npos) << json;
+  }
+  expect_only({"m.npy", "k.npy", "o.npy", "s.json"});
+}
+
+TEST_F(Cli, ReconstructTakesSpecsAndClipFlag) {
+  // Dataset specs instead of files; --clip as a bare flag before another option.
+  const CliResult r = run("run reconstruct --variant seq --clip --marker noise-mask:40x30:seed=2 "
+                          "--mask noise-mask:40x30:seed=1 --output " + path("o.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(datasets::load(path("o.npy")).shape(), Shape::d2(40, 30));
+}
+
+TEST_F(Cli, ReconstructBadInputsAreOneLineErrorsAndLeaveNothing) {
+  HostImage mask(DType::u8, Shape::d2(8, 6)), marker(DType::u8, Shape::d2(8, 6));
+  for (std::int64_t i = 0; i < mask.size(); ++i) {
+    mask.data<std::uint8_t>()[i] = 100;
+    marker.data<std::uint8_t>()[i] = 50;
+  }
+  marker.data<std::uint8_t>()[2 * 8 + 5] = 101;  // (x=5, y=2) above the mask
+  datasets::save(mask, path("k.npy"));
+  datasets::save(marker, path("m.npy"));
+  datasets::save(datasets::generate("const:6x8:value=1"), path("t.npy"));            // transposed shape
+  datasets::save(datasets::generate("const:8x6:value=1:dtype=uint16"), path("w.npy"));  // other dtype
+  datasets::save(datasets::generate("const:8x6x2:value=1"), path("c.npy"));             // 3D
+  const std::string out = " --output " + path("o.npy");
+  struct Bad {
+    std::string args, needle;
+    int code;
+  };
+  const Bad bad[] = {
+      {"--marker " + path("m.npy") + " --mask " + path("k.npy"), "(x=5, y=2)", 1},
+      {"--marker " + path("t.npy") + " --mask " + path("k.npy"), "shapes differ", 1},
+      {"--marker " + path("w.npy") + " --mask " + path("k.npy"), "dtypes differ", 1},
+      {"--marker " + path("c.npy") + " --mask " + path("c.npy"), "2D", 1},
+      {"--marker " + path("nope.npy") + " --mask " + path("k.npy"), "nope.npy", 1},
+      {"--marker " + path("m.npy") + " --mask " + path("k.npy") + " --connectivity 6", "connectivity", 2},
+      {"--marker " + path("m.npy"), "--mask", 2},
+      {"--variant warp-drive --marker " + path("m.npy") + " --mask " + path("k.npy"), "known:", 1},
+  };
+  for (const Bad& b : bad) {
+    const CliResult r = run("run reconstruct " + b.args + out);
+    EXPECT_EQ(r.code, b.code) << b.args << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(b.needle), std::string::npos) << r.err;
+  }
+  expect_only({"k.npy", "m.npy", "t.npy", "w.npy", "c.npy"});
+  // The same marker with --clip is fine.
+  const CliResult ok = run("run reconstruct --clip --variant seq --marker " + path("m.npy") + " --mask " +
+                           path("k.npy") + out);
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  const HostImage got = datasets::load(path("o.npy"));
+  for (std::int64_t i = 0; i < got.size(); ++i) EXPECT_EQ(got.data<std::uint8_t>()[i], 100) << i;
+}
+
+TEST_F(Cli, ReconstructBenchVerifiesEveryVariant) {
+  const CliResult r = run("bench --family reconstruct --dataset tissue:80x64:coverage=50:marker=opening:radius=3 "
+                          "--cpu-samples 1 --warmup 0 --out " + path("r.json"));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const report::Report rep = report::read_report(path("r.json"));
+  ASSERT_GE(rep.results.size(), 5u);
+  for (const auto& res : rep.results) {
+    EXPECT_TRUE(res.verified) << res.variant << ": " << res.verification;
+    EXPECT_EQ(res.unit, "GPx/s");
+    EXPECT_TRUE(res.extra.contains("total_queued")) << res.variant;
+  }
+  ASSERT_EQ(rep.datasets.size(), 2u);  // the marker and its mask
+  const CliResult bad = run("bench --family reconstruct --dataset noise-mask:32x32 --cpu-samples 1");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("marker spec"), std::string::npos) << bad.err;
 }
 
 }  // namespace

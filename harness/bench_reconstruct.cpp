@@ -1,0 +1,273 @@
+// Reconstruct cases for `repix bench`. Every dataset is a marker spec (noise-mask/tissue with
+// marker=); its mask is the same spec without the marker keys. The reference is seq; every
+// variant (and every available peer, as `peer:<id>`) is verified exactly against it on the same
+// inputs before it is timed: CPU variants end to end (host clock), GPU variants in kernel scope
+// (DevicePlan on device-resident inputs, CUDA events, L2 flushed) and end to end.
+// Connectivity 8 (the paper's Figure 11 setting); items = pixels, unit GPx/s; Stats go into
+// Result::extra.
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "core/gpu.hpp"
+#include "core/nvtx.hpp"
+#include "datasets/datasets.hpp"
+#include "harness/bench.hpp"
+#include "harness/peers.hpp"
+#include "iwpp/reconstruct.hpp"
+
+namespace repix::bench {
+
+namespace {
+
+constexpr int kConnectivity = 8;
+
+double pixel(const HostImage& img, std::int64_t i) {
+  switch (img.dtype()) {
+    case DType::u8: return img.data<std::uint8_t>()[i];
+    case DType::u16: return img.data<std::uint16_t>()[i];
+    case DType::f32: break;
+  }
+  return img.data<float>()[i];
+}
+
+// "" when equal (values compared with ==), else the first differing pixel.
+std::string mismatch(const HostImage& got, const HostImage& want) {
+  std::ostringstream o;
+  o.precision(9);
+  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
+    o << "MISMATCH vs seq: output is " << dtype_name(got.dtype()) << " " << got.shape().str() << ", want "
+      << dtype_name(want.dtype()) << " " << want.shape().str();
+    return o.str();
+  }
+  std::int64_t diffs = 0, first = -1;
+  for (std::int64_t i = 0; i < got.size(); ++i)
+    if (pixel(got, i) != pixel(want, i)) {
+      if (first < 0) first = i;
+      ++diffs;
+    }
+  if (first < 0) return "";
+  const std::int64_t nx = want.shape().nx;
+  o << "MISMATCH vs seq: " << diffs << " pixels differ; first at (x=" << first % nx << ", y=" << first / nx
+    << "): got " << pixel(got, first) << ", want " << pixel(want, first);
+  return o.str();
+}
+
+nlohmann::json stats_json(const reconstruct::Stats& s) {
+  return {{"initially_queued", s.initially_queued},
+          {"total_queued", s.total_queued},
+          {"passes", s.passes},
+          {"overflow_reruns", s.overflow_reruns},
+          {"connectivity", kConnectivity}};
+}
+
+// The current (marker, mask) pair and seq's result on it; one pair at a time (inputs are large).
+// Verification results are kept per (variant, dataset).
+struct ReconState {
+  std::string spec;
+  std::unique_ptr<HostImage> marker, mask;
+  reconstruct::Result reference;
+  std::map<std::string, std::string> verification;  // variant|spec -> "" when ok
+  std::map<std::string, reconstruct::Stats> stats;  // variant|spec -> Stats of the verifying run
+
+  void load(Context& ctx, const std::string& s) {
+    if (s == spec && marker) return;
+    marker.reset();
+    mask.reset();
+    reference = {};
+    const datasets::Spec ms = datasets::Spec::parse(s);
+    const std::string mask_str = datasets::mask_spec(ms).str();
+    {
+      nvtx::Range r("dataset");
+      // Pinned where a GPU exists, so end-to-end uploads run at full PCIe speed.
+      marker = std::make_unique<HostImage>(datasets::generate(ms, gpu_available()));
+      mask = std::make_unique<HostImage>(datasets::generate(datasets::Spec::parse(mask_str), gpu_available()));
+    }
+    record_dataset(ctx, describe_dataset(s, *marker));
+    record_dataset(ctx, describe_dataset(mask_str, *mask));
+    std::fprintf(stderr, "repix bench: reference (seq) on %s...\n", s.c_str());
+    reconstruct::Options opt;
+    opt.connectivity = kConnectivity;
+    reference = reconstruct::find_variant("seq").run(*marker, *mask, opt);
+    spec = s;
+  }
+  // Runs the variant end to end once and checks it; returns "" or the mismatch text.
+  const std::string& verify(Context& ctx, const reconstruct::Variant& v, const std::string& s) {
+    const std::string key = v.id + "|" + s;
+    auto it = verification.find(key);
+    if (it != verification.end()) return it->second;
+    load(ctx, s);
+    reconstruct::Options opt;
+    opt.connectivity = kConnectivity;
+    const reconstruct::Result got = v.run(*marker, *mask, opt);
+    stats[key] = got.stats;
+    return verification[key] = mismatch(got.image, reference.image);
+  }
+};
+
+void set_verified(report::Result& r, const std::string& why, std::int64_t pixels) {
+  r.verified = why.empty();
+  r.verification = why.empty() ? "exact match with seq (" + std::to_string(pixels) + " pixels)" : why;
+}
+
+}  // namespace
+
+void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
+  for (const std::string& spec : ctx.specs)
+    if (!datasets::is_marker_spec(datasets::Spec::parse(spec)))
+      throw Error("reconstruct datasets are marker specs (noise-mask or tissue with marker=), got '" + spec + "'");
+  auto state = std::make_shared<ReconState>();
+  std::vector<std::string> ids;
+  std::vector<bool> is_gpu;
+  for (const auto& v : reconstruct::variants()) {
+    ids.push_back(v.id);
+    is_gpu.push_back(v.gpu);
+  }
+  std::vector<const reconstruct::Variant*> chosen;
+  for (std::size_t i : choose_variants(ctx, ids, is_gpu)) chosen.push_back(&reconstruct::variants()[i]);
+  auto wants = [&](const std::string& scope) { return wants_scope(ctx, scope); };
+  // Peers run when no variant list is given, or when `peer:<id>` is named.
+  std::vector<peers::Peer> peer_list;
+  for (const peers::Peer& p : peers::available("reconstruct")) {
+    const std::string id = "peer:" + p.id;
+    const bool named = std::find(ctx.req.variants.begin(), ctx.req.variants.end(), id) != ctx.req.variants.end();
+    const bool excluded = std::find(ctx.req.exclude.begin(), ctx.req.exclude.end(), id) != ctx.req.exclude.end();
+    if ((ctx.req.variants.empty() || named) && !excluded && (!p.gpu || ctx.gpu)) peer_list.push_back(p);
+  }
+
+  for (const std::string& spec : ctx.specs) {
+    auto base = [&](const std::string& variant, bool gpu, const std::string& scope) {
+      Case c;
+      c.gpu = gpu;
+      c.result.family = "reconstruct";
+      c.result.variant = variant;
+      c.result.dataset = spec;
+      c.result.scope = scope;
+      c.result.unit = "GPx/s";
+      return c;
+    };
+    // Prepares a case's identity fields that need the inputs.
+    auto fill = [state](Case& me) {
+      me.result.items = static_cast<double>(state->mask->size());
+      me.bytes_per_item = 2.0 * static_cast<double>(dtype_size(state->mask->dtype()));  // marker + mask read
+    };
+
+    for (const reconstruct::Variant* vp : chosen) {
+      const reconstruct::Variant& v = *vp;
+      if (v.gpu && v.make_plan && wants("kernel")) {
+        Case c = base(v.id, true, "kernel");
+        c.result.bound = "dram-read";
+        struct Kernel {
+          std::unique_ptr<reconstruct::DevicePlan> plan;
+          std::unique_ptr<CudaStream> stream;
+          DeviceBuffer<unsigned char> marker, mask;
+          std::unique_ptr<timing::GpuSampler> sampler;
+        };
+        auto k = std::make_shared<Kernel>();
+        const std::size_t index = cases.size();
+        c.prepare = [&ctx, state, k, &v, spec, &cases, index, fill] {
+          Case& me = cases[index];
+          const std::string why = state->verify(ctx, v, spec);  // loads the inputs first
+          set_verified(me.result, why, state->mask->size());
+          me.result.extra = stats_json(state->stats[v.id + "|" + spec]);
+          fill(me);
+          reconstruct::Options opt;
+          opt.connectivity = kConnectivity;
+          k->stream = std::make_unique<CudaStream>();
+          k->plan = v.make_plan();
+          k->plan->setup(state->mask->dtype(), state->mask->shape(), opt, k->stream->get());
+          k->marker.allocate(state->marker->bytes());
+          k->mask.allocate(state->mask->bytes());
+          REPIX_CUDA(cudaMemcpyAsync(k->marker.get(), state->marker->raw(), state->marker->bytes(),
+                                     cudaMemcpyHostToDevice, k->stream->get()));
+          REPIX_CUDA(cudaMemcpyAsync(k->mask.get(), state->mask->raw(), state->mask->bytes(), cudaMemcpyHostToDevice,
+                                     k->stream->get()));
+          {
+            nvtx::Range r("warmup");
+            for (int i = 0; i < ctx.req.warmup; ++i) k->plan->compute(k->marker.get(), k->mask.get(), k->stream->get());
+            k->stream->sync();
+          }
+          k->sampler = std::make_unique<timing::GpuSampler>(/*flush_l2=*/true);
+        };
+        c.sample = [k, name = "reconstruct/" + v.id] {
+          return k->sampler->sample(
+              [&](cudaStream_t s) {
+                nvtx::Range r(name.c_str());  // the L2 flush stays outside the variant's range
+                k->plan->compute(k->marker.get(), k->mask.get(), s);
+              },
+              k->stream->get());
+        };
+        c.finish = [state, k, &cases, index] {
+          Case& me = cases[index];
+          // The output of the timed path itself must be right, not only the end-to-end run's.
+          const reconstruct::Result got = k->plan->result(k->stream->get());
+          const std::string why = mismatch(got.image, state->reference.image);
+          if (!why.empty()) {
+            me.result.verified = false;
+            me.result.verification = "kernel-scope output: " + why;
+          }
+          me.result.extra["kernel_stats"] = stats_json(got.stats);
+          k->plan.reset();
+          k->marker.reset();
+          k->mask.reset();
+          k->sampler.reset();
+        };
+        cases.push_back(std::move(c));
+      }
+
+      if (wants("end-to-end")) {
+        Case c = base(v.id, v.gpu, "end-to-end");
+        if (v.gpu) c.result.bound = "h2d-pinned";
+        const std::size_t index = cases.size();
+        c.prepare = [&ctx, state, &v, spec, &cases, index, fill] {
+          Case& me = cases[index];
+          const std::string why = state->verify(ctx, v, spec);  // loads the inputs first
+          set_verified(me.result, why, state->mask->size());
+          me.result.extra = stats_json(state->stats[v.id + "|" + spec]);
+          fill(me);
+        };
+        c.sample = [state, &v] {
+          reconstruct::Options opt;
+          opt.connectivity = kConnectivity;
+          const auto t0 = std::chrono::steady_clock::now();
+          const reconstruct::Result out = v.run(*state->marker, *state->mask, opt);
+          const auto t1 = std::chrono::steady_clock::now();
+          return std::chrono::duration<double, std::milli>(t1 - t0).count();
+        };
+        c.finish = [] {};
+        cases.push_back(std::move(c));
+      }
+    }
+
+    // Peers time themselves (their own warm-up and samples); prepare runs them once, verifies
+    // the output of the last call, and sample() hands out their raw samples in order.
+    for (const peers::Peer& p : peer_list) {
+      Case c = base("peer:" + p.id, p.gpu, "end-to-end");
+      struct PeerSamples {
+        std::vector<double> ms;
+        std::size_t next = 0;
+      };
+      auto ps = std::make_shared<PeerSamples>();
+      const std::size_t index = cases.size();
+      c.prepare = [&ctx, state, p, spec, ps, &cases, index, fill] {
+        Case& me = cases[index];
+        state->load(ctx, spec);
+        fill(me);
+        const int n = p.gpu ? ctx.req.gpu_samples : ctx.req.cpu_samples;
+        const peers::PeerRun run = peers::run(p, {state->marker.get(), state->mask.get()},
+                                              {{"connectivity", kConnectivity}}, n, ctx.req.warmup);
+        me.result.scope = run.scope.empty() ? "end-to-end" : run.scope;
+        me.result.extra = {{"description", p.description}, {"connectivity", kConnectivity}};
+        set_verified(me.result, mismatch(run.output, state->reference.image), state->mask->size());
+        ps->ms = run.samples_ms;
+        ps->next = 0;
+      };
+      c.sample = [ps] { return ps->ms.empty() ? 0.0 : ps->ms[std::min(ps->next++, ps->ms.size() - 1)]; };
+      c.finish = [] {};
+      cases.push_back(std::move(c));
+    }
+  }
+}
+
+}  // namespace repix::bench
