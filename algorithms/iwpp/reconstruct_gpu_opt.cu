@@ -65,6 +65,67 @@ __device__ __forceinline__ void schedule(const OptArgs& a, TileCtl* out_ctl, uns
   }
 }
 
+// Raises row r of the tile to nv where that is higher; records the change.
+__device__ __forceinline__ void raise_row(std::uint32_t (&Jr)[kTile], int r, std::uint32_t nv, std::uint32_t& chg,
+                                      bool& sc) {
+  if (nv > Jr[r]) {
+    Jr[r] = nv;
+    chg |= 1u << r;
+    sc = true;
+  }
+}
+
+// Every row at once, rightwards (kRight) or leftwards: row r as an inclusive scan over the lanes of
+// the clamp functions v -> max(J, min(v, I)), applied to the halo pixel before the row (held by
+// lane r of `halo`). Combining segment P (before) with segment C (after) gives
+// A = max(A_C, min(A_P, B_C)), B = min(B_P, B_C).
+template <bool kRight>
+__device__ __forceinline__ void row_pass(std::uint32_t (&Jr)[kTile], const std::uint32_t (&Ir)[kTile],
+                                         std::uint32_t halo, unsigned lane, std::uint32_t& chg, bool& sc) {
+#pragma unroll
+  for (int r = 0; r < kTile; ++r) {
+    std::uint32_t A = Jr[r], B = Ir[r];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const std::uint32_t pa = kRight ? __shfl_up_sync(kFull, A, d) : __shfl_down_sync(kFull, A, d);
+      const std::uint32_t pb = kRight ? __shfl_up_sync(kFull, B, d) : __shfl_down_sync(kFull, B, d);
+      if (kRight ? lane >= unsigned(d) : lane + d < 32u) {
+        A = max(A, min(pa, B));
+        B = min(pb, B);
+      }
+    }
+    raise_row(Jr, r, max(A, min(__shfl_sync(kFull, halo, r), B)), chg, sc);
+  }
+}
+
+// Every column at once, downwards (kDown) or upwards: each lane walks its column in registers,
+// starting from the halo row before it (`start`); with 8-connectivity the diagonals of the
+// previous row come through shuffles, and at the tile's left/right edges from the halo columns
+// (lane r of hl / hr holds row r; corner_l / corner_r are the corners of the starting halo row).
+template <bool kDown, int Conn>
+__device__ __forceinline__ void column_pass(std::uint32_t (&Jr)[kTile], const std::uint32_t (&Ir)[kTile],
+                                            std::uint32_t start, std::uint32_t corner_l, std::uint32_t corner_r,
+                                            std::uint32_t hl, std::uint32_t hr, unsigned lane,
+                                            std::uint32_t& chg, bool& sc) {
+  std::uint32_t prev = start;
+#pragma unroll
+  for (int i = 0; i < kTile; ++i) {
+    const int r = kDown ? i : kTile - 1 - i;
+    std::uint32_t n = prev;
+    if (Conn == 8) {
+      const int rp = kDown ? r - 1 : r + 1;  // the previous row (a halo row when i == 0)
+      const std::uint32_t le = i == 0 ? corner_l : __shfl_sync(kFull, hl, rp);
+      const std::uint32_t re = i == 0 ? corner_r : __shfl_sync(kFull, hr, rp);
+      std::uint32_t dl = __shfl_up_sync(kFull, prev, 1), dr = __shfl_down_sync(kFull, prev, 1);
+      if (lane == 0) dl = le;
+      if (lane == 31) dr = re;
+      n = max(n, max(dl, dr));
+    }
+    raise_row(Jr, r, min(n, Ir[r]), chg, sc);
+    prev = Jr[r];
+  }
+}
+
 template <class T, class S, int Conn>
 __device__ __forceinline__ void process_tile(S* J, const T* __restrict__ I, const OptArgs& a,
                                              TileCtl* out_ctl, std::uint32_t t) {
@@ -111,90 +172,10 @@ __device__ __forceinline__ void process_tile(S* J, const T* __restrict__ I, cons
   bool again = true;
   while (again) {
     bool sc = false;
-    // Right: row r as a scan of clamp functions over the lanes, applied to the left halo.
-#pragma unroll
-    for (int r = 0; r < kTile; ++r) {
-      std::uint32_t A = Jr[r], B = Ir[r];
-#pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {
-        const std::uint32_t pa = __shfl_up_sync(kFull, A, d), pb = __shfl_up_sync(kFull, B, d);
-        if (lane >= unsigned(d)) {  // this segment after the one d lanes to the left
-          A = max(A, min(pa, B));
-          B = min(pb, B);
-        }
-      }
-      const std::uint32_t nv = max(A, min(__shfl_sync(kFull, hl, r), B));
-      if (nv > Jr[r]) {
-        Jr[r] = nv;
-        chg |= 1u << r;
-        sc = true;
-      }
-    }
-    // Left: the mirror image, applied to the right halo.
-#pragma unroll
-    for (int r = 0; r < kTile; ++r) {
-      std::uint32_t A = Jr[r], B = Ir[r];
-#pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {
-        const std::uint32_t pa = __shfl_down_sync(kFull, A, d), pb = __shfl_down_sync(kFull, B, d);
-        if (lane + d < 32u) {
-          A = max(A, min(pa, B));
-          B = min(pb, B);
-        }
-      }
-      const std::uint32_t nv = max(A, min(__shfl_sync(kFull, hr, r), B));
-      if (nv > Jr[r]) {
-        Jr[r] = nv;
-        chg |= 1u << r;
-        sc = true;
-      }
-    }
-    // Down: each lane walks its column; the row above comes from registers and shuffles.
-    {
-      std::uint32_t prev = ht;
-#pragma unroll
-      for (int r = 0; r < kTile; ++r) {
-        std::uint32_t n = prev;
-        if (Conn == 8) {
-          const std::uint32_t le = r == 0 ? c_tl : __shfl_sync(kFull, hl, r - 1);
-          const std::uint32_t re = r == 0 ? c_tr : __shfl_sync(kFull, hr, r - 1);
-          std::uint32_t ul = __shfl_up_sync(kFull, prev, 1), ur = __shfl_down_sync(kFull, prev, 1);
-          if (lane == 0) ul = le;
-          if (lane == 31) ur = re;
-          n = max(n, max(ul, ur));
-        }
-        const std::uint32_t nv = min(n, Ir[r]);
-        if (nv > Jr[r]) {
-          Jr[r] = nv;
-          chg |= 1u << r;
-          sc = true;
-        }
-        prev = Jr[r];
-      }
-    }
-    // Up: the mirror image.
-    {
-      std::uint32_t prev = hb;
-#pragma unroll
-      for (int r = kTile - 1; r >= 0; --r) {
-        std::uint32_t n = prev;
-        if (Conn == 8) {
-          const std::uint32_t le = r == kTile - 1 ? c_bl : __shfl_sync(kFull, hl, r + 1);
-          const std::uint32_t re = r == kTile - 1 ? c_br : __shfl_sync(kFull, hr, r + 1);
-          std::uint32_t dl = __shfl_up_sync(kFull, prev, 1), dr = __shfl_down_sync(kFull, prev, 1);
-          if (lane == 0) dl = le;
-          if (lane == 31) dr = re;
-          n = max(n, max(dl, dr));
-        }
-        const std::uint32_t nv = min(n, Ir[r]);
-        if (nv > Jr[r]) {
-          Jr[r] = nv;
-          chg |= 1u << r;
-          sc = true;
-        }
-        prev = Jr[r];
-      }
-    }
+    row_pass<true>(Jr, Ir, hl, lane, chg, sc);
+    row_pass<false>(Jr, Ir, hr, lane, chg, sc);
+    column_pass<true, Conn>(Jr, Ir, ht, c_tl, c_tr, hl, hr, lane, chg, sc);
+    column_pass<false, Conn>(Jr, Ir, hb, c_bl, c_br, hl, hr, lane, chg, sc);
     again = __any_sync(kFull, sc);
   }
 
