@@ -272,8 +272,11 @@ __global__ void __launch_bounds__(kQueueThreads) propagate_kernel(QueueView q, S
 
 class QueueBuffers {
  public:
-  // capacity: elements of the initial queue; the per-block queues share the same total
-  // (at least one element each). 0 = automatic: one slot per element of the domain.
+  // capacity: elements of the initial queue; the per-block queues share the same total (at least
+  // one element each). 0 = automatic: one seed slot per element of the domain, and per-block
+  // queues of domain / blocks but at least min(domain, kAutoBlockFloor) elements, since a block's
+  // wave is not confined to its share of the seeds.
+  static constexpr std::int64_t kAutoBlockFloor = 16384;
   void setup(std::int64_t domain, std::int64_t capacity, int blocks) {
     if (domain <= 0 || domain > std::int64_t(0xffffffffll))
       throw Error("queue: domain of " + std::to_string(domain) + " elements (1 to 2^32-1 supported)");
@@ -282,7 +285,9 @@ class QueueBuffers {
     const std::int64_t cap = capacity > 0 ? capacity : domain;
     // A seed kernel pushes each element at most once; the block queues may hold duplicates.
     seed_cap_ = static_cast<unsigned long long>(std::min(cap, domain));
-    block_cap_ = static_cast<unsigned long long>(std::max<std::int64_t>(1, (cap + blocks_ - 1) / blocks_));
+    std::int64_t per_block = std::max<std::int64_t>(1, (cap + blocks_ - 1) / blocks_);
+    if (capacity == 0) per_block = std::max(per_block, std::min(domain, kAutoBlockFloor));
+    block_cap_ = static_cast<unsigned long long>(per_block);
     seeds_.allocate(static_cast<std::size_t>(seed_cap_));
     store_.allocate(static_cast<std::size_t>(2ull * block_cap_ * static_cast<unsigned long long>(blocks_)));
     tails_.allocate(static_cast<std::size_t>(blocks_));

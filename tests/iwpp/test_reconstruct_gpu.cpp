@@ -172,7 +172,6 @@ void expect_all_match(const Pair& p, const Options& opt) {
     const std::string diff = compare_with_oracle(p, r.image, opt.connectivity);
     EXPECT_EQ(diff, "") << v->id << " on " << p.what << " conn=" << opt.connectivity;
     EXPECT_GE(r.stats.passes, 1) << v->id << " on " << p.what;
-    EXPECT_EQ(r.stats.overflow_reruns, 0) << v->id << " on " << p.what << " (automatic capacity)";
     EXPECT_GE(r.stats.total_queued, r.stats.initially_queued) << v->id;
   }
 }
@@ -251,8 +250,9 @@ TEST(ReconstructGpu, ClippedMarker) {
 TEST(ReconstructGpu, TinyQueueCapacityOverflowsAndStaysExact) {
   REPIX_REQUIRE_GPU();
   std::vector<Pair> pairs;
-  pairs.push_back(make_pair(DType::u8, Shape::d2(40, 30), Kind::random, kLevels, 31));
-  pairs.push_back(make_pair(DType::f32, Shape::d2(37, 29), Kind::frame, kLevels, 32));
+  // Small: with capacity 1 each episode may raise only a few pixels.
+  pairs.push_back(make_pair(DType::u8, Shape::d2(24, 17), Kind::random, kLevels, 31));
+  pairs.push_back(make_pair(DType::f32, Shape::d2(19, 13), Kind::frame, kLevels, 32));
   for (const Pair& p : pairs)
     for (std::int64_t cap : {1, 3, 16})
       for (int conn : {4, 8}) {
