@@ -81,22 +81,14 @@ __device__ __forceinline__ void push_seed(const QueueView& q, std::uint32_t item
 template <QueuePolicy P, int kMaxFanout>
 struct BlockEnqueue;
 
-template <int kMaxFanout>
-struct BlockEnqueue<QueuePolicy::atomic, kMaxFanout> {
-  struct Shared {
-    unsigned long long n_out;
-  };
-  Shared& sh;
-  unsigned long long* tail;  // this block's global tail
+// The output side common to the policies: the round's queue region, its capacity, and what was
+// stored or dropped by this thread.
+struct QueueOut {
   std::uint32_t* out = nullptr;
-  unsigned long long cap;
+  unsigned long long cap = 0;
   unsigned long long stored = 0;
   bool dropped = false;
-
-  __device__ BlockEnqueue(Shared& s, unsigned long long* t, unsigned long long c) : sh(s), tail(t), cap(c) {}
-  __device__ void start_round(std::uint32_t* o) { out = o; }  // *tail is 0 here (see finish_round)
-  __device__ void operator()(std::uint32_t item) {
-    const unsigned long long pos = atomicAdd(tail, 1ull);
+  __device__ void put(unsigned long long pos, std::uint32_t item) {
     if (pos < cap) {
       out[pos] = item;
       ++stored;
@@ -104,6 +96,34 @@ struct BlockEnqueue<QueuePolicy::atomic, kMaxFanout> {
       dropped = true;
     }
   }
+};
+
+// A block-local tail in shared memory (scan and thread_queue policies).
+struct SharedTail {
+  unsigned long long& tail;
+  __device__ void start() {
+    if (threadIdx.x == 0) tail = 0;
+    __syncthreads();
+  }
+  __device__ unsigned long long finish(unsigned long long cap) {
+    __syncthreads();  // the round's last tail update is visible
+    const unsigned long long n = tail;
+    __syncthreads();  // read by all before the next start() rewrites it
+    return n < cap ? n : cap;
+  }
+};
+
+template <int kMaxFanout>
+struct BlockEnqueue<QueuePolicy::atomic, kMaxFanout> : QueueOut {
+  struct Shared {
+    unsigned long long n_out;
+  };
+  Shared& sh;
+  unsigned long long* tail;  // this block's global tail
+
+  __device__ BlockEnqueue(Shared& s, unsigned long long* t, unsigned long long c) : sh(s), tail(t) { cap = c; }
+  __device__ void start_round(std::uint32_t* o) { out = o; }  // *tail is 0 here (see finish_round)
+  __device__ void operator()(std::uint32_t item) { put(atomicAdd(tail, 1ull), item); }
   __device__ void end_batch() {}
   __device__ unsigned long long finish_round() {
     __syncthreads();  // every atomicAdd of the round has returned before the read
@@ -115,75 +135,64 @@ struct BlockEnqueue<QueuePolicy::atomic, kMaxFanout> {
   }
 };
 
+// The running tail lives in the scan's block-prefix callback (called by the first warp with each
+// batch's total; lane 0's return value offsets every thread's result), so no atomics at all.
+struct RunningPrefix {
+  unsigned long long running = 0;
+  __device__ unsigned long long operator()(unsigned long long batch_total) {
+    const unsigned long long before = running;
+    running += batch_total;
+    return before;
+  }
+};
+
 template <int kMaxFanout>
-struct BlockEnqueue<QueuePolicy::scan, kMaxFanout> {
-  using Scan = cub::BlockScan<unsigned int, kQueueThreads>;
+struct BlockEnqueue<QueuePolicy::scan, kMaxFanout> : QueueOut {
+  using Scan = cub::BlockScan<unsigned long long, kQueueThreads>;
   struct Shared {
     typename Scan::TempStorage scan;
     unsigned long long tail;
   };
   Shared& sh;
-  std::uint32_t* out = nullptr;
-  unsigned long long cap;
-  unsigned long long stored = 0;
-  bool dropped = false;
+  RunningPrefix prefix;
   std::uint32_t items[kMaxFanout];
   unsigned int k = 0;
 
-  __device__ BlockEnqueue(Shared& s, unsigned long long*, unsigned long long c) : sh(s), cap(c) {}
+  __device__ BlockEnqueue(Shared& s, unsigned long long*, unsigned long long c) : sh(s) { cap = c; }
   __device__ void start_round(std::uint32_t* o) {
     out = o;
-    if (threadIdx.x == 0) sh.tail = 0;
-    __syncthreads();
+    prefix.running = 0;
   }
   __device__ void operator()(std::uint32_t item) { items[k++] = item; }
   __device__ void end_batch() {
-    unsigned int offset = 0, total = 0;
-    Scan(sh.scan).ExclusiveSum(k, offset, total);
-    const unsigned long long base = sh.tail;
-    __syncthreads();  // every thread has read tail (and the scan storage may be reused)
-    if (threadIdx.x == 0) sh.tail = base + total;
+    unsigned long long pos = 0;
+    Scan(sh.scan).ExclusiveSum(static_cast<unsigned long long>(k), pos, prefix);
+    __syncthreads();  // the scan storage is reused by the next batch
 #pragma unroll
-    for (int j = 0; j < kMaxFanout; ++j) {
-      if (j < static_cast<int>(k)) {
-        const unsigned long long pos = base + offset + j;
-        if (pos < cap) {
-          out[pos] = items[j];
-          ++stored;
-        } else {
-          dropped = true;
-        }
-      }
-    }
+    for (int j = 0; j < kMaxFanout; ++j)
+      if (j < static_cast<int>(k)) put(pos + j, items[j]);
     k = 0;
   }
   __device__ unsigned long long finish_round() {
-    __syncthreads();  // thread 0's last tail update is visible
-    const unsigned long long n = sh.tail;
-    __syncthreads();
-    return n < cap ? n : cap;
+    if (threadIdx.x == 0) sh.tail = prefix.running;
+    return SharedTail{sh.tail}.finish(cap);
   }
 };
 
 template <int kMaxFanout>
-struct BlockEnqueue<QueuePolicy::thread_queue, kMaxFanout> {
+struct BlockEnqueue<QueuePolicy::thread_queue, kMaxFanout> : QueueOut {
   static_assert(kThreadQueueSlots >= 2 * kMaxFanout, "a thread queue holds at least two items' output");
   struct Shared {
     std::uint32_t tq[kThreadQueueSlots * kQueueThreads];  // slot j of thread t at j*threads + t
     unsigned long long tail;
   };
   Shared& sh;
-  std::uint32_t* out = nullptr;
-  unsigned long long cap;
-  unsigned long long stored = 0;
-  bool dropped = false;
   unsigned int k = 0;  // items in this thread's queue
 
-  __device__ BlockEnqueue(Shared& s, unsigned long long*, unsigned long long c) : sh(s), cap(c) {}
+  __device__ BlockEnqueue(Shared& s, unsigned long long*, unsigned long long c) : sh(s) { cap = c; }
   __device__ void start_round(std::uint32_t* o) {
     out = o;
-    if (threadIdx.x == 0) sh.tail = 0;
-    __syncthreads();
+    SharedTail{sh.tail}.start();
   }
   __device__ void operator()(std::uint32_t item) { sh.tq[k++ * kQueueThreads + threadIdx.x] = item; }
   // Warp-level flush: inclusive prefix sum of the lanes' counts, one shared atomicAdd per warp.
@@ -200,14 +209,7 @@ struct BlockEnqueue<QueuePolicy::thread_queue, kMaxFanout> {
     unsigned long long base = 0;
     if (lane == 0 && total > 0) base = atomicAdd(&sh.tail, static_cast<unsigned long long>(total));
     base = __shfl_sync(0xffffffffu, base, 0) + (incl - k);
-    for (unsigned int j = 0; j < k; ++j) {
-      if (base + j < cap) {
-        out[base + j] = sh.tq[j * kQueueThreads + threadIdx.x];
-        ++stored;
-      } else {
-        dropped = true;
-      }
-    }
+    for (unsigned int j = 0; j < k; ++j) put(base + j, sh.tq[j * kQueueThreads + threadIdx.x]);
     k = 0;
   }
   __device__ void end_batch() {
@@ -216,10 +218,7 @@ struct BlockEnqueue<QueuePolicy::thread_queue, kMaxFanout> {
   }
   __device__ unsigned long long finish_round() {
     flush_warp();
-    __syncthreads();  // every warp's tail update is visible
-    const unsigned long long n = sh.tail;
-    __syncthreads();
-    return n < cap ? n : cap;
+    return SharedTail{sh.tail}.finish(cap);
   }
 };
 
