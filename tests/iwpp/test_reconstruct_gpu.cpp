@@ -68,12 +68,13 @@ std::vector<T> oracle(const T* marker, const T* mask, std::int64_t nx, std::int6
 
 constexpr int kLevels = 16;
 
-// Level -> value, non-decreasing in the level; floats include negatives and both zeros (equal).
+// Level -> value, non-decreasing in the level; floats include negatives and both zeros (equal),
+// -0 before +0 so that a lower level is never above a higher one by value or by bits.
 template <class T> T value_of(int level);
 template <> std::uint8_t value_of<std::uint8_t>(int level) { return static_cast<std::uint8_t>(level * 17); }
 template <> std::uint16_t value_of<std::uint16_t>(int level) { return static_cast<std::uint16_t>(level * 4000 + 7); }
 template <> float value_of<float>(int level) {
-  static const float v[kLevels] = {-3.0e38f, -7.25f, -1.0f, -0.0f, 0.0f, 0.0f, -0.0f, 0.25f,
+  static const float v[kLevels] = {-3.0e38f, -7.25f, -1.0f, -0.0f, -0.0f, 0.0f, 0.0f, 0.25f,
                                    1.0f,     1.5f,   3.0f,  10.0f, 1e5f, 2e9f, 3e20f, 3.0e38f};
   return v[level];
 }
@@ -217,13 +218,13 @@ TEST(ReconstructGpu, LongPathsFrameAndMaze) {
   }
 }
 
-TEST(ReconstructGpu, ConstantAndTrivialInputs) {
+TEST(ReconstructGpu, ZerosOfBothSigns) {
   REPIX_REQUIRE_GPU();
   for (const Shape& sh : {Shape::d2(1, 1), Shape::d2(45, 33), Shape::d2(64, 1)}) {
-    Pair p{HostImage(DType::f32, sh), HostImage(DType::f32, sh), "constant f32 " + sh.str()};
+    Pair p{HostImage(DType::f32, sh), HostImage(DType::f32, sh), "zeros f32 " + sh.str()};
     for (std::int64_t i = 0; i < sh.size(); ++i) {
-      p.mask.data<float>()[i] = -0.0f;
-      p.marker.data<float>()[i] = i % 3 ? -2.5e10f : 0.0f;
+      p.mask.data<float>()[i] = i % 2 ? -0.0f : 0.0f;
+      p.marker.data<float>()[i] = i % 3 ? -2.5e10f : -0.0f;
     }
     for (int conn : {4, 8}) {
       Options opt;
@@ -308,6 +309,19 @@ TEST(ReconstructGpu, PlanReuse) {
       const Result r = plan->result(stream.get());
       EXPECT_EQ(compare_with_oracle(*p, r.image, 8), "") << v->id << " plan on " << p->what;
     }
+  }
+}
+
+// Refused in setup with one clear line, before anything is allocated (so no GPU is needed).
+TEST(ReconstructGpu, PlanSetupRejectsWhatItCannotIndex) {
+  for (const Variant* v : gpu_variants()) {
+    auto plan = v->make_plan();
+    Options opt;
+    EXPECT_THROW(plan->setup(DType::u8, Shape::d2(70000, 70000), opt, nullptr), Error) << v->id;
+    EXPECT_THROW(plan->setup(DType::u8, Shape::d3(4, 4, 4), opt, nullptr), Error) << v->id;
+    opt.connectivity = 6;
+    EXPECT_THROW(plan->setup(DType::u8, Shape::d2(4, 4), opt, nullptr), Error) << v->id;
+    EXPECT_THROW(plan->compute(nullptr, nullptr, nullptr), Error) << v->id << ": compute before setup";
   }
 }
 
