@@ -14,6 +14,8 @@
 // tiles from the round's list through an atomic cursor (dynamic balance, no static split); the
 // host checks for an empty list only every few rounds (1, 2, 4, ... up to 32 launches between
 // checks). Round 0 takes every tile, so no raster passes or seed detection are needed.
+// Stats: the queued elements are tiles (initially_queued = all of them), passes are the rounds that
+// had work, and overflow_reruns is always 0 (a round's list holds each tile at most once).
 //
 // Correctness: every update is J(p) <- max(J(p), min(J(q), I(p))) for a neighbour q, so J never
 // exceeds the reconstruction. When the list is empty, take any tile's last processing: it ended

@@ -12,7 +12,8 @@ using QueueImpl = LadderImpl<T, iwpp::QueuePolicy::atomic>;
 }  // namespace
 
 Variant gpu_queue_atomic_variant() {
-  return make_variant<QueueImpl>("gpu-queue-atomic", "queue-atomic", "FH_GPU, one global atomicAdd per queued element (the paper's Naive queue)");
+  return make_variant<QueueImpl>("gpu-queue-atomic", "queue-atomic",
+                                 "FH_GPU, one global atomicAdd per queued element (the paper's Naive queue)");
 }
 
 }  // namespace repix::reconstruct::gpu

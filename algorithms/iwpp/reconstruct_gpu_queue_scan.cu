@@ -12,7 +12,8 @@ using QueueImpl = LadderImpl<T, iwpp::QueuePolicy::scan>;
 }  // namespace
 
 Variant gpu_queue_scan_variant() {
-  return make_variant<QueueImpl>("gpu-queue-scan", "queue-scan", "FH_GPU, block-wide prefix sum (CUB BlockScan) per dequeued batch (the paper's PF queue)");
+  return make_variant<QueueImpl>("gpu-queue-scan", "queue-scan",
+                                 "FH_GPU, block-wide prefix sum (CUB BlockScan) per dequeued batch (the paper's PF queue)");
 }
 
 }  // namespace repix::reconstruct::gpu

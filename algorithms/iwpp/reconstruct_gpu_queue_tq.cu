@@ -12,7 +12,8 @@ using QueueImpl = LadderImpl<T, iwpp::QueuePolicy::thread_queue>;
 }  // namespace
 
 Variant gpu_queue_tq_variant() {
-  return make_variant<QueueImpl>("gpu-queue-tq", "queue-tq", "FH_GPU, per-thread shared-memory queues + warp prefix sums (the paper's TQ queue)");
+  return make_variant<QueueImpl>("gpu-queue-tq", "queue-tq",
+                                 "FH_GPU, per-thread shared-memory queues + warp prefix sums (the paper's TQ queue)");
 }
 
 }  // namespace repix::reconstruct::gpu
