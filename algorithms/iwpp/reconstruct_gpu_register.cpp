@@ -3,6 +3,13 @@
 
 namespace repix::reconstruct {
 
-void append_gpu_variants(std::vector<Variant>& v) { (void)v; }
+void append_gpu_variants(std::vector<Variant>& v) {
+  v.push_back(gpu::gpu_naive_variant());
+  v.push_back(gpu::gpu_sr_variant());
+  v.push_back(gpu::gpu_queue_atomic_variant());
+  v.push_back(gpu::gpu_queue_scan_variant());
+  v.push_back(gpu::gpu_queue_tq_variant());
+  v.push_back(gpu::gpu_opt_variant());
+}
 
 }  // namespace repix::reconstruct
