@@ -19,6 +19,8 @@
 //   blobs    whole-image only: balls of the radius, centre j from philox::draw(seed, j,
 //            kStreamBlobs), painted 255 on 0 in order until at least fill of the elements are
 //            covered (the last ball is always painted whole).
+//   sparse   chunk-addressable: uint8 255 with element i background (0) iff
+//            philox::bits_at(seed, i, kStreamSparse) < floor(density * 2^32).
 //   file     .npy and .raw/.dat stream slabs from disk; images are read whole.
 #pragma once
 #include <cstdint>
@@ -37,6 +39,7 @@ namespace repix::datasets {
 inline constexpr std::uint32_t kStreamUniform = 0x756e6966;  // "unif"
 inline constexpr std::uint32_t kStreamGrf = 0x67726620;      // "grf "
 inline constexpr std::uint32_t kStreamBlobs = 0x626c6f62;    // "blob"
+inline constexpr std::uint32_t kStreamSparse = 0x73707273;   // "sprs"
 
 // The whole dataset in host memory (pinned if asked and a GPU exists). Loads file: specs.
 HostImage generate(const Spec& spec, bool pinned = false);

@@ -27,6 +27,8 @@ const std::vector<KindDef>& kind_table() {
       {"ramp", "element = its linear index (mod 2^bits for integer dtypes)", {"dtype"}},
       {"blobs", "uint8 0/255 union of random disks/balls of a radius until fill is covered",
        {"radius", "fill", "seed"}},
+      {"sparse", "uint8 255 with zero (background) points at random, each element with probability density",
+       {"density", "seed"}},
       {"file", "an .npy, .raw/.dat (needs shape= and dtype=) or image file", {"shape", "dtype"}},
   };
   return table;
@@ -186,6 +188,11 @@ Spec canonical_impl(const Spec& in) {
     if (!(fill > 0.0 && fill <= 0.99)) throw Error("fill=" + p["fill"] + " must be in (0, 0.99]");
     p["radius"] = format_double(radius);
     p["fill"] = format_double(fill);
+    p["seed"] = std::to_string(parse_u64("seed", seed_text));
+  } else if (s.kind == "sparse") {
+    const double density = p.count("density") ? parse_double("density", p["density"]) : 0.001;
+    if (!(density >= 0.0 && density <= 1.0)) throw Error("density=" + p["density"] + " must be in [0, 1]");
+    p["density"] = format_double(density);
     p["seed"] = std::to_string(parse_u64("seed", seed_text));
   }
   return s;

@@ -10,6 +10,7 @@
 //   checker:SHAPE[:period=P][:dtype=D][:low=A][:high=B]
 //   ramp:SHAPE[:dtype=D]
 //   blobs:SHAPE[:radius=R][:fill=F][:seed=S]
+//   sparse:SHAPE[:density=F][:seed=S]
 //   file:PATH[:shape=SHAPE][:dtype=D]
 //
 // Spec::parse validates everything (kind, keys allowed for that kind, numbers and their

@@ -11,14 +11,18 @@ const std::vector<Suite>& all() {
        "every variant on moderate generated 2D/3D inputs (what scripts/bench runs; minutes on 2 cores)",
        {{"ecc",
          {"uniform:2048x2048:levels=256:dtype=float32:seed=1", "grf:1024x1024:alpha=3:seed=2",
-          "uniform:128x128x128:levels=256:dtype=uint8:seed=3", "grf:128x128x128:alpha=3:seed=4"}}}},
+          "uniform:128x128x128:levels=256:dtype=uint8:seed=3", "grf:128x128x128:alpha=3:seed=4"}},
+        {"edt", {"blobs:1024x1024:radius=24:fill=0.45:seed=1", "sparse:1024x1024:density=0.001:seed=1"}}}},
       {"quick", "tiny inputs, for smoke tests",
-       {{"ecc", {"uniform:256x256:levels=16:dtype=uint8:seed=1", "grf:64x64x64:alpha=3:seed=2"}}}},
+       {{"ecc", {"uniform:256x256:levels=16:dtype=uint8:seed=1", "grf:64x64x64:alpha=3:seed=2"}},
+        {"edt", {"blobs:128x96:radius=8:fill=0.45:seed=1", "sparse:100x80:density=0.01:seed=1"}}}},
       {"targets",
        "the ECC performance-target inputs: float32 8192^2 and 512^3, uniform 256 levels and GRF",
        {{"ecc",
          {"uniform:8192x8192:levels=256:dtype=float32:seed=1", "grf:8192x8192:alpha=3:seed=2",
           "uniform:512x512x512:levels=256:dtype=float32:seed=3", "grf:512x512x512:alpha=3:seed=4"}}}},
+      {"iwpp-targets", "the IWPP paper's performance-target inputs (8192^2)",
+       {{"edt", {"blobs:8192x8192:radius=24:fill=0.45:seed=1", "sparse:8192x8192:density=0.001:seed=1"}}}},
   };
   return s;
 }

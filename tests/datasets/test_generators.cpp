@@ -41,6 +41,8 @@ TEST(Generators, GoldenChecksums) {
       {"ramp:10x10x10:dtype=float32", "ad3f895c09f9fed6"},
       {"blobs:64x48:radius=5:fill=0.3", "7464190135a98d5e"},
       {"blobs:24x24x24:radius=4:fill=0.2:seed=9", "4d014c471d77d04c"},
+      {"sparse:64x48:density=0.05:seed=3", "fb0a123c8454f7ad"},
+      {"sparse:300x200", "009f1a122707f1f8"},
   };
   for (const auto& [spec, want] : golden)
     EXPECT_EQ(hex(generate(spec).content_hash()), want) << spec;
@@ -138,6 +140,7 @@ TEST(Generators, SourcesMatchGenerate) {
   }
   EXPECT_TRUE(is_chunk_addressable(Spec::parse("uniform:8x8")));
   EXPECT_TRUE(is_chunk_addressable(Spec::parse("checker:8x8")));
+  EXPECT_TRUE(is_chunk_addressable(Spec::parse("sparse:8x8")));
   EXPECT_FALSE(is_chunk_addressable(Spec::parse("grf:8x8")));
   EXPECT_FALSE(is_chunk_addressable(Spec::parse("blobs:8x8")));
 }
@@ -257,5 +260,22 @@ TEST(Generators, PinnedRequestWorksWithoutGpu) {
   EXPECT_EQ(a.content_hash(), generate("uniform:64x64:levels=256").content_hash());
 }
 
+}  // namespace
+}  // namespace repix::datasets
+
+namespace repix::datasets {
+namespace {
+// sparse: the background fraction is the density, and a slab read alone equals the whole image's.
+TEST(Generators, SparseDensityAndSlabs) {
+  const HostImage img = generate("sparse:1000x500:density=0.01:seed=4");
+  std::int64_t zeros = 0;
+  for (std::int64_t i = 0; i < img.size(); ++i) zeros += img.data<std::uint8_t>()[i] == 0;
+  EXPECT_NEAR(static_cast<double>(zeros) / img.size(), 0.01, 0.001);
+  std::vector<std::uint8_t> slab(1000 * 7);
+  open_source(Spec::parse("sparse:1000x500:density=0.01:seed=4"))->read(123, 130, slab.data());
+  EXPECT_TRUE(std::equal(slab.begin(), slab.end(), img.data<std::uint8_t>() + 123 * 1000));
+  EXPECT_THROW(Spec::parse("sparse:8x8:density=1.5"), Error);
+  EXPECT_EQ(Spec::parse("sparse:8x8").str(), "sparse:8x8:density=0.001:seed=1");
+}
 }  // namespace
 }  // namespace repix::datasets
