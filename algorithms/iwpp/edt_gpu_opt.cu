@@ -16,185 +16,51 @@
 //             visiting bands outward and stopping once (distance to the band)^2 cannot beat the
 //             best: on typical inputs only the adjacent band, at worst every band of the row.
 // Every kernel writes only its own threads' elements and reads what earlier kernels wrote
-// (stream order): no shared memory, no atomics, no intra-kernel communication.
+// (stream order): no shared memory, no atomics, no intra-kernel communication. The per-thread
+// work is in edt_gpu_opt_core.hpp, which the CPU tests run thread by thread.
 #include <cuda_runtime.h>
-
-#include <limits>
 
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "iwpp/edt_detail.hpp"
+#include "iwpp/edt_gpu_opt_core.hpp"
 #include "iwpp/edt_gpu_variants.hpp"
 
 namespace repix::edt {
 namespace {
 
-constexpr int kSeg = 32;      // rows per mask word
-constexpr int kBand = 256;    // columns per band in phase 2
+using namespace gpu_opt;
 constexpr int kThreads = 256;
-
-using i64 = long long;
 
 int grid_for(i64 n) {
   const i64 b = (n + kThreads - 1) / kThreads;
   return static_cast<int>(b < 65535LL * 8 ? (b < 1 ? 1 : b) : 65535LL * 8);  // grid-stride beyond
 }
 
+// Grid-stride loops over each kernel's threads; the per-thread work is in edt_gpu_opt_core.hpp.
 template <class T>
 __global__ void mask_kernel(const T* __restrict__ in, i64 nx, i64 ny, i64 nseg, unsigned* __restrict__ mask) {
-  for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < nx * nseg; t += (i64)gridDim.x * blockDim.x) {
-    const i64 x = t % nx, s = t / nx, y0 = s * kSeg;
-    const int rows = (int)(ny - y0 < kSeg ? ny - y0 : kSeg);
-    unsigned m = 0;
-    for (int i = 0; i < rows; ++i)
-      if (in[(y0 + i) * nx + x] == T(0)) m |= 1u << i;
-    mask[t] = m;
-  }
+  for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < nx * nseg; t += (i64)gridDim.x * blockDim.x)
+    mask[t] = mask_word(in, nx, ny, t % nx, t / nx);
 }
 
 __global__ void scan_kernel(const unsigned* __restrict__ mask, i64 nx, i64 nseg, int* __restrict__ up,
                             int* __restrict__ down) {
-  for (i64 x = blockIdx.x * (i64)blockDim.x + threadIdx.x; x < nx; x += (i64)gridDim.x * blockDim.x) {
-    int last = -1;
-    for (i64 s = 0; s < nseg; ++s) {
-      up[s * nx + x] = last;
-      const unsigned m = mask[s * nx + x];
-      if (m) last = (int)(s * kSeg + 31 - __clz(m));
-    }
-    int next = -1;
-    for (i64 s = nseg - 1; s >= 0; --s) {
-      down[s * nx + x] = next;
-      const unsigned m = mask[s * nx + x];
-      if (m) next = (int)(s * kSeg + __ffs(m) - 1);
-    }
-  }
+  for (i64 x = blockIdx.x * (i64)blockDim.x + threadIdx.x; x < nx; x += (i64)gridDim.x * blockDim.x)
+    scan_column(mask, nx, nseg, x, up, down);
 }
 
-struct Columns {
-  const unsigned* mask;
-  const int* up;
-  const int* down;
-  i64 nx;
-};
-
-// Nearest background row to (x, y) in column x (above wins a tie, as in seq-exact), -1 if none.
-__device__ __forceinline__ int vertical_nearest(const Columns& c, i64 x, i64 y) {
-  const i64 s = y / kSeg, i = s * c.nx + x;
-  const int b = (int)(y - s * kSeg);
-  const unsigned m = __ldg(c.mask + i);
-  const unsigned le = m & (0xffffffffu >> (31 - b));
-  const unsigned ge = m & (0xffffffffu << b);
-  const int a = le ? (int)(s * kSeg + 31 - __clz(le)) : __ldg(c.up + i);
-  const int d = ge ? (int)(s * kSeg + __ffs(ge) - 1) : __ldg(c.down + i);
-  if (a < 0) return d;
-  if (d < 0) return a;
-  return (d - y < y - a) ? d : a;
-}
-
-__device__ __forceinline__ i64 floor_div(i64 a, i64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-struct Envelopes {
-  int* centre;  // [band][slot][row]
-  int* start;
-  int* row;     // the centre column's nearest background row
-  int* count;   // [band][row]
-  i64 ny;
-  __device__ __forceinline__ i64 at(i64 band, i64 k, i64 y) const { return (band * kBand + k) * ny + y; }
-};
-
+// Threads are (band, row) with the row fastest: a warp is 32 consecutive rows of one band, which
+// read the same mask words (broadcast) and neighbouring stack slots.
 __global__ void envelope_kernel(Columns cols, Envelopes env, i64 nx, i64 ny, i64 nbands) {
-  for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < nbands * ny; t += (i64)gridDim.x * blockDim.x) {
-    const i64 y = t % ny, band = t / ny, lo = band * kBand, hi = lo + kBand < nx ? lo + kBand : nx;
-    int k = -1;
-    i64 tc = 0, ts = 0, tg = 0;  // the top of the stack, in registers
-    for (i64 u = lo; u < hi; ++u) {
-      const int r = vertical_nearest(cols, u, y);
-      if (r < 0) continue;
-      const i64 gu = (y - r) * (y - r);
-      i64 w = 0;
-      while (k >= 0) {
-        const i64 C = u * u - tc * tc + gu - tg;  // f_u(p) - f_tc(p) = C - 2 p (u - tc)
-        if (C < 2 * ts * (u - tc)) {              // u strictly lower from tc's start on: pop
-          if (--k >= 0) {
-            const i64 j = env.at(band, k, y);
-            tc = env.centre[j];
-            ts = env.start[j];
-            const i64 tr = env.row[j];
-            tg = (y - tr) * (y - tr);
-          }
-          continue;
-        }
-        w = floor_div(C, 2 * (u - tc)) + 1;
-        break;
-      }
-      if (w >= nx) continue;
-      ++k;
-      const i64 j = env.at(band, k, y);
-      env.centre[j] = (int)u;
-      env.start[j] = (int)w;
-      env.row[j] = r;
-      tc = u;
-      ts = w;
-      tg = gu;
-    }
-    env.count[band * ny + y] = k + 1;
-  }
-}
-
-// Value and site of band b's envelope at pixel p (count > 0): the last slot whose start <= p
-// (slot 0 starts at 0).
-__device__ __forceinline__ i64 eval_band(const Envelopes& env, i64 b, int count, i64 p, i64 y, i64& c, i64& r) {
-  int lo = 0, hi = count - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) >> 1;
-    if (env.start[env.at(b, mid, y)] <= p) lo = mid;
-    else hi = mid - 1;
-  }
-  const i64 j = env.at(b, lo, y);
-  c = env.centre[j];
-  r = env.row[j];
-  return (p - c) * (p - c) + (y - r) * (y - r);
+  for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < nbands * ny; t += (i64)gridDim.x * blockDim.x)
+    band_envelope(cols, env, nx, t / ny, t % ny);
 }
 
 __global__ void fill_kernel(Envelopes env, i64 nx, i64 ny, i64 nbands, float* __restrict__ dist,
                             long long* __restrict__ sites) {
-  constexpr i64 kNone = 0x7fffffffffffffffLL;
-  for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < nbands * ny; t += (i64)gridDim.x * blockDim.x) {
-    const i64 y = t % ny, band = t / ny, lo = band * kBand, hi = lo + kBand < nx ? lo + kBand : nx;
-    const int own = env.count[band * ny + y];
-    int j = 0;
-    for (i64 p = lo; p < hi; ++p) {
-      i64 best = kNone, bc = -1, br = -1;
-      if (own > 0) {
-        while (j + 1 < own && env.start[env.at(band, j + 1, y)] <= p) ++j;
-        const i64 s = env.at(band, j, y);
-        bc = env.centre[s];
-        br = env.row[s];
-        best = (p - bc) * (p - bc) + (y - br) * (y - br);
-      }
-      for (i64 b = band - 1; b >= 0; --b) {  // bands to the left, nearest first
-        const i64 dx = p - (b * kBand + kBand - 1);
-        if (dx * dx >= best) break;
-        const int cnt = env.count[b * ny + y];
-        if (cnt == 0) continue;
-        i64 c, r;
-        const i64 d = eval_band(env, b, cnt, p, y, c, r);
-        if (d < best) best = d, bc = c, br = r;
-      }
-      for (i64 b = band + 1; b < nbands; ++b) {  // bands to the right
-        const i64 dx = b * kBand - p;
-        if (dx * dx >= best) break;
-        const int cnt = env.count[b * ny + y];
-        if (cnt == 0) continue;
-        i64 c, r;
-        const i64 d = eval_band(env, b, cnt, p, y, c, r);
-        if (d < best) best = d, bc = c, br = r;
-      }
-      const i64 i = y * nx + p;
-      dist[i] = best == kNone ? __int_as_float(0x7f800000) : distance_from_sq(best);
-      if (sites) sites[i] = best == kNone ? -1 : br * nx + bc;
-    }
-  }
+  for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < nbands * ny; t += (i64)gridDim.x * blockDim.x)
+    band_fill(env, nx, nbands, t / ny, t % ny, dist, sites);
 }
 
 class GpuOptPlan final : public DevicePlan {

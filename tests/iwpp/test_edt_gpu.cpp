@@ -17,33 +17,6 @@ namespace {
 #define REPIX_REQUIRE_GPU() \
   if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
 
-std::vector<HostImage> gpu_inputs() {
-  std::vector<HostImage> v;
-  const std::pair<int, int> shapes[] = {{1, 1},   {1, 70},   {70, 1},   {31, 33}, {32, 32}, {33, 31},
-                                        {255, 9}, {256, 64}, {257, 65}, {513, 97}, {600, 300}, {3, 1025}};
-  std::uint64_t seed = 1;
-  for (auto [nx, ny] : shapes) {
-    for (double density : {0.0005, 0.02, 0.5}) v.push_back(test::sparse_image(nx, ny, density, ++seed));
-    v.push_back(test::const_image(nx, ny, 0));
-    v.push_back(test::const_image(nx, ny, 255));
-    HostImage corner = test::const_image(nx, ny, 255);
-    corner.data<std::uint8_t>()[corner.size() - 1] = 0;
-    v.push_back(std::move(corner));
-  }
-  v.push_back(datasets::generate("blobs:1000x700:radius=24:fill=0.45:seed=3"));
-  v.push_back(datasets::generate("blobs:333x1100:radius=60:fill=0.9:seed=4"));
-  HostImage f(DType::f32, Shape::d2(300, 200));
-  HostImage u(DType::u16, Shape::d2(300, 200));
-  for (std::int64_t i = 0; i < f.size(); ++i) {
-    const bool bg = (i * 2654435761u) % 997 < 3;
-    f.data<float>()[i] = bg ? -0.0f : 1.5f;
-    u.data<std::uint16_t>()[i] = bg ? 0 : 9;
-  }
-  v.push_back(std::move(f));
-  v.push_back(std::move(u));
-  return v;
-}
-
 void expect_exact(const HostImage& img, const edt::Result& got, const std::string& what) {
   const edt::Result want = edt::run_seq_exact(img, {});
   const edt::Check c = edt::compare_exact(img, want, got);
@@ -54,14 +27,14 @@ TEST(EdtGpu, GpuOptEqualsSeqExactEndToEnd) {
   REPIX_REQUIRE_GPU();
   const edt::Variant& v = edt::find_variant("gpu-opt");
   ASSERT_TRUE(v.exact);
-  for (const HostImage& img : gpu_inputs()) expect_exact(img, v.run(img, {}), "gpu-opt");
+  for (const HostImage& img : test::exact_variant_inputs()) expect_exact(img, v.run(img, {}), "gpu-opt");
 }
 
 TEST(EdtGpu, GpuOptPlanReusedAcrossShapes) {
   REPIX_REQUIRE_GPU();
   auto plan = edt::find_variant("gpu-opt").make_plan();
   CudaStream stream;
-  for (const HostImage& img : gpu_inputs()) {
+  for (const HostImage& img : test::exact_variant_inputs()) {
     DeviceBuffer<unsigned char> d(img.bytes());
     REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
     plan->setup(img.dtype(), img.shape(), {}, stream.get());
