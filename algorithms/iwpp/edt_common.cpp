@@ -29,23 +29,25 @@ void check_input(const HostImage& input) {
                 std::to_string(first % s.nx) + ", y=" + std::to_string(first / s.nx));
 }
 
-std::vector<std::uint8_t> background_mask(const HostImage& input) {
+std::vector<std::uint8_t> background_mask(const HostImage& input, int threads) {
   std::vector<std::uint8_t> bg(static_cast<std::size_t>(input.size()));
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
   visit_image(input, [&](auto v) {
     const std::int64_t n = v.size();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static)
     for (std::int64_t i = 0; i < n; ++i) bg[i] = v.data[i] == 0;
   });
   return bg;
 }
 
-Result result_from_packed(const Shape& shape, const std::vector<std::int64_t>& vr, bool want_sites) {
+Result result_from_packed(const Shape& shape, const std::vector<std::int64_t>& vr, bool want_sites, int threads) {
   Result r;
   r.distance = HostImage(DType::f32, shape);
   float* d = r.distance.data<float>();
   if (want_sites) r.sites.resize(vr.size());
   const std::int64_t nx = shape.nx, ny = shape.ny;
-#pragma omp parallel for schedule(static)
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for num_threads(nt) schedule(static)
   for (std::int64_t y = 0; y < ny; ++y)
     for (std::int64_t x = 0; x < nx; ++x) {
       const std::int64_t i = y * nx + x, s = vr[i];

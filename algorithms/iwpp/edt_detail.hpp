@@ -62,11 +62,12 @@ class Fifo {
   std::size_t head_ = 0, tail_ = 0;
 };
 
-// Background = zero pixels, as a byte mask (1 = background), for any input dtype.
-std::vector<std::uint8_t> background_mask(const HostImage& input);
+// Background = zero pixels, as a byte mask (1 = background), for any input dtype. `threads`:
+// OpenMP threads, 0 = OpenMP's default (seq passes 1: the reference stays single-threaded).
+std::vector<std::uint8_t> background_mask(const HostImage& input, int threads = 0);
 
 // Distance and (if wanted) linear site index of every pixel from the packed site map `vr`.
-Result result_from_packed(const Shape& shape, const std::vector<std::int64_t>& vr, bool want_sites);
+Result result_from_packed(const Shape& shape, const std::vector<std::int64_t>& vr, bool want_sites, int threads);
 
 // The variants (one file each).
 Result run_seq_exact(const HostImage& input, const Options& opt);

@@ -105,7 +105,7 @@ Result run_omp_tiled(const HostImage& input, const Options& opt) {
     const std::int64_t x0 = (t % tx) * T, y0 = (t / tx) * T;
     return Window{x0, y0, std::min(x0 + T, nx), std::min(y0 + T, ny)};
   };
-  const std::vector<std::uint8_t> bg = background_mask(input);
+  const std::vector<std::uint8_t> bg = background_mask(input, nt);
   std::vector<std::int64_t> vr(static_cast<std::size_t>(sh.size()));
   Stats st;
   std::vector<char> dirty(static_cast<std::size_t>(ntiles), 1), need(static_cast<std::size_t>(ntiles));
@@ -156,7 +156,7 @@ Result run_omp_tiled(const HostImage& input, const Options& opt) {
       ++st.passes;
     }
   }
-  Result res = result_from_packed(sh, vr, opt.want_sites);
+  Result res = result_from_packed(sh, vr, opt.want_sites, nt);
   res.stats = st;
   return res;
 }

@@ -27,7 +27,7 @@ Result run_seq_exact(const HostImage& input, const Options& opt) {
   const Shape sh = input.shape();
   const std::int64_t nx = sh.nx, ny = sh.ny;
   const int nt = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-  const std::vector<std::uint8_t> bg = background_mask(input);
+  const std::vector<std::uint8_t> bg = background_mask(input, nt);
 
   // Phase 1: row[y*nx+x] = nearest background row in column x, or -1. Strips of columns per
   // thread, walked row by row so that every access is contiguous.
