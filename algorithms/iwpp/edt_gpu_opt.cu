@@ -11,10 +11,12 @@
 //             (x - c)^2 + g(c)^2 over the whole row, by the same stack algorithm as seq-exact,
 //             kept in global scratch laid out [band][stack slot][row] so that the 32 rows of a
 //             warp (one segment word: broadcast loads) touch neighbouring addresses;
-//   fill      thread per (band, row): for each pixel of its band, the minimum of its own band's
-//             envelope (walked left to right) and of the other bands' envelopes (binary search),
-//             visiting bands outward and stopping once (distance to the band)^2 cannot beat the
-//             best: on typical inputs only the adjacent band, at worst every band of the row.
+//   fill      thread per pixel (x fastest: coalesced stores): the minimum of its band's envelope
+//             and of the other bands' envelopes (binary searches), visiting bands outward and
+//             stopping once (distance to the band)^2 cannot beat the best: on typical inputs only
+//             the adjacent band, at worst every band of the row.
+//             `gpu-exact-rowfill` (the ablation) fills with one thread per (band, row) instead,
+//             walking its own envelope without searching, stores 32 rows apart.
 // Every kernel writes only its own threads' elements and reads what earlier kernels wrote
 // (stream order): no shared memory, no atomics, no intra-kernel communication. The per-thread
 // work is in edt_gpu_opt_core.hpp, which the CPU tests run thread by thread.
@@ -57,14 +59,23 @@ __global__ void envelope_kernel(Columns cols, Envelopes env, i64 nx, i64 ny, i64
     band_envelope(cols, env, nx, t / ny, t % ny);
 }
 
-__global__ void fill_kernel(Envelopes env, i64 nx, i64 ny, i64 nbands, float* __restrict__ dist,
-                            long long* __restrict__ sites) {
+__global__ void band_fill_kernel(Envelopes env, i64 nx, i64 ny, i64 nbands, float* __restrict__ dist,
+                                 long long* __restrict__ sites) {
   for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < nbands * ny; t += (i64)gridDim.x * blockDim.x)
     band_fill(env, nx, nbands, t / ny, t % ny, dist, sites);
 }
 
+__global__ void pixel_fill_kernel(Envelopes env, i64 nx, i64 ny, i64 nbands, float* __restrict__ dist,
+                                  long long* __restrict__ sites) {
+  for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < nx * ny; t += (i64)gridDim.x * blockDim.x)
+    pixel_fill(env, nx, nbands, t % nx, t / nx, dist, sites);
+}
+
 class GpuOptPlan final : public DevicePlan {
  public:
+  // pixel_fill: gpu-opt (thread per pixel in the fill); else gpu-exact-rowfill (thread per band
+  // and row). Everything else is shared.
+  explicit GpuOptPlan(bool pixel_fill) : pixel_fill_(pixel_fill) {}
   void setup(DType dtype, const Shape& shape, const Options& opt, cudaStream_t) override {
     ready_ = computed_ = false;
     if (shape.size() <= 0 || shape.ndim != 2) throw Error("edt: gpu-opt needs a non-empty 2D image");
@@ -117,8 +128,11 @@ class GpuOptPlan final : public DevicePlan {
       const Envelopes env{centre_.get(), start_.get(), row_.get(), count_.get(), ny};
       envelope_kernel<<<grid_for(nbands_ * ny), kThreads, 0, stream>>>(cols, env, nx, ny, nbands_);
       REPIX_CUDA_LAUNCH();
-      fill_kernel<<<grid_for(nbands_ * ny), kThreads, 0, stream>>>(env, nx, ny, nbands_, dist_.get(),
-                                                                   want_sites_ ? sites_.get() : nullptr);
+      long long* sites = want_sites_ ? sites_.get() : nullptr;
+      if (pixel_fill_)
+        pixel_fill_kernel<<<grid_for(nx * ny), kThreads, 0, stream>>>(env, nx, ny, nbands_, dist_.get(), sites);
+      else
+        band_fill_kernel<<<grid_for(nbands_ * ny), kThreads, 0, stream>>>(env, nx, ny, nbands_, dist_.get(), sites);
       REPIX_CUDA_LAUNCH();
     }
     computed_ = true;
@@ -145,20 +159,13 @@ class GpuOptPlan final : public DevicePlan {
   }
   DType dtype_ = DType::u8;
   Shape shape_;
-  bool want_sites_ = true, ready_ = false, computed_ = false;
+  bool pixel_fill_ = true, want_sites_ = true, ready_ = false, computed_ = false;
   i64 nseg_ = 0, nbands_ = 0;
   DeviceBuffer<unsigned> mask_;
   DeviceBuffer<int> up_, down_, centre_, start_, row_, count_;
   DeviceBuffer<float> dist_;
   DeviceBuffer<long long> sites_;
 };
-
-Result run_gpu_opt(const HostImage& input, const Options& opt) {
-  nvtx::Range range("edt/gpu-opt");
-  check_input(input);
-  if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
-  return run_plan_end_to_end(GpuOptPlan(), input, opt);
-}
 
 }  // namespace
 
@@ -182,10 +189,22 @@ Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Opti
   return plan.result(stream.get());
 }
 
+std::unique_ptr<DevicePlan> make_separable_plan(bool pixel_fill) {
+  return std::unique_ptr<DevicePlan>(new GpuOptPlan(pixel_fill));
+}
+
+Result run_separable(const HostImage& input, const Options& opt, bool pixel_fill, const char* nvtx_name) {
+  nvtx::Range range(nvtx_name);
+  check_input(input);
+  if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
+  return run_plan_end_to_end(GpuOptPlan(pixel_fill), input, opt);
+}
+
 Variant gpu_opt_variant() {
   return {"gpu-opt", true, true, "beyond-paper",
-          "exact separable EDT: column bit-words + per-segment scan, banded parabola envelopes per row",
-          run_gpu_opt, [] { return std::unique_ptr<DevicePlan>(new GpuOptPlan()); }};
+          "exact separable EDT: column bit-words + segment scan, banded parabola envelopes, thread-per-pixel fill",
+          [](const HostImage& in, const Options& o) { return run_separable(in, o, true, "edt/gpu-opt"); },
+          [] { return make_separable_plan(true); }};
 }
 
 }  // namespace repix::edt

@@ -143,16 +143,52 @@ REPIX_HD i64 eval_band(const Envelopes& env, i64 b, int count, i64 p, i64 y, i64
   return (p - c) * (p - c) + (y - r) * (y - r);
 }
 
-// Thread (band, y) of the fill kernel: every pixel of the band gets the minimum of its own
-// band's envelope (walked) and of the other bands' (searched), bands visited outward from the
-// pixel and skipped once (distance to the band's nearest column)^2 cannot beat the best.
+constexpr i64 kNoneSq = 0x7fffffffffffffffLL;
+
+// The best of the bands other than `band` for pixel p (best/bc/br hold the own band's), bands
+// visited outward from the pixel and given up once (distance to the band's nearest column)^2
+// cannot beat the best; then the pixel's distance and site are written.
+REPIX_HD void finish_pixel(const Envelopes& env, i64 nx, i64 nbands, i64 band, i64 p, i64 y, i64 best, i64 bc,
+                           i64 br, float* dist, long long* sites) {
+  // Band b, whose nearest column is dx away: false once no band that far can be nearer.
+  auto consider = [&](i64 b, i64 dx) {
+    if (dx * dx >= best) return false;
+    const int cnt = env.count[b * env.ny + y];
+    if (cnt > 0) {
+      i64 c, r;
+      const i64 d = eval_band(env, b, cnt, p, y, c, r);
+      if (d < best) best = d, bc = c, br = r;
+    }
+    return true;
+  };
+  for (i64 b = band - 1; b >= 0 && consider(b, p - (b * kBand + kBand - 1)); --b) {
+  }
+  for (i64 b = band + 1; b < nbands && consider(b, b * kBand - p); ++b) {
+  }
+  const i64 i = y * nx + p;
+  dist[i] = best == kNoneSq ? std::numeric_limits<float>::infinity() : distance_from_sq(best);
+  if (sites) sites[i] = best == kNoneSq ? -1 : br * nx + bc;
+}
+
+// gpu-opt's fill, thread per pixel (x fastest: coalesced stores): its own band's envelope by
+// binary search, then the other bands.
+REPIX_HD void pixel_fill(const Envelopes& env, i64 nx, i64 nbands, i64 x, i64 y, float* dist, long long* sites) {
+  const i64 band = x / kBand;
+  const int own = env.count[band * env.ny + y];
+  i64 best = kNoneSq, bc = -1, br = -1;
+  if (own > 0) best = eval_band(env, band, own, x, y, bc, br);
+  finish_pixel(env, nx, nbands, band, x, y, best, bc, br, dist, sites);
+}
+
+// gpu-exact-rowfill's fill, thread per (band, y), the rows of a warp side by side: its own
+// band's envelope walked left to right (no search), then the other bands; stores are 32 rows
+// apart (left to L2 to merge).
 REPIX_HD void band_fill(const Envelopes& env, i64 nx, i64 nbands, i64 band, i64 y, float* dist, long long* sites) {
-  constexpr i64 kNone = 0x7fffffffffffffffLL;
   const i64 lo = band * kBand, hi = lo + kBand < nx ? lo + kBand : nx;
   const int own = env.count[band * env.ny + y];
   int j = 0;
   for (i64 p = lo; p < hi; ++p) {
-    i64 best = kNone, bc = -1, br = -1;
+    i64 best = kNoneSq, bc = -1, br = -1;
     if (own > 0) {
       while (j + 1 < own && env.start[env.at(band, j + 1, y)] <= p) ++j;
       const i64 s = env.at(band, j, y);
@@ -160,24 +196,7 @@ REPIX_HD void band_fill(const Envelopes& env, i64 nx, i64 nbands, i64 band, i64 
       br = env.row[s];
       best = (p - bc) * (p - bc) + (y - br) * (y - br);
     }
-    // Band b, whose nearest column is dx away: false once no band that far can be nearer.
-    auto consider = [&](i64 b, i64 dx) {
-      if (dx * dx >= best) return false;
-      const int cnt = env.count[b * env.ny + y];
-      if (cnt > 0) {
-        i64 c, r;
-        const i64 d = eval_band(env, b, cnt, p, y, c, r);
-        if (d < best) best = d, bc = c, br = r;
-      }
-      return true;
-    };
-    for (i64 b = band - 1; b >= 0 && consider(b, p - (b * kBand + kBand - 1)); --b) {
-    }
-    for (i64 b = band + 1; b < nbands && consider(b, b * kBand - p); ++b) {
-    }
-    const i64 i = y * nx + p;
-    dist[i] = best == kNone ? std::numeric_limits<float>::infinity() : distance_from_sq(best);
-    if (sites) sites[i] = best == kNone ? -1 : br * nx + bc;
+    finish_pixel(env, nx, nbands, band, p, y, best, bc, br, dist, sites);
   }
 }
 

@@ -1,4 +1,4 @@
-// gpu-opt against seq-exact: identical distances (same integer, same formula) and nearest sites,
+// gpu-opt and gpu-exact-rowfill against seq-exact: identical distances (same integer, same formula) and nearest sites,
 // end to end and through its plan (several shapes on one plan: re-setup), on seeded inputs and
 // edge shapes one off the kernels' segment (32 rows) and band (256 columns) sizes. Skips where
 // there is no GPU.
@@ -23,24 +23,30 @@ void expect_exact(const HostImage& img, const edt::Result& got, const std::strin
   EXPECT_TRUE(c.ok) << what << " on " << test::describe(img) << ": " << c.first_violation;
 }
 
-TEST(EdtGpu, GpuOptEqualsSeqExactEndToEnd) {
+const char* const kExactGpu[] = {"gpu-opt", "gpu-exact-rowfill"};
+
+TEST(EdtGpu, ExactGpuVariantsEqualSeqExactEndToEnd) {
   REPIX_REQUIRE_GPU();
-  const edt::Variant& v = edt::find_variant("gpu-opt");
-  ASSERT_TRUE(v.exact);
-  for (const HostImage& img : test::exact_variant_inputs()) expect_exact(img, v.run(img, {}), "gpu-opt");
+  for (const char* id : kExactGpu) {
+    const edt::Variant& v = edt::find_variant(id);
+    ASSERT_TRUE(v.exact);
+    for (const HostImage& img : test::exact_variant_inputs()) expect_exact(img, v.run(img, {}), id);
+  }
 }
 
-TEST(EdtGpu, GpuOptPlanReusedAcrossShapes) {
+TEST(EdtGpu, ExactGpuPlansReusedAcrossShapes) {
   REPIX_REQUIRE_GPU();
-  auto plan = edt::find_variant("gpu-opt").make_plan();
-  CudaStream stream;
-  for (const HostImage& img : test::exact_variant_inputs()) {
-    DeviceBuffer<unsigned char> d(img.bytes());
-    REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
-    plan->setup(img.dtype(), img.shape(), {}, stream.get());
-    plan->compute(d.get(), stream.get());
-    plan->compute(d.get(), stream.get());  // twice: nothing may depend on a previous run
-    expect_exact(img, plan->result(stream.get()), "gpu-opt plan");
+  for (const char* id : kExactGpu) {
+    auto plan = edt::find_variant(id).make_plan();
+    CudaStream stream;
+    for (const HostImage& img : test::exact_variant_inputs()) {
+      DeviceBuffer<unsigned char> d(img.bytes());
+      REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
+      plan->setup(img.dtype(), img.shape(), {}, stream.get());
+      plan->compute(d.get(), stream.get());
+      plan->compute(d.get(), stream.get());  // twice: nothing may depend on a previous run
+      expect_exact(img, plan->result(stream.get()), std::string(id) + " plan");
+    }
   }
 }
 

@@ -16,7 +16,8 @@ namespace {
 
 using namespace edt::gpu_opt;
 
-edt::Result simulate(const HostImage& img) {
+// per_pixel: gpu-opt's fill (thread per pixel); else gpu-exact-rowfill's (thread per band and row).
+edt::Result simulate(const HostImage& img, bool per_pixel) {
   const i64 nx = img.shape().nx, ny = img.shape().ny;
   const i64 nseg = (ny + kSeg - 1) / kSeg, nbands = (nx + kBand - 1) / kBand;
   std::vector<unsigned> mask(static_cast<std::size_t>(nseg * nx));
@@ -34,9 +35,12 @@ edt::Result simulate(const HostImage& img) {
   const Columns cols{mask.data(), up.data(), down.data(), nx};
   const Envelopes env{centre.data(), start.data(), row.data(), count.data(), ny};
   for (i64 t = 0; t < nbands * ny; ++t) band_envelope(cols, env, nx, t / ny, t % ny);
-  for (i64 t = 0; t < nbands * ny; ++t)
-    band_fill(env, nx, nbands, t / ny, t % ny, r.distance.data<float>(),
-              reinterpret_cast<long long*>(r.sites.data()));  // int64_t is long here
+  auto* sites = reinterpret_cast<long long*>(r.sites.data());  // int64_t is long here
+  if (per_pixel) {
+    for (i64 t = 0; t < nx * ny; ++t) pixel_fill(env, nx, nbands, t % nx, t / nx, r.distance.data<float>(), sites);
+  } else {
+    for (i64 t = 0; t < nbands * ny; ++t) band_fill(env, nx, nbands, t / ny, t % ny, r.distance.data<float>(), sites);
+  }
   return r;
 }
 
@@ -46,8 +50,10 @@ TEST(EdtGpuOptCore, SimulatedKernelsEqualSeqExact) {
   imgs.push_back(test::sparse_image(1100, 40, 0.0003, 77));
   for (const HostImage& img : imgs) {
     const edt::Result want = edt::run_seq_exact(img, {});
-    const edt::Check c = edt::compare_exact(img, want, simulate(img));
-    EXPECT_TRUE(c.ok) << test::describe(img) << ": " << c.first_violation;
+    for (bool pixel : {true, false}) {
+      const edt::Check c = edt::compare_exact(img, want, simulate(img, pixel));
+      EXPECT_TRUE(c.ok) << (pixel ? "pixel" : "row") << " fill on " << test::describe(img) << ": " << c.first_violation;
+    }
   }
 }
 
@@ -56,8 +62,11 @@ TEST(EdtGpuOptCore, SimulatedKernelsEqualSeqExact) {
 TEST(EdtGpuOptCore, DiagonalSitesAcrossManyBands) {
   HostImage img = test::const_image(1500, 600, 255);
   for (int i = 0; i < 600; ++i) img.data<std::uint8_t>()[i * 1500 + i * 2] = 0;
-  const edt::Check c = edt::compare_exact(img, edt::run_seq_exact(img, {}), simulate(img));
-  EXPECT_TRUE(c.ok) << c.first_violation;
+  const edt::Result want = edt::run_seq_exact(img, {});
+  for (bool pixel : {true, false}) {
+    const edt::Check c = edt::compare_exact(img, want, simulate(img, pixel));
+    EXPECT_TRUE(c.ok) << c.first_violation;
+  }
 }
 
 }  // namespace
