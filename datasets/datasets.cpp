@@ -10,10 +10,11 @@ namespace repix::datasets {
 namespace {
 
 bool elementwise_kind(const std::string& kind) {
-  return kind == "uniform" || kind == "const" || kind == "checker" || kind == "ramp";
+  return kind == "uniform" || kind == "const" || kind == "checker" || kind == "ramp" || kind == "sparse";
 }
 
 detail::Elementwise make_elementwise(const Spec& s) {
+  if (s.kind == "sparse") return detail::make_sparse(s);
   return s.kind == "uniform" ? detail::make_uniform(s) : detail::make_simple(s);
 }
 

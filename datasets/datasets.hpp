@@ -36,6 +36,8 @@
 //            0)), `frame` (the mask on the image border, 0 inside: the longest propagation
 //            paths), `single-seed` (the mask at its first brightest pixel, 0 elsewhere).
 //            Every marker is <= its mask.
+//   sparse   chunk-addressable: uint8 255 with element i background (0) iff
+//            philox::bits_at(seed, i, kStreamSparse) < floor(density * 2^32).
 //   file     .npy and .raw/.dat stream slabs from disk; images are read whole.
 #pragma once
 #include <cstdint>
@@ -57,6 +59,7 @@ inline constexpr std::uint32_t kStreamBlobs = 0x626c6f62;    // "blob"
 inline constexpr std::uint32_t kStreamNoiseMask = 0x6e6d736b;      // "nmsk"
 inline constexpr std::uint32_t kStreamTissueShape = 0x74736870;    // "tshp"
 inline constexpr std::uint32_t kStreamTissueTexture = 0x74746578;  // "ttex"
+inline constexpr std::uint32_t kStreamSparse = 0x73707273;   // "sprs"
 
 // The whole dataset in host memory (pinned if asked and a GPU exists). Loads file: specs.
 HostImage generate(const Spec& spec, bool pinned = false);

@@ -19,6 +19,7 @@ struct Elementwise {
 
 Elementwise make_uniform(const Spec& s);  // uniform.cpp
 Elementwise make_simple(const Spec& s);   // simple_kinds.cpp: const, checker, ramp
+Elementwise make_sparse(const Spec& s);   // sparse.cpp
 
 HostImage generate_grf(const Spec& s, bool pinned);    // grf.cpp
 HostImage generate_blobs(const Spec& s, bool pinned);  // blobs.cpp

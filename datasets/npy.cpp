@@ -169,13 +169,14 @@ std::unique_ptr<SlabSource> open_npy_source(const std::string& path) {
   return detail::make_file_slab_source(path, h.data_offset, h.shape, h.dtype);
 }
 
-void write_npy(const HostImage& img, const std::string& path) {
-  const Shape& s = img.shape();
+namespace {
+
+// Header (format 1.0) and data of a C-order array of `shape` with numpy dtype `descr`.
+void write_npy_bytes(const void* data, std::size_t bytes, const char* descr, const Shape& s, const std::string& path) {
   std::vector<std::int64_t> dims;
   if (s.ndim == 3) dims = {s.nz, s.ny, s.nx};
   else if (s.ndim == 2) dims = {s.ny, s.nx};
   else dims = {s.nx};
-  const char* descr = img.dtype() == DType::u8 ? "|u1" : img.dtype() == DType::u16 ? "<u2" : "<f4";
   std::string h = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + tuple_str(dims) + ", }";
   // Pad with spaces so that the data starts on a 64-byte boundary (as numpy does); end in '\n'.
   const std::size_t unpadded = kMagicLen + 2 + 2 + h.size() + 1;
@@ -191,8 +192,19 @@ void write_npy(const HostImage& img, const std::string& path) {
   AtomicFile f(path);
   f.write(pre.data(), pre.size());
   f.write(h.data(), h.size());
-  f.write(img.raw(), img.bytes());
+  f.write(data, bytes);
   f.commit();
+}
+
+}  // namespace
+
+void write_npy(const HostImage& img, const std::string& path) {
+  const char* descr = img.dtype() == DType::u8 ? "|u1" : img.dtype() == DType::u16 ? "<u2" : "<f4";
+  write_npy_bytes(img.raw(), img.bytes(), descr, img.shape(), path);
+}
+
+void write_npy_int64(const std::int64_t* data, const Shape& shape, const std::string& path) {
+  write_npy_bytes(data, static_cast<std::size_t>(shape.size()) * sizeof(std::int64_t), "<i8", shape, path);
 }
 
 }  // namespace repix::datasets

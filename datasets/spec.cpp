@@ -31,6 +31,8 @@ const std::vector<KindDef>& kind_table() {
        {"sigma", "seed", "marker", "radius", "h"}},
       {"tissue", "uint8 blobby textured tissue covering coverage % of the image; marker= gives a marker of it",
        {"coverage", "seed", "marker", "radius", "h"}},
+      {"sparse", "uint8 255 with zero (background) points at random, each element with probability density",
+       {"density", "seed"}},
       {"file", "an .npy, .raw/.dat (needs shape= and dtype=) or image file", {"shape", "dtype"}},
   };
   return table;
@@ -218,6 +220,11 @@ Spec canonical_impl(const Spec& in) {
       if (h < 0 || h > 255) throw Error("h=" + p["h"] + " must be in 0..255");
       p["h"] = std::to_string(h);
     }
+  } else if (s.kind == "sparse") {
+    const double density = p.count("density") ? parse_double("density", p["density"]) : 0.001;
+    if (!(density >= 0.0 && density <= 1.0)) throw Error("density=" + p["density"] + " must be in [0, 1]");
+    p["density"] = format_double(density);
+    p["seed"] = std::to_string(parse_u64("seed", seed_text));
   }
   return s;
 }

@@ -13,6 +13,7 @@
 //   noise-mask:WxH[:sigma=S][:seed=S][:marker=M[:radius=R|:h=H]]
 //   tissue:WxH[:coverage=C][:seed=S][:marker=M[:radius=R|:h=H]]
 //              M = opening (radius=, default 5) | h-minus (h=, default 20) | frame | single-seed
+//   sparse:SHAPE[:density=F][:seed=S]
 //   file:PATH[:shape=SHAPE][:dtype=D]
 //
 // Spec::parse validates everything (kind, keys allowed for that kind, numbers and their

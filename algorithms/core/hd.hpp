@@ -7,3 +7,15 @@
 #define REPIX_HD inline
 #endif
 #endif
+
+namespace repix {
+// Read-only load: the read-only data cache (LDG.CONSTANT) on the device, a plain load on the host.
+template <class T>
+REPIX_HD T load_readonly(const T* p) {
+#ifdef __CUDA_ARCH__
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+}  // namespace repix

@@ -193,16 +193,6 @@ REPIX_HD int introduced_change(const bool wins[3][3][3]) {
   return change;
 }
 
-// Read-only load: the read-only data cache (LDG.CONSTANT) on the device, a plain load on the host.
-template <class T>
-REPIX_HD T load_readonly(const T* p) {
-#ifdef __CUDA_ARCH__
-  return __ldg(p);
-#else
-  return *p;
-#endif
-}
-
 // Neighbour access for gpu-cached: no bounds-checking branches. A neighbour outside the image
 // is replaced by the voxel itself (always a legal address, and one already in the cache) and
 // its comparison is overridden by `!inside` -- select instructions, no divergence, no padded

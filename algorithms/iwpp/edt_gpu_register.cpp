@@ -3,6 +3,9 @@
 
 namespace repix::edt {
 
-void append_gpu_variants(std::vector<Variant>& v) { (void)v; }
+void append_gpu_variants(std::vector<Variant>& v) {
+  v.push_back(gpu_exact_rowfill_variant());
+  v.push_back(gpu_opt_variant());
+}
 
 }  // namespace repix::edt

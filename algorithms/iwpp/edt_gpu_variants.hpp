@@ -1,10 +1,24 @@
 // The GPU edt variants are appended by edt_gpu_register.cpp, so the CPU registry
 // (edt_register.cpp) and the GPU one can grow independently.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "iwpp/edt.hpp"
 
 namespace repix::edt {
 void append_gpu_variants(std::vector<Variant>& v);
-}
+
+// Runs a GPU plan end to end (input already checked): upload, compute, result, with NVTX
+// phases init/h2d/kernel/d2h inside the caller's `edt/<variant>` range.
+Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Options& opt);
+
+// One factory per GPU variant file.
+Variant gpu_opt_variant();            // edt_gpu_opt.cu
+Variant gpu_exact_rowfill_variant();  // edt_gpu_exact_rowfill.cpp
+
+// gpu-opt's plan (edt_gpu_opt.cu) with either fill: thread per pixel (gpu-opt) or thread per
+// (band, row) (gpu-exact-rowfill); and its end-to-end run inside an `nvtx_name` range.
+std::unique_ptr<DevicePlan> make_separable_plan(bool pixel_fill);
+Result run_separable(const HostImage& input, const Options& opt, bool pixel_fill, const char* nvtx_name);
+}  // namespace repix::edt

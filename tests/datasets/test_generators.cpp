@@ -50,6 +50,8 @@ TEST(Generators, GoldenChecksums) {
       {"tissue:64x64:coverage=75:marker=h-minus:h=30", "347c09205f6c6d11"},
       {"noise-mask:64x48:marker=frame", "d6e12dae8632abdb"},
       {"tissue:64x64:coverage=50:marker=single-seed", "6382d93331148bbc"},
+      {"sparse:64x48:density=0.05:seed=3", "fb0a123c8454f7ad"},
+      {"sparse:300x200", "009f1a122707f1f8"},
   };
   for (const auto& [spec, want] : golden)
     EXPECT_EQ(hex(generate(spec).content_hash()), want) << spec;
@@ -147,6 +149,7 @@ TEST(Generators, SourcesMatchGenerate) {
   }
   EXPECT_TRUE(is_chunk_addressable(Spec::parse("uniform:8x8")));
   EXPECT_TRUE(is_chunk_addressable(Spec::parse("checker:8x8")));
+  EXPECT_TRUE(is_chunk_addressable(Spec::parse("sparse:8x8")));
   EXPECT_FALSE(is_chunk_addressable(Spec::parse("grf:8x8")));
   EXPECT_FALSE(is_chunk_addressable(Spec::parse("blobs:8x8")));
 }
@@ -266,5 +269,22 @@ TEST(Generators, PinnedRequestWorksWithoutGpu) {
   EXPECT_EQ(a.content_hash(), generate("uniform:64x64:levels=256").content_hash());
 }
 
+}  // namespace
+}  // namespace repix::datasets
+
+namespace repix::datasets {
+namespace {
+// sparse: the background fraction is the density, and a slab read alone equals the whole image's.
+TEST(Generators, SparseDensityAndSlabs) {
+  const HostImage img = generate("sparse:1000x500:density=0.01:seed=4");
+  std::int64_t zeros = 0;
+  for (std::int64_t i = 0; i < img.size(); ++i) zeros += img.data<std::uint8_t>()[i] == 0;
+  EXPECT_NEAR(static_cast<double>(zeros) / img.size(), 0.01, 0.001);
+  std::vector<std::uint8_t> slab(1000 * 7);
+  open_source(Spec::parse("sparse:1000x500:density=0.01:seed=4"))->read(123, 130, slab.data());
+  EXPECT_TRUE(std::equal(slab.begin(), slab.end(), img.data<std::uint8_t>() + 123 * 1000));
+  EXPECT_THROW(Spec::parse("sparse:8x8:density=1.5"), Error);
+  EXPECT_EQ(Spec::parse("sparse:8x8").str(), "sparse:8x8:density=0.001:seed=1");
+}
 }  // namespace
 }  // namespace repix::datasets

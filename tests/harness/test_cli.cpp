@@ -8,12 +8,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "ecc/ecc.hpp"
 #include "iwpp/reconstruct.hpp"
+#include "iwpp/edt.hpp"
+#include "iwpp/edt_verify.hpp"
 #include "harness/report.hpp"
 
 namespace fs = std::filesystem;
@@ -283,6 +286,75 @@ TEST_F(Cli, ReconstructBenchVerifiesEveryVariant) {
   const CliResult bad = run("bench --family reconstruct --dataset noise-mask:32x32 --cpu-samples 1");
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.err.find("marker spec"), std::string::npos) << bad.err;
+
+// ---- edt --------------------------------------------------------------------------------------
+
+TEST_F(Cli, EdtRunWritesDistancesSitesAndJson) {
+  ASSERT_EQ(run("gen sparse:90x70:density=0.01:seed=3 -o " + path("m.npy")).code, 0);
+  const CliResult r = run("run edt --variant omp-tiled --tile 16 --threads 2 --input " + path("m.npy") + " --output " +
+                          path("d.npy") + " --sites " + path("s.npy") + " --json " + path("j.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const HostImage mask = datasets::load(path("m.npy"));
+  edt::Result got;
+  got.distance = datasets::load(path("d.npy"));
+  ASSERT_EQ(got.distance.dtype(), DType::f32);
+  // The int64 site map: the last 8 * n bytes of the .npy, after its '<i8' header.
+  const std::string sites = slurp(path("s.npy"));
+  ASSERT_NE(sites.find("'descr': '<i8'"), std::string::npos);
+  ASSERT_NE(sites.find("'shape': (70, 90)"), std::string::npos);
+  got.sites.resize(static_cast<std::size_t>(mask.size()));
+  std::memcpy(got.sites.data(), sites.data() + sites.size() - got.sites.size() * 8, got.sites.size() * 8);
+  const edt::Check c = edt::check_propagation(mask, edt::find_variant("seq-exact").run(mask, {}), got);
+  EXPECT_TRUE(c.ok) << c.first_violation;
+  const std::string j = slurp(path("j.json"));
+  EXPECT_NE(j.find("\"properties_ok\": true"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"max_abs\""), std::string::npos) << j;
+  expect_only({"m.npy", "d.npy", "s.npy", "j.json"});
+}
+
+TEST_F(Cli, EdtDefaultIsExactAndMatchesLibrary) {
+  ASSERT_EQ(run("gen blobs:64x50:radius=6:fill=0.45:seed=2 -o " + path("b.npy")).code, 0);
+  const CliResult r = run("run edt --input " + path("b.npy") + " --output " + path("d.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const HostImage mask = datasets::load(path("b.npy"));
+  EXPECT_EQ(datasets::load(path("d.npy")).content_hash(),
+            edt::find_variant("seq-exact").run(mask, {}).distance.content_hash());
+}
+
+TEST_F(Cli, EdtErrorsAreOneLine) {
+  HostImage img(DType::f32, Shape::d2(4, 3));
+  for (std::int64_t i = 0; i < img.size(); ++i) img.data<float>()[i] = static_cast<float>(i);
+  img.data<float>()[5] = std::numeric_limits<float>::infinity();
+  datasets::save(img, path("n.npy"));
+  CliResult r = run("run edt --variant seq --input " + path("n.npy") + " --output " + path("o.npy"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("inf at x=1, y=1"), std::string::npos) << r.err;
+  ASSERT_EQ(run("gen uniform:8x8x8:levels=2 -o " + path("v.npy")).code, 0);
+  r = run("run edt --variant seq --input " + path("v.npy") + " --output " + path("o.npy"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("2D"), std::string::npos) << r.err;
+  r = run("run edt --variant nope --input " + path("v.npy") + " --output " + path("o.npy"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  r = run("run edt --variant seq --input " + path("v.npy"));
+  EXPECT_NE(r.code, 0);
+  expect_only({"n.npy", "v.npy"});
+}
+
+TEST_F(Cli, EdtBenchQuickVerifiesEveryCpuVariant) {
+  const CliResult r = run("bench --family edt --dataset sparse:60x40:density=0.02 --samples 2 --cpu-samples 2 --out " + path("r.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const report::Report rep = report::read_report(path("r.json"));
+  int n = 0;
+  for (const auto& res : rep.results) {
+    if (res.family != "edt") continue;
+    ++n;
+    EXPECT_TRUE(res.verified) << res.variant << ": " << res.verification;
+    EXPECT_EQ(res.unit, "GPx/s");
+    if (res.variant == "seq") EXPECT_TRUE(res.errors.contains("max_abs"));
+  }
+  EXPECT_GE(n, 3);
 }
 
 }  // namespace

@@ -1,0 +1,228 @@
+// edt cases for `repix bench`: seq-exact runs once per dataset (with sites) as the reference;
+// every variant is verified on the same input before it is timed: exact variants must give the
+// same distances bit for bit (and nearest sites), propagation variants must pass
+// check_propagation, whose error statistics go into the result. Timed runs ask for distances
+// only (want_sites = false, as a user's `repix run edt --output` does); the kernel-scope output
+// of the timed path is checked again on its distances. Peers (peers::available("edt")) run as
+// `peer:<id>` and are compared with seq-exact within float rounding.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "core/gpu.hpp"
+#include "core/nvtx.hpp"
+#include "harness/bench.hpp"
+#include "harness/peers.hpp"
+#include "iwpp/edt.hpp"
+#include "iwpp/edt_verify.hpp"
+
+namespace repix::bench {
+
+namespace {
+
+constexpr double kPeerRelTol = 1e-6;  // peers computing in another precision: a few float ulps
+
+struct Verdict {
+  bool ok = false;
+  std::string text;
+  nlohmann::json errors = nlohmann::json::object();
+};
+
+Verdict verdict_of(const edt::Check& c, bool exact, const std::string& what) {
+  Verdict v;
+  v.ok = c.ok;
+  v.errors = c.errors();
+  std::ostringstream o;
+  if (!c.ok) o << "MISMATCH vs seq-exact (" << what << "): " << c.first_violation;
+  else if (exact) o << "identical to seq-exact (" << c.pixels << " px, " << what << ")";
+  else o << "propagation properties hold vs seq-exact (" << what << "); max error " << c.max_abs << " px, "
+         << c.pixels_off << " px off";
+  v.text = o.str();
+  return v;
+}
+
+// Per-dataset reference and per-(variant, dataset) verdicts, shared by the scopes.
+struct EdtState {
+  std::string ref_spec;
+  edt::Result reference;
+  std::map<std::string, Verdict> verdicts;  // variant|dataset
+  const edt::Result& ref(Context& ctx, const std::string& spec) {
+    if (ref_spec == spec) return reference;
+    std::fprintf(stderr, "repix bench: reference (seq-exact) on %s...\n", spec.c_str());
+    reference = edt::find_variant("seq-exact").run(ctx.datasets.get(spec), {});
+    ref_spec = spec;
+    record_dataset(ctx, ctx.datasets.info(spec));
+    return reference;
+  }
+  const Verdict& verify(Context& ctx, const edt::Variant& v, const std::string& spec) {
+    const std::string key = v.id + "|" + spec;
+    auto it = verdicts.find(key);
+    if (it != verdicts.end()) return it->second;
+    const HostImage& img = ctx.datasets.get(spec);
+    const edt::Result& want = ref(ctx, spec);
+    const edt::Result got = v.run(img, {});  // with sites: the full check
+    const edt::Check c = v.exact ? edt::compare_exact(img, want, got) : edt::check_propagation(img, want, got);
+    return verdicts[key] = verdict_of(c, v.exact, "end to end, with sites");
+  }
+};
+
+void apply(report::Result& r, const Verdict& v) {
+  r.verified = v.ok;
+  r.verification = v.text;
+  r.errors = v.errors;
+}
+
+edt::Options timed_options() {
+  edt::Options o;
+  o.want_sites = false;
+  return o;
+}
+
+void add_peer_cases(Context& ctx, const std::shared_ptr<EdtState>& state, const std::string& spec,
+                    std::vector<Case>& cases) {
+  for (const peers::Peer& p : peers::available("edt")) {
+    if (p.gpu && !ctx.gpu) continue;
+    Case c;
+    c.gpu = p.gpu;
+    c.result.family = "edt";
+    c.result.variant = "peer:" + p.id;
+    c.result.dataset = spec;
+    c.result.scope = "end-to-end";  // replaced by what the peer reports
+    c.result.unit = "GPx/s";
+    c.result.extra = {{"peer", p.description}};
+    auto samples = std::make_shared<std::vector<double>>();
+    const std::size_t index = cases.size();
+    c.prepare = [&ctx, state, p, spec, samples, &cases, index] {
+      Case& me = cases[index];
+      const HostImage& img = ctx.datasets.get(spec);
+      const edt::Result& want = state->ref(ctx, spec);
+      const int n = p.gpu ? ctx.req.gpu_samples : ctx.req.cpu_samples;
+      peers::PeerRun run = peers::run(p, {&img}, nlohmann::json::object(), n, ctx.req.warmup);
+      me.result.scope = run.scope;
+      me.result.items = static_cast<double>(img.size());
+      edt::Result got;
+      got.distance = std::move(run.output);
+      const edt::Check chk = p.exact ? edt::compare_exact(img, want, got, kPeerRelTol)
+                                     : edt::check_propagation(img, want, got);
+      apply(me.result, verdict_of(chk, p.exact, p.exact ? "distances within 1e-6 relative" : "distances"));
+      *samples = std::move(run.samples_ms);
+      std::reverse(samples->begin(), samples->end());
+    };
+    c.sample = [samples] {
+      if (samples->empty()) throw Error("peer returned fewer samples than asked");
+      const double ms = samples->back();
+      samples->pop_back();
+      return ms;
+    };
+    c.finish = [] {};
+    cases.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+void add_edt_cases(Context& ctx, std::vector<Case>& cases) {
+  auto state = std::make_shared<EdtState>();
+  std::vector<std::string> ids;
+  std::vector<bool> is_gpu;
+  for (const auto& v : edt::variants()) {
+    ids.push_back(v.id);
+    is_gpu.push_back(v.gpu);
+  }
+  std::vector<const edt::Variant*> chosen;
+  for (std::size_t i : choose_variants(ctx, ids, is_gpu)) chosen.push_back(&edt::variants()[i]);
+  auto wants = [&](const std::string& scope) { return wants_scope(ctx, scope); };
+
+  for (const std::string& spec : ctx.specs) {
+    for (const edt::Variant* vp : chosen) {
+      const edt::Variant& v = *vp;
+      auto base = [&](const std::string& scope) {
+        Case c;
+        c.gpu = v.gpu;
+        c.result.family = "edt";
+        c.result.variant = v.id;
+        c.result.dataset = spec;
+        c.result.scope = scope;
+        c.result.unit = "GPx/s";
+        c.result.extra = {{"sites", false}};
+        return c;
+      };
+
+      if (v.gpu && v.make_plan && wants("kernel")) {
+        Case c = base("kernel");
+        struct Kernel {
+          std::unique_ptr<edt::DevicePlan> plan;
+          std::unique_ptr<CudaStream> stream;
+          DeviceBuffer<unsigned char> input;
+          std::unique_ptr<timing::GpuSampler> sampler;
+        };
+        auto k = std::make_shared<Kernel>();
+        const std::size_t index = cases.size();
+        c.prepare = [&ctx, state, k, &v, spec, &cases, index] {
+          Case& me = cases[index];
+          const HostImage& img = ctx.datasets.get(spec);
+          apply(me.result, state->verify(ctx, v, spec));
+          me.result.items = static_cast<double>(img.size());
+          k->stream = std::make_unique<CudaStream>();
+          k->plan = v.make_plan();
+          k->plan->setup(img.dtype(), img.shape(), timed_options(), k->stream->get());
+          k->input.allocate(img.bytes());
+          REPIX_CUDA(cudaMemcpyAsync(k->input.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice,
+                                     k->stream->get()));
+          {
+            nvtx::Range r("warmup");
+            for (int i = 0; i < ctx.req.warmup; ++i) k->plan->compute(k->input.get(), k->stream->get());
+            k->stream->sync();
+          }
+          k->sampler = std::make_unique<timing::GpuSampler>(/*flush_l2=*/true);
+        };
+        c.sample = [k, name = "edt/" + v.id] {
+          return k->sampler->sample(
+              [&](cudaStream_t s) {
+                nvtx::Range r(name.c_str());  // the L2 flush stays outside the variant's range
+                k->plan->compute(k->input.get(), s);
+              },
+              k->stream->get());
+        };
+        c.finish = [&ctx, state, k, &v, spec, &cases, index] {
+          Case& me = cases[index];
+          // The output of the timed path itself must be right too (distances: no sites asked).
+          const edt::Result got = k->plan->result(k->stream->get());
+          const HostImage& img = ctx.datasets.get(spec);
+          const edt::Result& want = state->ref(ctx, spec);
+          const edt::Check chk = v.exact ? edt::compare_exact(img, want, got) : edt::check_propagation(img, want, got);
+          if (!chk.ok) apply(me.result, verdict_of(chk, v.exact, "kernel-scope output"));
+          k->plan.reset();
+          k->input.reset();
+          k->sampler.reset();
+        };
+        cases.push_back(std::move(c));
+      }
+
+      if (wants("end-to-end")) {
+        Case c = base("end-to-end");
+        const std::size_t index = cases.size();
+        c.prepare = [&ctx, state, &v, spec, &cases, index] {
+          Case& me = cases[index];
+          const HostImage& img = ctx.datasets.get(spec);
+          apply(me.result, state->verify(ctx, v, spec));
+          me.result.items = static_cast<double>(img.size());
+        };
+        c.sample = [&ctx, &v, spec] {
+          const HostImage& img = ctx.datasets.get(spec);
+          const auto t0 = std::chrono::steady_clock::now();
+          const edt::Result out = v.run(img, timed_options());
+          const auto t1 = std::chrono::steady_clock::now();
+          return std::chrono::duration<double, std::milli>(t1 - t0).count();
+        };
+        c.finish = [] {};
+        cases.push_back(std::move(c));
+      }
+    }
+    add_peer_cases(ctx, state, spec, cases);
+  }
+}
+
+}  // namespace repix::bench
