@@ -318,9 +318,11 @@ __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6
 
 // kMinBlocks: the register budget (__launch_bounds__'s minimum resident blocks per SM). 2 gives
 // 95 registers and no spills; 3 caps them at 80 with ~50 bytes of spills but 50 % more warps to
-// hide the load latency (the kernel measured latency-bound). Which wins is measured, not
-// guessed: REPIX_ECC_OPT_2D_BLOCKS=3 selects the second instantiation (see ecc2d_min_blocks).
-template <class T, bool kVec, bool kEmit, int kMinBlocks = 2>
+// hide the load latency (the kernel is latency-bound). Measured on the H100 (d721389, kernel
+// scope, 8192^2): 3 is 1.26-1.32x faster on float32 uniform/GRF and uint8 (0.456 -> 0.363 ms,
+// 0.837 -> 0.649 ms, 0.378 -> 0.287 ms), so it is the default; REPIX_ECC_OPT_2D_BLOCKS=2 keeps the
+// other instantiation for the ablation.
+template <class T, bool kVec, bool kEmit, int kMinBlocks = 3>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __restrict__ buf, Geom g,
                                                                      GlobalAcc acc, EmitOut out) {
   __shared__ BlockAcc<T> ba;
@@ -539,11 +541,11 @@ __global__ void fill_keys_kernel(std::uint32_t* keys, std::size_t n) {
 
 using KernelFn = void (*)(const void*, Geom, GlobalAcc, EmitOut);
 
-// The 2D kernel's register budget (see ecc2d_kernel): 2 unless REPIX_ECC_OPT_2D_BLOCKS=3.
+// The 2D kernel's register budget (see ecc2d_kernel): 3 unless REPIX_ECC_OPT_2D_BLOCKS=2.
 int ecc2d_min_blocks() {
   static const int v = [] {
     const char* e = std::getenv("REPIX_ECC_OPT_2D_BLOCKS");
-    return e && std::string(e) == "3" ? 3 : 2;
+    return e && std::string(e) == "2" ? 2 : 3;
   }();
   return v;
 }

@@ -57,7 +57,10 @@ class Peers : public ::testing::Test {
 };
 
 TEST_F(Peers, ListsByFamilyAndRunsOne) {
-  const auto edt = peers::available("edt");
+  // In-process peers (NPP where built and a GPU exists) come beside the script's.
+  std::vector<peers::Peer> edt;
+  for (const auto& p : peers::available("edt"))
+    if (p.id != "npp-pba") edt.push_back(p);
   ASSERT_EQ(edt.size(), 1u);
   EXPECT_EQ(edt[0].id, "fake-edt");
   EXPECT_TRUE(peers::available("ecc").empty());
