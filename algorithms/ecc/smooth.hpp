@@ -34,4 +34,13 @@ HostImage smooth_cpu(const HostImage& img, const Weights& w = gaussian_weights()
 void smooth_gpu(const float* d_in, float* d_out, float* d_tmp, std::int64_t nx, std::int64_t ny,
                 cudaStream_t stream, const Weights& w = gaussian_weights());
 
+// Rounds every value to the nearest hundredth, as the GRF generator stores its fields:
+// roundf(v * 100) / 100 in float (half away from zero), the same IEEE operations on the CPU and
+// the GPU. The Table 2 pipeline applies it after each smoothing step: smoothing a 0.01-rounded
+// GRF otherwise makes nearly every pixel value distinct (~1M bins at 1024^2), while the paper's
+// pipeline, like its inputs, works on a few hundred to ~1000 bins (the authors' code keeps at most
+// 1024 per chunk). Keeping the data on the 0.01 grid keeps the ECC exact and comparable.
+void round_hundredths_cpu(HostImage& img);
+void round_hundredths_gpu(float* d, std::int64_t n, cudaStream_t stream);
+
 }  // namespace repix::ecc::smooth

@@ -53,4 +53,13 @@ HostImage smooth_cpu(const HostImage& img, const Weights& w) {
   return out;
 }
 
+void round_hundredths_cpu(HostImage& img) {
+  if (img.dtype() != DType::f32) throw Error("round_hundredths takes float32, got " + dtype_name(img.dtype()));
+  float* p = img.data<float>();
+  for (std::int64_t i = 0; i < img.size(); ++i) {
+    const volatile float scaled = p[i] * 100.0f;  // volatile: no contraction with the division
+    p[i] = std::round(static_cast<float>(scaled)) / 100.0f;
+  }
+}
+
 }  // namespace repix::ecc::smooth

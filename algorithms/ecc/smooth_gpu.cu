@@ -58,7 +58,20 @@ __global__ void cols_kernel(const float* __restrict__ in, float* __restrict__ ou
   }
 }
 
+__global__ void round_hundredths_kernel(float* d, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    d[i] = __fdiv_rn(roundf(__fmul_rn(d[i], 100.0f)), 100.0f);
+}
+
 }  // namespace
+
+void round_hundredths_gpu(float* d, std::int64_t n, cudaStream_t stream) {
+  if (n <= 0) return;
+  const std::int64_t blocks = std::min<std::int64_t>((n + 255) / 256, 65535);
+  round_hundredths_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(d, n);
+  REPIX_CUDA_LAUNCH();
+}
 
 void smooth_gpu(const float* d_in, float* d_out, float* d_tmp, std::int64_t nx, std::int64_t ny,
                 cudaStream_t stream, const Weights& w) {

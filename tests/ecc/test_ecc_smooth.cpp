@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/float_bits.hpp"
 #include "core/gpu.hpp"
 #include "ecc/smooth.hpp"
 
@@ -101,6 +102,33 @@ TEST(EccSmoothGpu, MatchesCpuOnEdgeShapesAndInPlace) {
     // GPU's own values, so this is a quality bar rather than a correctness need).
     EXPECT_EQ(differ, 0) << nx << "x" << ny << ": " << differ << " elements differ, worst " << worst;
   }
+}
+
+TEST(EccSmooth, RoundHundredthsCpu) {
+  HostImage img(DType::f32, Shape::d2(6, 1));
+  const float in[] = {0.004f, -0.004f, 0.005f, -1.236f, 2.0f, 123.4567f};
+  std::copy(in, in + 6, img.data<float>());
+  ecc::smooth::round_hundredths_cpu(img);
+  const float want[] = {0.0f, -0.0f, 0.01f, -1.24f, 2.0f, 123.46f};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(img.data<float>()[i], want[i]) << i;
+}
+
+// The pipeline's rounding on the GPU equals the CPU's bit for bit (a one-ulp difference before
+// rounding could move a value to the next hundredth and change the ECC).
+TEST(EccSmoothGpu, RoundHundredthsMatchesCpu) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
+  HostImage img = random_float_image(333, 71, 5);
+  for (std::int64_t i = 0; i < img.size(); ++i) img.data<float>()[i] *= 7.0f;  // beyond [-1, 1]
+  DeviceBuffer<float> d(img.size());
+  REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
+  CudaStream s;
+  ecc::smooth::round_hundredths_gpu(d.get(), img.size(), s.get());
+  s.sync();
+  std::vector<float> got(static_cast<std::size_t>(img.size()));
+  REPIX_CUDA(cudaMemcpy(got.data(), d.get(), img.bytes(), cudaMemcpyDeviceToHost));
+  ecc::smooth::round_hundredths_cpu(img);
+  for (std::int64_t i = 0; i < img.size(); ++i)
+    ASSERT_EQ(float_bits(got[static_cast<std::size_t>(i)]), float_bits(img.data<float>()[i])) << i;
 }
 
 }  // namespace

@@ -286,6 +286,7 @@ TEST_F(Cli, ReconstructBenchVerifiesEveryVariant) {
   const CliResult bad = run("bench --family reconstruct --dataset noise-mask:32x32 --cpu-samples 1");
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.err.find("marker spec"), std::string::npos) << bad.err;
+}
 
 // ---- edt --------------------------------------------------------------------------------------
 
