@@ -13,6 +13,7 @@
 #include "datasets/datasets.hpp"
 #include "harness/env.hpp"
 #include "harness/family.hpp"
+#include "harness/peers.hpp"
 #include "harness/registry.hpp"
 
 namespace repix::bench {
@@ -149,6 +150,11 @@ int run(const Request& req, report::Report* out) {
     benchmark::RegisterBenchmark(name.c_str(), [&c](benchmark::State& state) {
       try {
         c.prepare();
+      } catch (const peers::Unsupported& e) {
+        c.skipped = true;
+        c.result.verification = std::string("skipped: ") + e.what();
+        state.SkipWithError(c.result.verification.c_str());
+        return;
       } catch (const std::exception& e) {
         c.result.verification = std::string("error: ") + e.what();
         state.SkipWithError(c.result.verification.c_str());
@@ -170,7 +176,10 @@ int run(const Request& req, report::Report* out) {
   for (Case& c : cases) {
     report::Result& r = c.result;
     if (r.samples_ms.empty()) {
-      if (!r.verification.empty()) {  // ran but failed (an error, not filtered out)
+      if (c.skipped) {
+        std::fprintf(stderr, "repix bench: %s/%s on %s: %s\n", r.family.c_str(), r.variant.c_str(),
+                     r.dataset.c_str(), r.verification.c_str());
+      } else if (!r.verification.empty()) {  // ran but failed (an error, not filtered out)
         all_ok = false;
         std::fprintf(stderr, "repix bench: %s/%s on %s: %s\n", r.family.c_str(), r.variant.c_str(),
                      r.dataset.c_str(), r.verification.c_str());

@@ -35,7 +35,9 @@ struct Case {
   report::Result result;          // identity fields filled at registration; the rest by run()
   bool gpu = false;
   double bytes_per_item = 0;      // for % of bound
-  std::function<void()> prepare;  // untimed: load input, verify, allocate
+  bool skipped = false;           // prepare() found the input unsupported (peers)
+  std::function<void()> prepare;  // untimed: load input, verify, allocate. Throwing
+                                  // peers::Unsupported skips the case (noted, not a failure).
   std::function<double()> sample; // one timed sample, milliseconds
   std::function<void()> finish;   // untimed: re-verify the timed path's output, release memory
 };

@@ -157,11 +157,11 @@ PeerRun run(const Peer& peer, const std::vector<const HostImage*>& inputs, const
   if (inputs.empty()) throw Error("peer " + peer.id + ": no input");
 #ifdef REPIX_HAVE_NPP
   if (peer.id == kNppEdt) {
-    if (inputs[0]->dtype() != DType::u8) throw Error("peer npp-pba takes uint8 input only");
+    if (inputs[0]->dtype() != DType::u8) throw Unsupported("peer npp-pba takes uint8 input only");
     return npp::run_edt(*inputs[0], samples, warmup);
   }
 #endif
-  return run_python(peer, inputs, params, samples, warmup);
+  return run_python(peer, inputs, params, samples, peer.gpu ? warmup : 0);
 }
 
 }  // namespace repix::peers

@@ -9,9 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/image.hpp"
 
 namespace repix::peers {
+
+// A peer that cannot take this input (e.g. a size its library rejects): the bench skips the
+// case with this message instead of failing the run.
+struct Unsupported : Error {
+  using Error::Error;
+};
 
 struct Peer {
   std::string family;       // "edt", "reconstruct"
@@ -34,7 +41,9 @@ struct PeerRun {
 };
 
 // Runs `peer` on the inputs (edt: {mask}; reconstruct: {marker, mask}) with `params`
-// (e.g. {"connectivity": 8}). Throws repix::Error with the peer's message on failure.
+// (e.g. {"connectivity": 8}). Throws repix::Error with the peer's message on failure, Unsupported
+// for inputs the peer cannot take. CPU peers get no warm-up call (nothing to load or compile
+// after the import; at 8192^2 scikit-image takes most of a minute per call).
 PeerRun run(const Peer& peer, const std::vector<const HostImage*>& inputs, const nlohmann::json& params,
             int samples, int warmup);
 

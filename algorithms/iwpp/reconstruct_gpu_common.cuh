@@ -123,6 +123,11 @@ __global__ void finalize_kernel(const S* __restrict__ J, T* __restrict__ out, Ge
 // grow and never exceed the reconstruction) and a pass that changed nothing anywhere read only
 // final values, so "no change in a whole raster + anti-raster pass" still proves stability. The
 // racing accesses are volatile so that each is one load/store the compiler cannot split or cache.
+// The walks count i = 1 .. n-1 and map it to the coordinate (forward i, backward n-1-i). The
+// first version stepped a signed coordinate by +-1 until it left [0, n)
+// (`for (x += step; x >= 0 && x < n; x += step)`); built with nvcc 13.0 for sm_90, its backward
+// instantiation left every pixel unchanged on the H100 (a 1x8 case run pass by pass showed it;
+// the forward one worked). We did not isolate the cause; this form was checked the same way.
 template <class T, class S, bool Forward>
 __global__ void __launch_bounds__(kLineThreads)
     row_pass_kernel(S* J, const T* __restrict__ I, Geom g, unsigned* changed) {
@@ -131,10 +136,9 @@ __global__ void __launch_bounds__(kLineThreads)
        y += std::int64_t(gridDim.x) * kLineThreads) {
     S* row = J + y * g.nx;
     const T* irow = I + y * g.nx;
-    std::int64_t x = Forward ? 0 : g.nx - 1;
-    const std::int64_t step = Forward ? 1 : -1;
-    std::uint32_t prev = row[x];
-    for (x += step; x >= 0 && x < g.nx; x += step) {
+    std::uint32_t prev = row[Forward ? 0 : g.nx - 1];
+    for (std::int64_t i = 1; i < g.nx; ++i) {
+      const std::int64_t x = Forward ? i : g.nx - 1 - i;
       std::uint32_t cur = row[x];
       const std::uint32_t v = min(prev, to_key(irow[x]));
       if (v > cur) {
@@ -155,11 +159,10 @@ __global__ void __launch_bounds__(kLineThreads)
   bool any = false;
   for (std::int64_t x = blockIdx.x * std::int64_t(kLineThreads) + threadIdx.x; x < g.nx;
        x += std::int64_t(gridDim.x) * kLineThreads) {
-    std::int64_t y = Forward ? 0 : g.ny - 1;
-    const std::int64_t step = Forward ? 1 : -1;
-    std::uint32_t prev = vJ[y * g.nx + x];
-    for (y += step; y >= 0 && y < g.ny; y += step) {
-      const std::int64_t q = (y - step) * g.nx + x;  // the previous row, same column
+    std::uint32_t prev = vJ[(Forward ? 0 : g.ny - 1) * g.nx + x];
+    for (std::int64_t i = 1; i < g.ny; ++i) {
+      const std::int64_t y = Forward ? i : g.ny - 1 - i;
+      const std::int64_t q = (Forward ? y - 1 : y + 1) * g.nx + x;  // the previous row, same column
       std::uint32_t n = prev;
       if (g.conn == 8) {
         if (x > 0) n = max(n, static_cast<std::uint32_t>(vJ[q - 1]));

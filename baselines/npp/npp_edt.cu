@@ -41,10 +41,14 @@ PeerRun run_edt(const HostImage& mask, int samples, int warmup) {
   const Shape& s = mask.shape();
   if (s.ndim != 2) throw Error("peer npp-pba: 2D images only");
   // NPP's PBA keeps Voronoi coordinates as 16-bit signed integers.
-  if (s.nx > 32767 || s.ny > 32767) throw Error("peer npp-pba: images up to 32767 pixels per side only");
+  if (s.nx > 32767 || s.ny > 32767) throw Unsupported("peer npp-pba: images up to 32767 pixels per side only");
   const NppiSize roi{static_cast<int>(s.nx), static_cast<int>(s.ny)};
   size_t scratch_bytes = 0;
-  check(nppiDistanceTransformPBAGetBufferSize(roi, &scratch_bytes), "nppiDistanceTransformPBAGetBufferSize");
+  const NppStatus size_status = nppiDistanceTransformPBAGetBufferSize(roi, &scratch_bytes);
+  // NPP rejects some small sizes (NPP_SIZE_ERROR for 60x40 on the H100 machine's NPP 13.0).
+  if (size_status == NPP_SIZE_ERROR)
+    throw Unsupported("peer npp-pba: NPP rejects " + s.str() + " (NPP_SIZE_ERROR)");
+  check(size_status, "nppiDistanceTransformPBAGetBufferSize");
   CudaStream stream;
   DeviceBuffer<Npp8u> src(mask.bytes()), scratch(scratch_bytes);
   DeviceBuffer<Npp32f> dst(static_cast<std::size_t>(mask.size()));
