@@ -280,7 +280,8 @@ TEST_F(Cli, ReconstructBenchVerifiesEveryVariant) {
   for (const auto& res : rep.results) {
     EXPECT_TRUE(res.verified) << res.variant << ": " << res.verification;
     EXPECT_EQ(res.unit, "GPx/s");
-    EXPECT_TRUE(res.extra.contains("total_queued")) << res.variant;
+    // Our variants report their queue counters; peers (scikit-image where installed) have none.
+    if (res.variant.rfind("peer:", 0) != 0) EXPECT_TRUE(res.extra.contains("total_queued")) << res.variant;
   }
   ASSERT_EQ(rep.datasets.size(), 2u);  // the marker and its mask
   const CliResult bad = run("bench --family reconstruct --dataset noise-mask:32x32 --cpu-samples 1");
