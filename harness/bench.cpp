@@ -76,6 +76,7 @@ std::vector<std::size_t> choose_variants(const Context& ctx, const std::vector<s
     return out;
   }
   for (const auto& want : ctx.req.variants) {
+    if (want.rfind("peer:", 0) == 0) continue;  // peers are the family's bench code's business
     const auto it = std::find(ids.begin(), ids.end(), want);
     if (it == ids.end()) {
       bool anywhere = false;
