@@ -64,6 +64,38 @@ double bound_gbs(const Context& ctx, const std::string& name) {
 
 }  // namespace
 
+KernelTimer::KernelTimer() = default;
+
+void KernelTimer::upload(const std::vector<const HostImage*>& inputs) {
+  buffers_.clear();
+  pointers_.clear();
+  for (const HostImage* img : inputs) {
+    buffers_.emplace_back(img->bytes());
+    REPIX_CUDA(cudaMemcpyAsync(buffers_.back().get(), img->raw(), img->bytes(), cudaMemcpyHostToDevice, stream()));
+    pointers_.push_back(buffers_.back().get());
+  }
+}
+
+void KernelTimer::start(Compute compute, int warmup, std::string nvtx_name) {
+  compute_ = std::move(compute);
+  name_ = std::move(nvtx_name);
+  {
+    nvtx::Range r("warmup");
+    for (int i = 0; i < warmup; ++i) compute_(pointers_, stream());
+    stream_.sync();
+  }
+  sampler_ = std::make_unique<timing::GpuSampler>(/*flush_l2=*/true);
+}
+
+double KernelTimer::sample() {
+  return sampler_->sample(
+      [&](cudaStream_t s) {
+        nvtx::Range r(name_.c_str());  // the L2 flush stays outside the variant's range
+        compute_(pointers_, s);
+      },
+      stream());
+}
+
 std::vector<std::size_t> choose_variants(const Context& ctx, const std::vector<std::string>& ids,
                                          const std::vector<bool>& is_gpu) {
   auto excluded = [&](const std::string& id) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/gpu.hpp"
 #include "core/image.hpp"
 #include "harness/report.hpp"
 #include "harness/timing.hpp"
@@ -66,6 +67,30 @@ struct Context {
   std::vector<report::DatasetInfo> dataset_infos;
   bool gpu = false;
   timing::Bandwidths bandwidths;
+};
+
+// Kernel-scope timing shared by the families: a dedicated stream, device copies of the inputs,
+// warm-up, then one event-timed run (L2 flushed first, outside the variant's NVTX range) per
+// sample(). The family's plan is set up on stream() between construction and start().
+class KernelTimer {
+ public:
+  using Compute = std::function<void(const std::vector<const void*>& device_inputs, cudaStream_t)>;
+  KernelTimer();
+  cudaStream_t stream() const { return stream_.get(); }
+  // Copies the images to the device, asynchronously on stream().
+  void upload(const std::vector<const HostImage*>& inputs);
+  // Runs `compute` `warmup` times (NVTX "warmup"), synchronises, and keeps it for sample().
+  void start(Compute compute, int warmup, std::string nvtx_name);
+  // One timed run of `compute` inside the NVTX range `nvtx_name`; milliseconds.
+  double sample();
+
+ private:
+  CudaStream stream_;
+  std::vector<DeviceBuffer<unsigned char>> buffers_;
+  std::vector<const void*> pointers_;
+  Compute compute_;
+  std::string name_;
+  std::unique_ptr<timing::GpuSampler> sampler_;
 };
 
 // The variants of ctx.family that ctx.req asks for (all this machine can run when none are

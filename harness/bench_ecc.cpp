@@ -104,9 +104,7 @@ void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
         c.result.bound = "dram-read";
         struct Kernel {
           std::unique_ptr<ecc::DevicePlan> plan;
-          std::unique_ptr<CudaStream> stream;
-          DeviceBuffer<unsigned char> input;
-          std::unique_ptr<timing::GpuSampler> sampler;
+          std::unique_ptr<KernelTimer> timer;
         };
         auto k = std::make_shared<Kernel>();
         const std::size_t index = cases.size();
@@ -117,31 +115,19 @@ void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
           set_verified(me.result, mismatch, state->ref(ctx, spec).values.size());
           me.result.items = static_cast<double>(img.size());
           me.bytes_per_item = static_cast<double>(dtype_size(img.dtype()));
-          k->stream = std::make_unique<CudaStream>();
+          k->timer = std::make_unique<KernelTimer>();
           k->plan = v.make_plan();
-          k->plan->setup(img.dtype(), img.shape(), k->stream->get());
-          k->input.allocate(img.bytes());
-          REPIX_CUDA(cudaMemcpyAsync(k->input.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice,
-                                     k->stream->get()));
-          {
-            nvtx::Range r("warmup");
-            for (int i = 0; i < ctx.req.warmup; ++i) k->plan->compute(k->input.get(), k->stream->get());
-            k->stream->sync();
-          }
-          k->sampler = std::make_unique<timing::GpuSampler>(/*flush_l2=*/true);
+          k->plan->setup(img.dtype(), img.shape(), k->timer->stream());
+          k->timer->upload({&img});
+          ecc::DevicePlan* plan = k->plan.get();
+          k->timer->start([plan](const std::vector<const void*>& in, cudaStream_t s) { plan->compute(in[0], s); },
+                          ctx.req.warmup, "ecc/" + v.id);
         };
-        c.sample = [k, name = "ecc/" + v.id] {
-          return k->sampler->sample(
-              [&](cudaStream_t s) {
-                nvtx::Range r(name.c_str());  // the L2 flush stays outside the variant's range
-                k->plan->compute(k->input.get(), s);
-              },
-              k->stream->get());
-        };
+        c.sample = [k] { return k->timer->sample(); };
         c.finish = [&ctx, state, k, spec, &cases, index] {
           Case& me = cases[index];
           // The output of the timed path itself must be right, not only the end-to-end run's.
-          const ecc::Curve got = k->plan->result(k->stream->get());
+          const ecc::Curve got = k->plan->result(k->timer->stream());
           // gpu-opt's float path falls back to an exact sort when the values overflow its global
           // hash table: a different algorithm, so the report says which one was timed.
           if (const auto* opt = dynamic_cast<const ecc::OptPlan*>(k->plan.get()))
@@ -152,8 +138,7 @@ void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
             me.result.verification = "kernel-scope output: " + describe_mismatch(got, want);
           }
           k->plan.reset();
-          k->input.reset();
-          k->sampler.reset();
+          k->timer.reset();
         };
         cases.push_back(std::move(c));
       }

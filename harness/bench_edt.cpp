@@ -154,9 +154,7 @@ void add_edt_cases(Context& ctx, std::vector<Case>& cases) {
         Case c = base("kernel");
         struct Kernel {
           std::unique_ptr<edt::DevicePlan> plan;
-          std::unique_ptr<CudaStream> stream;
-          DeviceBuffer<unsigned char> input;
-          std::unique_ptr<timing::GpuSampler> sampler;
+          std::unique_ptr<KernelTimer> timer;
         };
         auto k = std::make_shared<Kernel>();
         const std::size_t index = cases.size();
@@ -165,38 +163,25 @@ void add_edt_cases(Context& ctx, std::vector<Case>& cases) {
           const HostImage& img = ctx.datasets.get(spec);
           apply(me.result, state->verify(ctx, v, spec));
           me.result.items = static_cast<double>(img.size());
-          k->stream = std::make_unique<CudaStream>();
+          k->timer = std::make_unique<KernelTimer>();
           k->plan = v.make_plan();
-          k->plan->setup(img.dtype(), img.shape(), timed_options(), k->stream->get());
-          k->input.allocate(img.bytes());
-          REPIX_CUDA(cudaMemcpyAsync(k->input.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice,
-                                     k->stream->get()));
-          {
-            nvtx::Range r("warmup");
-            for (int i = 0; i < ctx.req.warmup; ++i) k->plan->compute(k->input.get(), k->stream->get());
-            k->stream->sync();
-          }
-          k->sampler = std::make_unique<timing::GpuSampler>(/*flush_l2=*/true);
+          k->plan->setup(img.dtype(), img.shape(), timed_options(), k->timer->stream());
+          k->timer->upload({&img});
+          edt::DevicePlan* plan = k->plan.get();
+          k->timer->start([plan](const std::vector<const void*>& in, cudaStream_t s) { plan->compute(in[0], s); },
+                          ctx.req.warmup, "edt/" + v.id);
         };
-        c.sample = [k, name = "edt/" + v.id] {
-          return k->sampler->sample(
-              [&](cudaStream_t s) {
-                nvtx::Range r(name.c_str());  // the L2 flush stays outside the variant's range
-                k->plan->compute(k->input.get(), s);
-              },
-              k->stream->get());
-        };
+        c.sample = [k] { return k->timer->sample(); };
         c.finish = [&ctx, state, k, &v, spec, &cases, index] {
           Case& me = cases[index];
           // The output of the timed path itself must be right too (distances: no sites asked).
-          const edt::Result got = k->plan->result(k->stream->get());
+          const edt::Result got = k->plan->result(k->timer->stream());
           const HostImage& img = ctx.datasets.get(spec);
           const edt::Result& want = state->ref(ctx, spec);
           const edt::Check chk = v.exact ? edt::compare_exact(img, want, got) : edt::check_propagation(img, want, got);
           if (!chk.ok) apply(me.result, verdict_of(chk, v.exact, "kernel-scope output"));
           k->plan.reset();
-          k->input.reset();
-          k->sampler.reset();
+          k->timer.reset();
         };
         cases.push_back(std::move(c));
       }

@@ -160,9 +160,7 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
         c.result.bound = "dram-read";
         struct Kernel {
           std::unique_ptr<reconstruct::DevicePlan> plan;
-          std::unique_ptr<CudaStream> stream;
-          DeviceBuffer<unsigned char> marker, mask;
-          std::unique_ptr<timing::GpuSampler> sampler;
+          std::unique_ptr<KernelTimer> timer;
         };
         auto k = std::make_shared<Kernel>();
         const std::size_t index = cases.size();
@@ -174,34 +172,20 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
           fill(me);
           reconstruct::Options opt;
           opt.connectivity = kConnectivity;
-          k->stream = std::make_unique<CudaStream>();
+          k->timer = std::make_unique<KernelTimer>();
           k->plan = v.make_plan();
-          k->plan->setup(state->mask->dtype(), state->mask->shape(), opt, k->stream->get());
-          k->marker.allocate(state->marker->bytes());
-          k->mask.allocate(state->mask->bytes());
-          REPIX_CUDA(cudaMemcpyAsync(k->marker.get(), state->marker->raw(), state->marker->bytes(),
-                                     cudaMemcpyHostToDevice, k->stream->get()));
-          REPIX_CUDA(cudaMemcpyAsync(k->mask.get(), state->mask->raw(), state->mask->bytes(), cudaMemcpyHostToDevice,
-                                     k->stream->get()));
-          {
-            nvtx::Range r("warmup");
-            for (int i = 0; i < ctx.req.warmup; ++i) k->plan->compute(k->marker.get(), k->mask.get(), k->stream->get());
-            k->stream->sync();
-          }
-          k->sampler = std::make_unique<timing::GpuSampler>(/*flush_l2=*/true);
+          k->plan->setup(state->mask->dtype(), state->mask->shape(), opt, k->timer->stream());
+          k->timer->upload({state->marker.get(), state->mask.get()});
+          reconstruct::DevicePlan* plan = k->plan.get();
+          k->timer->start(
+              [plan](const std::vector<const void*>& in, cudaStream_t s) { plan->compute(in[0], in[1], s); },
+              ctx.req.warmup, "reconstruct/" + v.id);
         };
-        c.sample = [k, name = "reconstruct/" + v.id] {
-          return k->sampler->sample(
-              [&](cudaStream_t s) {
-                nvtx::Range r(name.c_str());  // the L2 flush stays outside the variant's range
-                k->plan->compute(k->marker.get(), k->mask.get(), s);
-              },
-              k->stream->get());
-        };
+        c.sample = [k] { return k->timer->sample(); };
         c.finish = [state, k, &cases, index] {
           Case& me = cases[index];
           // The output of the timed path itself must be right, not only the end-to-end run's.
-          const reconstruct::Result got = k->plan->result(k->stream->get());
+          const reconstruct::Result got = k->plan->result(k->timer->stream());
           const std::string why = mismatch(got.image, state->reference.image);
           if (!why.empty()) {
             me.result.verified = false;
@@ -209,9 +193,7 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
           }
           me.result.extra["kernel_stats"] = stats_json(got.stats);
           k->plan.reset();
-          k->marker.reset();
-          k->mask.reset();
-          k->sampler.reset();
+          k->timer.reset();
         };
         cases.push_back(std::move(c));
       }
