@@ -130,6 +130,53 @@ std::vector<std::size_t> choose_variants(const Context& ctx, const std::vector<s
   return out;
 }
 
+std::vector<peers::Peer> choose_peers(const Context& ctx) {
+  auto listed = [](const std::vector<std::string>& v, const std::string& id) {
+    return std::find(v.begin(), v.end(), id) != v.end();
+  };
+  std::vector<peers::Peer> out;
+  for (const peers::Peer& p : peers::available(ctx.family)) {
+    const std::string id = "peer:" + p.id;
+    if ((ctx.req.variants.empty() || listed(ctx.req.variants, id)) && !listed(ctx.req.exclude, id) &&
+        (!p.gpu || ctx.gpu))
+      out.push_back(p);
+  }
+  return out;
+}
+
+void add_peer_case(Context& ctx, std::vector<Case>& cases, const peers::Peer& peer, const std::string& spec,
+                   const std::string& unit, PeerRunner run_and_verify) {
+  Case c;
+  c.gpu = peer.gpu;
+  c.result.family = ctx.family;
+  c.result.variant = "peer:" + peer.id;
+  c.result.dataset = spec;
+  c.result.scope = "end-to-end";  // replaced by what the peer reports
+  c.result.unit = unit;
+  auto samples = std::make_shared<std::vector<double>>();
+  const std::size_t index = cases.size();
+  c.prepare = [&ctx, &cases, index, peer, samples, run = std::move(run_and_verify)] {
+    Case& me = cases[index];
+    const int n = peer.gpu ? ctx.req.gpu_samples : ctx.req.cpu_samples;
+    peers::PeerRun r = run(me, n, ctx.req.warmup);
+    if (static_cast<int>(r.samples_ms.size()) < n)
+      throw Error("peer " + peer.id + " returned " + std::to_string(r.samples_ms.size()) + " samples, not " +
+                  std::to_string(n));
+    me.result.scope = r.scope.empty() ? "end-to-end" : r.scope;
+    me.result.extra["peer"] = peer.description;
+    if (!r.version.empty()) me.result.extra["version"] = r.version;
+    *samples = std::move(r.samples_ms);
+    std::reverse(samples->begin(), samples->end());
+  };
+  c.sample = [samples] {
+    const double ms = samples->back();
+    samples->pop_back();
+    return ms;
+  };
+  c.finish = [] {};
+  cases.push_back(std::move(c));
+}
+
 bool wants_scope(const Context& ctx, const std::string& scope) {
   return std::find(ctx.req.scopes.begin(), ctx.req.scopes.end(), scope) != ctx.req.scopes.end();
 }

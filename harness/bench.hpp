@@ -11,6 +11,7 @@
 
 #include "core/gpu.hpp"
 #include "core/image.hpp"
+#include "harness/peers.hpp"
 #include "harness/report.hpp"
 #include "harness/timing.hpp"
 
@@ -99,6 +100,16 @@ class KernelTimer {
 std::vector<std::size_t> choose_variants(const Context& ctx, const std::vector<std::string>& ids,
                                          const std::vector<bool>& is_gpu);
 bool wants_scope(const Context& ctx, const std::string& scope);
+// The peers of ctx.family this run asks for: every available one when no variant list is given,
+// else those named `peer:<id>`; minus --exclude; GPU peers only with a GPU.
+std::vector<peers::Peer> choose_peers(const Context& ctx);
+// Appends the case of `peer` on `spec`. Peers time themselves (their own warm-up and samples):
+// prepare() calls run_and_verify(me, samples, warmup), which runs the peer once through
+// peers::run, fills me.result (items, verification) from its output and returns the run;
+// sample() then hands out the peer's raw samples in order.
+using PeerRunner = std::function<peers::PeerRun(Case& me, int samples, int warmup)>;
+void add_peer_case(Context& ctx, std::vector<Case>& cases, const peers::Peer& peer, const std::string& spec,
+                   const std::string& unit, PeerRunner run_and_verify);
 // Registers `spec`'s DatasetInfo in ctx (once).
 void record_dataset(Context& ctx, const report::DatasetInfo& info);
 

@@ -82,43 +82,19 @@ edt::Options timed_options() {
 
 void add_peer_cases(Context& ctx, const std::shared_ptr<EdtState>& state, const std::string& spec,
                     std::vector<Case>& cases) {
-  for (const peers::Peer& p : peers::available("edt")) {
-    if (p.gpu && !ctx.gpu) continue;
-    Case c;
-    c.gpu = p.gpu;
-    c.result.family = "edt";
-    c.result.variant = "peer:" + p.id;
-    c.result.dataset = spec;
-    c.result.scope = "end-to-end";  // replaced by what the peer reports
-    c.result.unit = "GPx/s";
-    c.result.extra = {{"peer", p.description}};
-    auto samples = std::make_shared<std::vector<double>>();
-    const std::size_t index = cases.size();
-    c.prepare = [&ctx, state, p, spec, samples, &cases, index] {
-      Case& me = cases[index];
+  for (const peers::Peer& p : choose_peers(ctx))
+    add_peer_case(ctx, cases, p, spec, "GPx/s", [&ctx, state, p, spec](Case& me, int n, int warmup) {
       const HostImage& img = ctx.datasets.get(spec);
       const edt::Result& want = state->ref(ctx, spec);
-      const int n = p.gpu ? ctx.req.gpu_samples : ctx.req.cpu_samples;
-      peers::PeerRun run = peers::run(p, {&img}, nlohmann::json::object(), n, ctx.req.warmup);
-      me.result.scope = run.scope;
+      peers::PeerRun run = peers::run(p, {&img}, nlohmann::json::object(), n, warmup);
       me.result.items = static_cast<double>(img.size());
       edt::Result got;
       got.distance = std::move(run.output);
       const edt::Check chk = p.exact ? edt::compare_exact(img, want, got, kPeerRelTol)
                                      : edt::check_propagation(img, want, got);
       apply(me.result, verdict_of(chk, p.exact, p.exact ? "distances within 1e-6 relative" : "distances"));
-      *samples = std::move(run.samples_ms);
-      std::reverse(samples->begin(), samples->end());
-    };
-    c.sample = [samples] {
-      if (samples->empty()) throw Error("peer returned fewer samples than asked");
-      const double ms = samples->back();
-      samples->pop_back();
-      return ms;
-    };
-    c.finish = [] {};
-    cases.push_back(std::move(c));
-  }
+      return run;
+    });
 }
 
 }  // namespace

@@ -127,14 +127,7 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
   std::vector<const reconstruct::Variant*> chosen;
   for (std::size_t i : choose_variants(ctx, ids, is_gpu)) chosen.push_back(&reconstruct::variants()[i]);
   auto wants = [&](const std::string& scope) { return wants_scope(ctx, scope); };
-  // Peers run when no variant list is given, or when `peer:<id>` is named.
-  std::vector<peers::Peer> peer_list;
-  for (const peers::Peer& p : peers::available("reconstruct")) {
-    const std::string id = "peer:" + p.id;
-    const bool named = std::find(ctx.req.variants.begin(), ctx.req.variants.end(), id) != ctx.req.variants.end();
-    const bool excluded = std::find(ctx.req.exclude.begin(), ctx.req.exclude.end(), id) != ctx.req.exclude.end();
-    if ((ctx.req.variants.empty() || named) && !excluded && (!p.gpu || ctx.gpu)) peer_list.push_back(p);
-  }
+  const std::vector<peers::Peer> peer_list = choose_peers(ctx);
 
   for (const std::string& spec : ctx.specs) {
     auto base = [&](const std::string& variant, bool gpu, const std::string& scope) {
@@ -222,33 +215,16 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
       }
     }
 
-    // Peers time themselves (their own warm-up and samples); prepare runs them once, verifies
-    // the output of the last call, and sample() hands out their raw samples in order.
-    for (const peers::Peer& p : peer_list) {
-      Case c = base("peer:" + p.id, p.gpu, "end-to-end");
-      struct PeerSamples {
-        std::vector<double> ms;
-        std::size_t next = 0;
-      };
-      auto ps = std::make_shared<PeerSamples>();
-      const std::size_t index = cases.size();
-      c.prepare = [&ctx, state, p, spec, ps, &cases, index, fill] {
-        Case& me = cases[index];
+    for (const peers::Peer& p : peer_list)
+      add_peer_case(ctx, cases, p, spec, "GPx/s", [&ctx, state, p, spec, fill](Case& me, int n, int warmup) {
         state->load(ctx, spec);
         fill(me);
-        const int n = p.gpu ? ctx.req.gpu_samples : ctx.req.cpu_samples;
-        const peers::PeerRun run = peers::run(p, {state->marker.get(), state->mask.get()},
-                                              {{"connectivity", kConnectivity}}, n, ctx.req.warmup);
-        me.result.scope = run.scope.empty() ? "end-to-end" : run.scope;
-        me.result.extra = {{"description", p.description}, {"connectivity", kConnectivity}};
+        peers::PeerRun run = peers::run(p, {state->marker.get(), state->mask.get()},
+                                        {{"connectivity", kConnectivity}}, n, warmup);
+        me.result.extra["connectivity"] = kConnectivity;
         set_verified(me.result, mismatch(run.output, state->reference.image), state->mask->size());
-        ps->ms = run.samples_ms;
-        ps->next = 0;
-      };
-      c.sample = [ps] { return ps->ms.empty() ? 0.0 : ps->ms[std::min(ps->next++, ps->ms.size() - 1)]; };
-      c.finish = [] {};
-      cases.push_back(std::move(c));
-    }
+        return run;
+      });
   }
 }
 
