@@ -99,6 +99,19 @@ class KernelTimer {
 // without a GPU; an id no family has is an error.
 std::vector<std::size_t> choose_variants(const Context& ctx, const std::vector<std::string>& ids,
                                          const std::vector<bool>& is_gpu);
+// choose_variants over a family's typed registry (anything with `id` and `gpu` members).
+template <class V>
+std::vector<const V*> chosen_variants(const Context& ctx, const std::vector<V>& all) {
+  std::vector<std::string> ids;
+  std::vector<bool> is_gpu;
+  for (const V& v : all) {
+    ids.push_back(v.id);
+    is_gpu.push_back(v.gpu);
+  }
+  std::vector<const V*> out;
+  for (std::size_t i : choose_variants(ctx, ids, is_gpu)) out.push_back(&all[i]);
+  return out;
+}
 bool wants_scope(const Context& ctx, const std::string& scope);
 // The peers of ctx.family this run asks for: every available one when no variant list is given,
 // else those named `peer:<id>`; minus --exclude; GPU peers only with a GPU.

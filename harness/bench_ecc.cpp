@@ -75,14 +75,7 @@ void set_verified(report::Result& r, const std::string& mismatch, std::size_t nv
 
 void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
   auto state = std::make_shared<EccState>();
-  std::vector<std::string> ids;
-  std::vector<bool> is_gpu;
-  for (const auto& v : ecc::variants()) {
-    ids.push_back(v.id);
-    is_gpu.push_back(v.gpu);
-  }
-  std::vector<const ecc::Variant*> chosen;
-  for (std::size_t i : choose_variants(ctx, ids, is_gpu)) chosen.push_back(&ecc::variants()[i]);
+  const std::vector<const ecc::Variant*> chosen = chosen_variants(ctx, ecc::variants());
   auto wants = [&](const std::string& scope) { return wants_scope(ctx, scope); };
 
   for (const std::string& spec : ctx.specs)

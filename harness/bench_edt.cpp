@@ -101,14 +101,7 @@ void add_peer_cases(Context& ctx, const std::shared_ptr<EdtState>& state, const 
 
 void add_edt_cases(Context& ctx, std::vector<Case>& cases) {
   auto state = std::make_shared<EdtState>();
-  std::vector<std::string> ids;
-  std::vector<bool> is_gpu;
-  for (const auto& v : edt::variants()) {
-    ids.push_back(v.id);
-    is_gpu.push_back(v.gpu);
-  }
-  std::vector<const edt::Variant*> chosen;
-  for (std::size_t i : choose_variants(ctx, ids, is_gpu)) chosen.push_back(&edt::variants()[i]);
+  const std::vector<const edt::Variant*> chosen = chosen_variants(ctx, edt::variants());
   auto wants = [&](const std::string& scope) { return wants_scope(ctx, scope); };
 
   for (const std::string& spec : ctx.specs) {

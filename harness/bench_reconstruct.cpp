@@ -118,14 +118,7 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
     if (!datasets::is_marker_spec(datasets::Spec::parse(spec)))
       throw Error("reconstruct datasets are marker specs (noise-mask or tissue with marker=), got '" + spec + "'");
   auto state = std::make_shared<ReconState>();
-  std::vector<std::string> ids;
-  std::vector<bool> is_gpu;
-  for (const auto& v : reconstruct::variants()) {
-    ids.push_back(v.id);
-    is_gpu.push_back(v.gpu);
-  }
-  std::vector<const reconstruct::Variant*> chosen;
-  for (std::size_t i : choose_variants(ctx, ids, is_gpu)) chosen.push_back(&reconstruct::variants()[i]);
+  const std::vector<const reconstruct::Variant*> chosen = chosen_variants(ctx, reconstruct::variants());
   auto wants = [&](const std::string& scope) { return wants_scope(ctx, scope); };
   const std::vector<peers::Peer> peer_list = choose_peers(ctx);
 
