@@ -25,7 +25,7 @@ using cli::UsageError;
 
 nlohmann::json stats_json(const edt::Stats& s) {
   return {{"initially_queued", s.initially_queued}, {"total_queued", s.total_queued}, {"passes", s.passes},
-          {"overflow_reruns", s.overflow_reruns}};
+          {"overflow_reruns", s.overflow_reruns}, {"fallback_rows", s.fallback_rows}};
 }
 
 int run(const Args& a) {

@@ -36,6 +36,7 @@ struct Stats {
   std::int64_t total_queued = 0;
   std::int64_t passes = 0;
   std::int64_t overflow_reruns = 0;
+  std::int64_t fallback_rows = 0;   // gpu-opt: rows its windowed search left to the envelope path
 };
 
 struct Result {

@@ -1,16 +1,16 @@
-// `gpu-exact-rowfill`: the ablation of gpu-opt's fill phase. Same column phase and band
-// envelopes (edt_gpu_opt.cu); the fill runs one thread per (band, row), the 32 rows of a warp
-// side by side, each walking its own band's envelope left to right (no binary search) with its
-// stores 32 rows apart, instead of gpu-opt's thread per pixel (searches, coalesced stores).
+// `gpu-exact-rowfill`: the first exact GPU step (edt_gpu_opt.cu has the plan). Column phase and
+// band envelopes as gpu-exact-envelope; the fill runs one thread per (band, row), the 32 rows of a
+// warp side by side, each walking its own band's envelope left to right (no binary search) with
+// its stores 32 rows apart.
 #include "iwpp/edt_gpu_variants.hpp"
 
 namespace repix::edt {
 
 Variant gpu_exact_rowfill_variant() {
-  return {"gpu-exact-rowfill", true, true, "ablation",
-          "gpu-opt with the fill as one thread per (band, row) walking its envelope (no search, strided stores)",
-          [](const HostImage& in, const Options& o) { return run_separable(in, o, false, "edt/gpu-exact-rowfill"); },
-          [] { return make_separable_plan(false); }};
+  return separable_variant("gpu-exact-rowfill", "ablation",
+                           "exact separable EDT, the fill as one thread per (band, row) walking its envelope (no "
+                           "search, strided stores)",
+                           SeparableFill::band);
 }
 
 }  // namespace repix::edt

@@ -200,4 +200,49 @@ REPIX_HD void band_fill(const Envelopes& env, i64 nx, i64 nbands, i64 band, i64 
   }
 }
 
+
+// ---- gpu-opt's windowed fill ------------------------------------------------------------------
+// A pixel's nearest site is (x + k, r(x + k)) for some column offset k, at squared distance
+// k^2 + (y - r(x + k))^2; columns at |k| >= d cannot beat a candidate at squared distance d^2. So
+// a search over the columns within kWindow of the pixel, stopped at the first k with k^2 >= best,
+// is exact whenever the best it finds is at most (kWindow + 1)^2: every column it skipped is at
+// least that far. On the inputs of interest (nuclei-like blobs, dense or moderately sparse sites)
+// almost every pixel is that close to a site, and the search costs O(distance) shared-memory
+// reads with no envelope at all. The rows with an unresolved pixel are redone by the envelope
+// path (gpu-exact-envelope's kernels on a row list).
+constexpr int kWindow = 64;    // search radius (columns each side)
+constexpr int kChunk = 1024;   // pixels of one row per block
+constexpr int kOffsetCap = 0x7fff;  // |row offset| clamp: cap^2 + kWindow^2 fits in int32
+constexpr int kResolvedSq = (kWindow + 1) * (kWindow + 1);
+
+// Entry j of the block's window for row y whose chunk starts at x0: the signed offset r - y to
+// column x's nearest background row (x = x0 - kWindow + j), clamped to +-kOffsetCap, and
+// kOffsetCap where the column has no background or lies outside the image (never nearer than
+// kResolvedSq, so a clamped value can only make a pixel unresolved, never wrong).
+REPIX_HD int window_entry(const Columns& cols, i64 nx, i64 y, i64 x0, int j) {
+  const i64 x = x0 - kWindow + j;
+  if (x < 0 || x >= nx) return kOffsetCap;
+  const int r = vertical_nearest(cols, x, y);
+  if (r < 0) return kOffsetCap;
+  const i64 d = r - y;
+  return static_cast<int>(d > kOffsetCap ? kOffsetCap : d < -kOffsetCap ? -kOffsetCap : d);
+}
+
+// The pixel whose own column's entry is off[0] (off[-kWindow .. kWindow] valid). Writes its
+// distance (and site) and returns true when the search is exact; else writes nothing.
+REPIX_HD bool window_pixel(const int* off, i64 nx, i64 x, i64 y, float* dist, long long* sites) {
+  int best = off[0] * off[0], dx = 0;
+  for (int k = 1; k <= kWindow && k * k < best; ++k) {
+    const int l = k * k + off[-k] * off[-k];
+    if (l < best) best = l, dx = -k;
+    const int r = k * k + off[k] * off[k];
+    if (r < best) best = r, dx = k;
+  }
+  if (best > kResolvedSq) return false;
+  const i64 i = y * nx + x;
+  dist[i] = distance_from_sq(best);
+  if (sites) sites[i] = (y + off[dx]) * nx + (x + dx);
+  return true;
+}
+
 }  // namespace repix::edt::gpu_opt

@@ -5,6 +5,7 @@ namespace repix::edt {
 
 void append_gpu_variants(std::vector<Variant>& v) {
   v.push_back(gpu_exact_rowfill_variant());
+  v.push_back(gpu_exact_envelope_variant());
   v.push_back(gpu_opt_variant());
 }
 

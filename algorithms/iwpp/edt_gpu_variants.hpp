@@ -14,11 +14,15 @@ void append_gpu_variants(std::vector<Variant>& v);
 Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Options& opt);
 
 // One factory per GPU variant file.
-Variant gpu_opt_variant();            // edt_gpu_opt.cu
-Variant gpu_exact_rowfill_variant();  // edt_gpu_exact_rowfill.cpp
+Variant gpu_exact_rowfill_variant();   // edt_gpu_exact_rowfill.cpp
+Variant gpu_exact_envelope_variant();  // edt_gpu_exact_envelope.cpp
+Variant gpu_opt_variant();             // edt_gpu_opt.cu
 
-// gpu-opt's plan (edt_gpu_opt.cu) with either fill: thread per pixel (gpu-opt) or thread per
-// (band, row) (gpu-exact-rowfill); and its end-to-end run inside an `nvtx_name` range.
-std::unique_ptr<DevicePlan> make_separable_plan(bool pixel_fill);
-Result run_separable(const HostImage& input, const Options& opt, bool pixel_fill, const char* nvtx_name);
+// The exact separable plans (edt_gpu_opt.cu): one column phase, three ways to do the rows.
+enum class SeparableFill {
+  band,    // envelopes, then thread per (band, row) fill (gpu-exact-rowfill)
+  pixel,   // envelopes, then thread per pixel fill (gpu-exact-envelope)
+  window,  // windowed search per pixel, envelopes + pixel fill only on the rows it misses (gpu-opt)
+};
+Variant separable_variant(const char* id, const char* step, const char* description, SeparableFill fill);
 }  // namespace repix::edt

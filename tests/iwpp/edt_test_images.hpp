@@ -56,7 +56,7 @@ inline std::vector<float> brute_force_edt(const HostImage& img) {
 inline std::vector<HostImage> exact_variant_inputs() {
   std::vector<HostImage> v;
   const std::pair<int, int> shapes[] = {{1, 1},   {1, 70},   {70, 1},   {31, 33}, {32, 32}, {33, 31},
-                                        {255, 9}, {256, 64}, {257, 65}, {513, 97}, {600, 300}, {3, 1025}};
+                                        {255, 9}, {256, 64}, {257, 65}, {513, 97}, {600, 300}, {3, 1025}, {1023, 7}, {1025, 40}, {2049, 3}};
   std::uint64_t seed = 1;
   for (auto [nx, ny] : shapes) {
     for (double density : {0.0005, 0.02, 0.5}) v.push_back(test::sparse_image(nx, ny, density, ++seed));

@@ -1,4 +1,4 @@
-// gpu-opt and gpu-exact-rowfill against seq-exact: identical distances (same integer, same formula) and nearest sites,
+// The exact GPU variants (gpu-opt, gpu-exact-envelope, gpu-exact-rowfill) against seq-exact: identical distances (same integer, same formula) and nearest sites,
 // end to end and through its plan (several shapes on one plan: re-setup), on seeded inputs and
 // edge shapes one off the kernels' segment (32 rows) and band (256 columns) sizes. Skips where
 // there is no GPU.
@@ -23,7 +23,7 @@ void expect_exact(const HostImage& img, const edt::Result& got, const std::strin
   EXPECT_TRUE(c.ok) << what << " on " << test::describe(img) << ": " << c.first_violation;
 }
 
-const char* const kExactGpu[] = {"gpu-opt", "gpu-exact-rowfill"};
+const char* const kExactGpu[] = {"gpu-opt", "gpu-exact-envelope", "gpu-exact-rowfill"};
 
 TEST(EdtGpu, ExactGpuVariantsEqualSeqExactEndToEnd) {
   REPIX_REQUIRE_GPU();
@@ -58,6 +58,21 @@ TEST(EdtGpu, GpuOptWithoutSites) {
   const edt::Result r = edt::find_variant("gpu-opt").run(img, o);
   EXPECT_TRUE(r.sites.empty());
   expect_exact(img, r, "gpu-opt without sites");
+}
+
+// gpu-opt settles nuclei-like blobs by its windowed search alone, and sends every row of an
+// image with one site in a corner to the envelope path; both exact.
+TEST(EdtGpu, GpuOptFallbackRows) {
+  REPIX_REQUIRE_GPU();
+  const HostImage blobs = datasets::generate("blobs:1500x900:radius=24:fill=0.45:seed=9");
+  const edt::Result rb = edt::find_variant("gpu-opt").run(blobs, {});
+  EXPECT_EQ(rb.stats.fallback_rows, 0);
+  expect_exact(blobs, rb, "gpu-opt on blobs");
+  HostImage corner = test::const_image(2500, 130, 255);
+  corner.data<std::uint8_t>()[0] = 0;
+  const edt::Result rc = edt::find_variant("gpu-opt").run(corner, {});
+  EXPECT_EQ(rc.stats.fallback_rows, 130);
+  expect_exact(corner, rc, "gpu-opt, one corner site");
 }
 
 TEST(EdtGpu, GpuOptRejectsBadInputs) {
