@@ -37,9 +37,9 @@ void throw_nonfinite(const Shape& s, std::int64_t index, bool is_nan) {
   throw Error(o.str());
 }
 
-std::vector<float> sorted_distinct(const float* data, std::int64_t n) {
+std::vector<float> sorted_distinct(const float* data, std::int64_t n, int threads) {
   // Each thread sorts and dedups its own contiguous part, then the parts are merged pairwise.
-  const int parts = std::max(1, std::min<int>(omp_get_max_threads(), static_cast<int>(n / 65536) + 1));
+  const int parts = std::max(1, std::min<int>(threads, static_cast<int>(n / 65536) + 1));
   std::vector<std::vector<float>> sorted(parts);
 #pragma omp parallel for num_threads(parts) schedule(static, 1)
   for (int p = 0; p < parts; ++p) {
@@ -51,7 +51,7 @@ std::vector<float> sorted_distinct(const float* data, std::int64_t n) {
     v.erase(std::unique(v.begin(), v.end()), v.end());
   }
   for (int step = 1; step < parts; step *= 2) {
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for num_threads(parts) schedule(dynamic, 1)
     for (int p = 0; p < parts - step; p += 2 * step) {
       std::vector<float> merged;
       merged.reserve(sorted[p].size() + sorted[p + step].size());

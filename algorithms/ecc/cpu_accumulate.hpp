@@ -11,13 +11,14 @@
 
 namespace repix::ecc {
 
-// Sorted distinct values of a float image, -0 folded into +0.
-std::vector<float> sorted_distinct(const float* data, std::int64_t n);
+// Sorted distinct values of a float image, -0 folded into +0, on up to `threads` threads (seq
+// passes 1: the reference is one thread throughout, so omp's speedup over it is honest).
+std::vector<float> sorted_distinct(const float* data, std::int64_t n, int threads);
 
 template <class T>
 struct CpuBins {
   std::vector<float> values;  // value of each bin
-  explicit CpuBins(const ImageView<T>&) {
+  CpuBins(const ImageView<T>&, int /*threads*/) {
     values.resize(std::size_t(1) << (8 * sizeof(T)));
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
   }
@@ -27,7 +28,7 @@ struct CpuBins {
 template <>
 struct CpuBins<float> {
   std::vector<float> values;
-  explicit CpuBins(const ImageView<float>& img) : values(sorted_distinct(img.data, img.size())) {}
+  CpuBins(const ImageView<float>& img, int threads) : values(sorted_distinct(img.data, img.size(), threads)) {}
   std::size_t index(float v) const {
     return static_cast<std::size_t>(std::lower_bound(values.begin(), values.end(), v + 0.0f) -
                                     values.begin());

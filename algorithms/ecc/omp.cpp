@@ -13,10 +13,10 @@ Curve run_omp(const HostImage& img, const Options& opt) {
   check_input(img);
   return visit_image(img, [&](auto view) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(view.data)>>;
-    const CpuBins<T> bins(view);
+    const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+    const CpuBins<T> bins(view, threads);
     const std::size_t nb = bins.values.size();
     const std::int64_t slabs = slab_count(view.shape);
-    const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     std::vector<std::int64_t> vcec(nb), present(nb);
     // Thread-private arrays unless they would be huge (float images with millions of distinct
     // values): then all threads add atomically into the shared pair.

@@ -11,7 +11,7 @@ Curve run_seq(const HostImage& img, const Options&) {
   check_input(img);
   return visit_image(img, [](auto view) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(view.data)>>;
-    const CpuBins<T> bins(view);
+    const CpuBins<T> bins(view, 1);  // one thread, binning included
     std::vector<std::int64_t> vcec(bins.values.size()), present(bins.values.size());
     accumulate_slabs(view, bins, 0, slab_count(view.shape), vcec.data(), present.data());
     return curve_from_bins(bins.values, vcec, present);

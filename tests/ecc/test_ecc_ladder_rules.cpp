@@ -86,16 +86,18 @@ TEST(EccLadderKeys, RoundTripAndSignedZero) {
 // Sorting keys, dropping duplicates and mapping back (what the GPU binning does with CUB)
 // gives exactly the reference's distinct values.
 TEST(EccLadderKeys, DistinctKeysGiveReferenceValues) {
-  const std::vector<float> v = assorted_floats(30000, 5);
+  const std::vector<float> v = assorted_floats(300000, 5);  // > 4 x 65536: several parts to merge
   std::vector<std::uint32_t> keys(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) keys[i] = float_order_key(v[i]);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   std::vector<float> values(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) values[i] = float_from_order_key(keys[i]);
-  const std::vector<float> want = ecc::sorted_distinct(v.data(), static_cast<std::int64_t>(v.size()));
-  ASSERT_EQ(values.size(), want.size());
-  for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(bits_of(values[i]), bits_of(want[i])) << i;
+  for (int threads : {1, 3, 8}) {
+    const std::vector<float> want = ecc::sorted_distinct(v.data(), static_cast<std::int64_t>(v.size()), threads);
+    ASSERT_EQ(values.size(), want.size()) << threads << " threads";
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(bits_of(values[i]), bits_of(want[i])) << i;
+  }
 }
 
 TEST(EccLadderKeys, LowerBoundMatchesStd) {
