@@ -34,6 +34,7 @@
 
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <utility>
 
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
@@ -209,17 +210,12 @@ class SeparablePlan final : public DevicePlan {
 
   Result result(cudaStream_t stream) override {
     if (!computed_) throw Error("internal: edt plan result() before compute()");
-    Result r;
-    r.distance = HostImage(DType::f32, shape_);
-    REPIX_CUDA(cudaMemcpyAsync(r.distance.raw(), dist_.get(), dist_.bytes(), cudaMemcpyDeviceToHost, stream));
-    if (want_sites_) {
-      r.sites.resize(static_cast<std::size_t>(shape_.size()));
-      REPIX_CUDA(cudaMemcpyAsync(r.sites.data(), sites_.get(), sites_.bytes(), cudaMemcpyDeviceToHost, stream));
-    }
-    int fallback_rows = 0;
-    if (fill_ == SeparableFill::window)
+    Result r = download_result(shape_, dist_.get(), want_sites_ ? sites_.get() : nullptr, stream);
+    int fallback_rows = 0;  // gpu-opt: the row list's length, on the device (download_result synchronised)
+    if (fill_ == SeparableFill::window) {
       REPIX_CUDA(cudaMemcpyAsync(&fallback_rows, list_.get() + shape_.ny, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    REPIX_CUDA(cudaStreamSynchronize(stream));
+      REPIX_CUDA(cudaStreamSynchronize(stream));
+    }
     r.stats.passes = 2;
     r.stats.fallback_rows = fallback_rows;
     return r;
@@ -245,6 +241,20 @@ class SeparablePlan final : public DevicePlan {
 
 }  // namespace
 
+Result download_result(const Shape& shape, const float* d_distance, const void* d_linear_sites, cudaStream_t stream) {
+  static_assert(sizeof(long long) == sizeof(std::int64_t), "sites are 64-bit on host and device");
+  Result r;
+  r.distance = HostImage(DType::f32, shape);
+  REPIX_CUDA(cudaMemcpyAsync(r.distance.raw(), d_distance, r.distance.bytes(), cudaMemcpyDeviceToHost, stream));
+  if (d_linear_sites) {
+    r.sites.resize(static_cast<std::size_t>(shape.size()));
+    REPIX_CUDA(cudaMemcpyAsync(r.sites.data(), d_linear_sites, r.sites.size() * sizeof(std::int64_t),
+                               cudaMemcpyDeviceToHost, stream));
+  }
+  REPIX_CUDA(cudaStreamSynchronize(stream));
+  return r;
+}
+
 Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Options& opt) {
   CudaStream stream;
   DeviceBuffer<unsigned char> d_in;
@@ -265,15 +275,17 @@ Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Opti
   return plan.result(stream.get());
 }
 
+Result run_gpu_variant(const char* nvtx_name, DevicePlan&& plan, const HostImage& input, const Options& opt) {
+  nvtx::Range range(nvtx_name);
+  check_input(input);
+  if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
+  return run_plan_end_to_end(std::move(plan), input, opt);
+}
+
 Variant separable_variant(const char* id, const char* step, const char* description, SeparableFill fill) {
   const std::string nvtx_name = std::string("edt/") + id;
   return {id, true, true, step, description,
-          [=](const HostImage& in, const Options& o) {
-            nvtx::Range range(nvtx_name.c_str());
-            check_input(in);
-            if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
-            return run_plan_end_to_end(SeparablePlan(fill), in, o);
-          },
+          [=](const HostImage& in, const Options& o) { return run_gpu_variant(nvtx_name.c_str(), SeparablePlan(fill), in, o); },
           [=] { return std::unique_ptr<DevicePlan>(new SeparablePlan(fill)); }};
 }
 
