@@ -97,7 +97,7 @@ std::string wall_md(double wall_s) {
 // ---- iwpp-table1 -------------------------------------------------------------------------------
 
 std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& blocks, const Meta& meta,
-                        const std::string& out_dir) {
+                        const std::string& out_dir, double wall_s) {
   static const char* kKeys[3] = {"atomic_ms", "scan_ms", "tq_ms"};
   std::ostringstream md;
   md << header("IWPP paper Table 1: GPU queue versions vs initial raster scans", paper, meta)
@@ -195,9 +195,10 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
                                      {"atomic_over_scan_wavefront_est", ea}, {"scan_over_tq_wavefront_est", es}}},
                        {"reference", to_json(b.reference)}});
   }
-  md << notes.md() << paper_claims_md(paper);
+  md << notes.md() << paper_claims_md(paper) << wall_md(wall_s);
   json j = meta_json("iwpp-table1", paper, meta);
   j["blocks"] = jblocks;
+  j["wall_s"] = wall_s >= 0 ? json(wall_s) : json();
   j["paper_claims"] = paper.value("claims", json::array());
   write_outputs(out_dir, "iwpp-table1", md.str(), j);
   return md.str();

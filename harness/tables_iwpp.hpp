@@ -56,8 +56,9 @@ struct LadderBlock {
   std::vector<LadderRow> rows;
   Timing reference;     // gpu-opt in kernel scope (it does no raster scans): one line under the block
 };
+// wall_s: how long the whole command took (-1 unknown), said under the table and in the JSON.
 std::string iwpp_table1(const nlohmann::json& paper, const std::vector<LadderBlock>& blocks, const Meta& meta,
-                        const std::string& out_dir);
+                        const std::string& out_dir, double wall_s = -1);
 
 // ---- the speedup tables: iwpp-table2, -fig10, -fig11, -fig13, -fig14, -fig15, -fig16 ------------
 struct SpeedupRow {

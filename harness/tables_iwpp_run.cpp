@@ -35,10 +35,11 @@ namespace {
 
 struct Reps {
   int gpu = 5;  // timed samples of a GPU variant (after one untimed warm-up)
-  int cpu = 3;  // timed runs of a CPU variant: min(--reps, 3), CPU runs are long
-  // The single-core baseline: min(--reps, 3) runs up to 8192^2 pixels, one above (seconds to
-  // minutes each at 16384^2-32768^2); the table says how many.
-  int seq(std::int64_t pixels) const { return pixels > std::int64_t(8192) * 8192 ? 1 : cpu; }
+  int cpu = 3;  // at most this many timed runs of a CPU variant (seq included): min(--reps, 3)
+  // CPU runs stop once they have taken this long together (one run at least): seq takes seconds
+  // to a minute at 8192^2-32768^2, omp-nontiled ~10x seq, and the device round is short. The
+  // tables show how many runs each median has.
+  double cpu_budget_ms = 1000;
 };
 
 // ---- timing -------------------------------------------------------------------------------------
@@ -62,18 +63,31 @@ Timing guarded(const std::string& variant, const std::string& scope, Body body) 
 
 // Host clock: `warmup` untimed runs, then `reps` timed ones. The first output (warm-up or timed)
 // is checked; a variant whose output is wrong is not timed further.
+// With budget_ms > 0 the timed runs stop once their sum reaches it.
 template <class Run, class Check>
-void host_timing(Timing& t, int reps, int warmup, Run run, Check check) {
+void host_timing(Timing& t, int reps, int warmup, double budget_ms, Run run, Check check) {
+  double spent = 0;
   for (int i = 0; i < warmup + reps; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     auto out = run();
     const double ms = ms_since(t0);
-    if (i >= warmup) t.samples_ms.push_back(ms);
+    if (i >= warmup) {
+      t.samples_ms.push_back(ms);
+      spent += ms;
+    }
     if (i == 0 && !check(out)) {
       if (t.samples_ms.empty()) t.not_run = "wrong output: " + t.verification;  // only the warm-up ran
       return;
     }
+    if (budget_ms > 0 && spent >= budget_ms) return;
   }
+}
+
+// A CPU variant's runs (no warm-up), or a GPU variant's end-to-end samples after one warm-up.
+template <class Run, class Check>
+void host_timing(Timing& t, bool gpu, const Reps& reps, Run run, Check check) {
+  if (gpu) host_timing(t, reps.gpu, 1, 0.0, run, check);
+  else host_timing(t, reps.cpu, 0, reps.cpu_budget_ms, run, check);
 }
 
 // Kernel scope through bench::KernelTimer (its stream, device copies of the inputs, warm-up,
@@ -92,10 +106,11 @@ void kernel_timing(Timing& t, int reps, const std::string& nvtx_name, Prepare pr
   check(timer.stream());
 }
 
-// Keeps the first verification text unless a later check fails.
+// Keeps the first check's text unless a later check fails; verified while every check passed.
 void set_verdict(Timing& t, bool ok, const std::string& text) {
-  if (!ok || t.verification.empty()) t.verification = text;
-  t.verified = ok && (t.verification == text || t.verified);
+  const bool first = t.verification.empty();
+  if (!ok || first) t.verification = text;
+  t.verified = ok && (first || t.verified);
 }
 
 template <class S>
@@ -113,20 +128,20 @@ struct ReconInput {
   Timing seq;
 };
 
-ReconInput recon_input(const std::string& spec, int connectivity, int seq_reps, const char* table) {
+ReconInput recon_input(const std::string& spec, int connectivity, const Reps& reps, const char* table) {
   ReconInput in;
   in.spec = datasets::Spec::parse(spec).str();
   std::fprintf(stderr, "repix table %s: generating %s...\n", table, in.spec.c_str());
   const datasets::Spec s = datasets::Spec::parse(spec);
   in.marker = datasets::generate(s, gpu_available());  // pinned where a GPU exists: full-speed uploads
   in.mask = datasets::generate(datasets::mask_spec(s), gpu_available());
-  std::fprintf(stderr, "repix table %s: seq (%d run%s)...\n", table, seq_reps, seq_reps > 1 ? "s" : "");
+  std::fprintf(stderr, "repix table %s: seq...\n", table);
   reconstruct::Options opt;
   opt.connectivity = connectivity;
   const reconstruct::Variant& seq = reconstruct::find_variant("seq");
   in.seq.variant = "seq";
   in.seq.scope = "end-to-end";
-  host_timing(in.seq, seq_reps, 0, [&] { return seq.run(in.marker, in.mask, opt); },
+  host_timing(in.seq, false, reps, [&] { return seq.run(in.marker, in.mask, opt); },
               [&](reconstruct::Result& r) {
                 in.reference = std::move(r.image);
                 in.seq.stats = stats_json(r.stats);
@@ -166,7 +181,7 @@ Timing time_recon(const reconstruct::Variant& v, const HostImage& marker, const 
           },
           [&](cudaStream_t s) { return check(plan->result(s)); });
     } else {
-      host_timing(t, v.gpu ? reps.gpu : reps.cpu, v.gpu ? 1 : 0, [&] { return v.run(marker, mask, opt); }, check);
+      host_timing(t, v.gpu, reps, [&] { return v.run(marker, mask, opt); }, check);
     }
   });
 }
@@ -219,6 +234,7 @@ Timing time_edt(const edt::Variant& v, const EdtInput& in, const edt::Options& t
           [&](cudaStream_t s) { return check_edt(t, v, in, plan->result(s), "kernel-scope output"); });
       return;
     }
+    auto check_timed = [&](const edt::Result& r) { return check_edt(t, v, in, r, "timed run's distances"); };
     if (v.gpu) {  // the untimed warm-up asks for the sites too: the full property check
       edt::Options with_sites = timed;
       with_sites.want_sites = true;
@@ -227,22 +243,20 @@ Timing time_edt(const edt::Variant& v, const EdtInput& in, const edt::Options& t
         return;
       }
     }
-    host_timing(t, v.gpu ? reps.gpu : reps.cpu, 0, [&] { return v.run(in.image, timed); },
-                [&](const edt::Result& r) { return check_edt(t, v, in, r, "timed run's distances"); });
+    // The GPU's warm-up was the run with sites above.
+    if (v.gpu) host_timing(t, reps.gpu, 0, 0.0, [&] { return v.run(in.image, timed); }, check_timed);
+    else host_timing(t, false, reps, [&] { return v.run(in.image, timed); }, check_timed);
   });
 }
 
-EdtInput edt_input(const std::string& spec, int seq_reps, const char* table) {
+EdtInput edt_input(const std::string& spec, const Reps& reps, const char* table) {
   EdtInput in;
   in.spec = datasets::Spec::parse(spec).str();
   std::fprintf(stderr, "repix table %s: generating %s...\n", table, in.spec.c_str());
   in.image = datasets::generate(datasets::Spec::parse(spec), gpu_available());
-  std::fprintf(stderr, "repix table %s: seq-exact (the reference), then seq (%d run%s)...\n", table, seq_reps,
-               seq_reps > 1 ? "s" : "");
+  std::fprintf(stderr, "repix table %s: seq-exact (the reference), then seq...\n", table);
   in.exact = edt::find_variant("seq-exact").run(in.image, {});
-  Reps r;
-  r.cpu = seq_reps;
-  in.seq = time_edt(edt::find_variant("seq"), in, distances_only(), "end-to-end", r);
+  in.seq = time_edt(edt::find_variant("seq"), in, distances_only(), "end-to-end", reps);
   return in;
 }
 
@@ -379,8 +393,9 @@ const char* kEdtTimed =
     "the paper's wavefront; `gpu-queue-tq` is the paper's queue, where registered).";
 
 std::string seq_runs_text(const Reps& r) {
-  return "seq runs: " + std::to_string(r.cpu) + " up to 8192^2 pixels, 1 above (its time is the median of what ran); "
-         "other CPU variants " + std::to_string(r.cpu) + " runs, GPU variants " + std::to_string(r.gpu) + " samples.";
+  return "CPU variants (seq included) run up to " + std::to_string(r.cpu) + " times, stopping once their runs "
+         "add up to " + fmt("%.0f", r.cpu_budget_ms / 1e3) + " s (seq's run count is in its column: one run at "
+         "the large sizes); GPU variants " + std::to_string(r.gpu) + " samples. Times are medians.";
 }
 
 // ---- iwpp-table1 ----
@@ -399,7 +414,9 @@ int table1(Run& run) {
     LadderBlock b;
     b.marker = marker;
     b.connectivity = 4;
-    ReconInput in = recon_input(tissue_spec(n, 100, marker), 4, 1, "iwpp-table1");
+    Reps once = run.reps;  // seq is only the reference here: one run
+    once.cpu = 1;
+    const ReconInput in = recon_input(tissue_spec(n, 100, marker), 4, once, "iwpp-table1");
     b.dataset = in.spec;
     reconstruct::Options opt;
     opt.connectivity = 4;
@@ -426,7 +443,7 @@ int table1(Run& run) {
     }
     blocks.push_back(std::move(b));
   }
-  std::cout << iwpp_table1(run.paper, blocks, run.meta, run.out_dir);
+  std::cout << iwpp_table1(run.paper, blocks, run.meta, run.out_dir, run.wall_s());
   std::fprintf(stderr, "repix table iwpp-table1: %.1f s\n", run.wall_s());
   for (const auto& b : blocks) {
     if (b.reference.failed()) return 1;
@@ -471,8 +488,7 @@ void gpu_cells(SpeedupRow& row, const std::vector<V>& all, const std::string& fa
 
 SpeedupRow recon_row(const Run& run, const std::string& label, const std::string& spec, int connectivity,
                      const std::vector<std::string>& ids) {
-  const std::int64_t n = datasets::spec_shape(datasets::Spec::parse(spec)).size();
-  const ReconInput in = recon_input(spec, connectivity, run.reps.seq(n), run.id.c_str());
+  const ReconInput in = recon_input(spec, connectivity, run.reps, run.id.c_str());
   SpeedupRow row;
   row.label = label;
   row.dataset = in.spec;
@@ -487,8 +503,7 @@ SpeedupRow recon_row(const Run& run, const std::string& label, const std::string
 }
 
 SpeedupRow edt_row(const Run& run, const std::string& label, const std::string& spec, const std::vector<std::string>& ids) {
-  const std::int64_t n = datasets::spec_shape(datasets::Spec::parse(spec)).size();
-  const EdtInput in = edt_input(spec, run.reps.seq(n), run.id.c_str());
+  const EdtInput in = edt_input(spec, run.reps, run.id.c_str());
   SpeedupRow row;
   row.label = label;
   row.dataset = in.spec;
@@ -510,13 +525,18 @@ std::function<json(const SpeedupRow&)> paper_by(const json& paper, const std::st
   };
 }
 
+SpeedupTable titled(const std::string& title, const std::string& x_label) {
+  SpeedupTable t;
+  t.title = title;
+  t.x_label = x_label;
+  return t;
+}
+
 const std::vector<std::string> kFhSr = {"gpu-queue-tq", "gpu-opt", "gpu-sr"};
 const std::vector<std::pair<std::string, std::string>> kFhOverSr = {{"gpu-queue-tq", "gpu-sr"}, {"gpu-opt", "gpu-sr"}};
 
 int table2(Run& run) {
-  SpeedupTable t;
-  t.title = "IWPP paper Table 2: distance transform speedup over one core vs image size";
-  t.x_label = "size";
+  SpeedupTable t = titled("IWPP paper Table 2: distance transform speedup over one core vs image size", "size");
   const auto sizes = run.pick({64, 96}, {4096, 8192, 16384});
   t.explanation = std::string("Input: ") + edt_spec(sizes.back(), 100) +
                   " at each size (the stand-in for a tile with 100 % tissue: foreground blobs covering 99 %, "
@@ -531,9 +551,7 @@ int table2(Run& run) {
 }
 
 int fig10(Run& run) {
-  SpeedupTable t;
-  t.title = "IWPP paper Figure 10: multicore reconstruction, tiled vs non-tiled, speedup over seq vs threads";
-  t.x_label = "threads";
+  SpeedupTable t = titled("IWPP paper Figure 10: multicore reconstruction, tiled vs non-tiled, speedup over seq vs threads", "threads");
   // 4096^2 (the paper's Table 1 tile): omp-nontiled runs ~9x longer than seq, so 8192^2 would
   // cost over a minute of the device round for this CPU-only figure.
   const std::int64_t n = run.pick_one(128, 4096);
@@ -546,7 +564,7 @@ int fig10(Run& run) {
       if (x <= cores) threads.push_back(x);
     if (cores < 16 && threads.back() != cores) threads.push_back(cores);
   }
-  const ReconInput in = recon_input(tissue_spec(n, 100, "opening"), 8, run.reps.seq(n * n), "iwpp-fig10");
+  const ReconInput in = recon_input(tissue_spec(n, 100, "opening"), 8, run.reps, "iwpp-fig10");
   t.explanation = "Input " + in.spec + ", 8-connectivity. `omp-tiled` (the paper's tile-based parallelisation: FH per tile, "
                   "then border rounds) and `omp-nontiled` (the initial wavefront dealt round-robin to the threads, "
                   "atomic compare-and-swap updates) with Options::threads = the row's count, host clock, on the "
@@ -575,9 +593,7 @@ int fig10(Run& run) {
 }
 
 int fig11(Run& run) {
-  SpeedupTable t;
-  t.title = "IWPP paper Figure 11: reconstruction FH_GPU vs SR_GPU speedups over one core vs image size";
-  t.x_label = "size";
+  SpeedupTable t = titled("IWPP paper Figure 11: reconstruction FH_GPU vs SR_GPU speedups over one core vs image size", "size");
   const auto sizes = run.pick({64, 96}, {4096, 8192, 16384});
   t.explanation = "Inputs: tissue masks with 100 % coverage and their opening markers (" + tissue_spec(sizes.back(), 100, "opening") +
                   " ...), 8-connectivity, one image per size (the paper cuts a 64K x 64K image into tiles of the "
@@ -593,9 +609,7 @@ int fig11(Run& run) {
 }
 
 int fig13(Run& run) {
-  SpeedupTable t;
-  t.title = "IWPP paper Figure 13: reconstruction FH_GPU vs SR_GPU speedups over one core vs tissue coverage";
-  t.x_label = "coverage";
+  SpeedupTable t = titled("IWPP paper Figure 13: reconstruction FH_GPU vs SR_GPU speedups over one core vs tissue coverage", "coverage");
   const std::int64_t n = run.pick_one(96, 8192);
   t.explanation = "Inputs: " + size_label(n) + " tissue masks with 25, 50, 75 and 100 % coverage and their opening "
                   "markers, 8-connectivity (the paper: 64K x 64K images in 16K x 16K tiles; ours: one image per "
@@ -608,9 +622,7 @@ int fig13(Run& run) {
 }
 
 int fig14(Run& run) {
-  SpeedupTable t;
-  t.title = "IWPP paper Figure 14: distance transform speedup over one core vs tissue coverage";
-  t.x_label = "coverage";
+  SpeedupTable t = titled("IWPP paper Figure 14: distance transform speedup over one core vs tissue coverage", "coverage");
   const std::int64_t n = run.pick_one(96, 8192);
   t.explanation = "Inputs: " + size_label(n) + " blob masks covering 25, 50, 75 and 99 % (" + edt_spec(n, 25) +
                   " ...: foreground blobs on zero background; the tissue masks have no zero background at 100 %, "
@@ -686,7 +698,7 @@ const char* kMultiTimed =
 int fig15(Run& run) {
   const std::int64_t n = run.pick_one(128, 32768);
   const reconstruct::Variant& multi = require_multi_device(run, reconstruct::variants(), "reconstruct");
-  const ReconInput in = recon_input(tissue_spec(n, 100, "opening"), 8, run.reps.seq(n * n), "iwpp-fig15");
+  const ReconInput in = recon_input(tissue_spec(n, 100, "opening"), 8, run.reps, "iwpp-fig15");
   SpeedupTable t = multi_table(run, &multi, in.seq, in.spec,
                                [&](const reconstruct::Variant& v, const MultiConfig& c) {
                                  reconstruct::Options opt;
@@ -704,7 +716,7 @@ int fig15(Run& run) {
 int fig16(Run& run) {
   const std::int64_t n = run.pick_one(128, 16384);
   const edt::Variant& multi = require_multi_device(run, edt::variants(), "edt");
-  const EdtInput in = edt_input(edt_spec(n, 100), run.reps.seq(n * n), "iwpp-fig16");
+  const EdtInput in = edt_input(edt_spec(n, 100), run.reps, "iwpp-fig16");
   SpeedupTable t = multi_table(run, &multi, in.seq, in.spec, [&](const edt::Variant& v, const MultiConfig& c) {
     edt::Options opt = distances_only();
     apply_multi_device(opt, c);

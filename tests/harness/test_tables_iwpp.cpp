@@ -11,6 +11,7 @@
 
 #include "core/gpu.hpp"
 #include "harness/tables_iwpp.hpp"
+#include "harness/tables_test_util.hpp"
 #include "iwpp/edt.hpp"
 #include "iwpp/reconstruct.hpp"
 
@@ -23,19 +24,9 @@ using tables::SpeedupRow;
 using tables::SpeedupTable;
 using tables::Timing;
 
-json paper(const std::string& name) {
-  std::ifstream in(std::string(REPIX_SOURCE_DIR) + "/results/paper/" + name + ".json");
-  return json::parse(in);
-}
+json paper(const std::string& name) { return test::paper_json(name); }
 
-tables::Meta meta(bool gpu) {
-  tables::Meta m;
-  m.command = "test";
-  m.tool = {{"git_sha", "0123456789abcdef"}};
-  m.gpu = gpu ? "Test GPU" : "no GPU (test)";
-  m.sizes = "small";
-  return m;
-}
+tables::Meta meta(bool gpu) { return test::table_meta(gpu, "small"); }
 
 Timing timing(const std::string& variant, const std::string& scope, std::vector<double> samples, bool verified = true) {
   Timing t;
@@ -55,11 +46,7 @@ Timing not_run(const std::string& variant, const std::string& scope, const std::
   return t;
 }
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("repix-tables-iwpp-" + name);
-  fs::remove_all(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return test::fresh_dir("tables-iwpp", name); }
 
 json read_json(const fs::path& p) {
   std::ifstream in(p);
@@ -275,19 +262,37 @@ TEST(TablesIwpp, SpeedupTableRowComparisonsAndFailures) {
 
 // ---- the CLI at --sizes small ------------------------------------------------------------------
 
-struct CliRun {
-  int code = -1;
-  std::string out;
+// Runs `repix` (REPIX_CLI, set by CTest; the tests skip without it) with output to a log in a
+// fresh folder.
+class TablesIwppCli : public ::testing::Test {
+ protected:
+  struct CliRun {
+    int code = -1;
+    std::string out;  // stdout and stderr
+  };
+  void SetUp() override {
+    const char* cli = std::getenv("REPIX_CLI");
+    if (!cli || !fs::exists(cli)) GTEST_SKIP() << "REPIX_CLI not set (run through ctest)";
+    cli_ = cli;
+    dir_ = fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  CliRun run(const std::string& args) const {
+    const fs::path log = dir_ / "log.txt";
+    const int status = std::system(("'" + cli_ + "' " + args + " > '" + log.string() + "' 2>&1").c_str());
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ss.str()};
+  }
+  // `table <id> --sizes small` into the folder.
+  CliRun small(const std::string& id) const { return run("table " + id + " --sizes small --out '" + dir_.string() + "'"); }
+  std::string cli_;
+  fs::path dir_;
 };
-CliRun run_cli(const std::string& args, const fs::path& log) {
-  const char* cli = std::getenv("REPIX_CLI");
-  const std::string cmd = std::string("'") + cli + "' " + args + " > '" + log.string() + "' 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::ifstream in(log);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ss.str()};
-}
 
 // Every timing in a table's JSON: what ran is verified; GPU timings did not run only where there is
 // no GPU (or the variant is absent from this build).
@@ -309,17 +314,12 @@ void expect_cells_sound(const json& t, const std::string& id) {
   }
 }
 
-TEST(TablesIwppCli, EveryTableRunsSmall) {
-  const char* cli = std::getenv("REPIX_CLI");
-  if (!cli || !fs::exists(cli)) GTEST_SKIP() << "REPIX_CLI not set (run through ctest)";
-  const fs::path dir = fresh_dir("cli");
-  fs::create_directories(dir);
-  const fs::path log = dir / "log.txt";
+TEST_F(TablesIwppCli, EveryTableRunsSmall) {
   for (const char* id : {"iwpp-table1", "iwpp-table2", "iwpp-fig10", "iwpp-fig11", "iwpp-fig13", "iwpp-fig14"}) {
-    const CliRun r = run_cli(std::string("table ") + id + " --sizes small --out '" + dir.string() + "'", log);
+    const CliRun r = small(id);
     ASSERT_EQ(r.code, 0) << id << ": " << r.out;
-    EXPECT_TRUE(fs::exists(dir / (std::string(id) + ".md"))) << id;
-    const json j = read_json(dir / (std::string(id) + ".json"));
+    EXPECT_TRUE(fs::exists(dir_ / (std::string(id) + ".md"))) << id;
+    const json j = read_json(dir_ / (std::string(id) + ".json"));
     EXPECT_EQ(j["table"], id);
     EXPECT_EQ(j["sizes"], "small");
     EXPECT_TRUE(j["env"].is_object()) << id;
@@ -339,18 +339,12 @@ TEST(TablesIwppCli, EveryTableRunsSmall) {
     }
   }
   // fig10's CPU variants always run.
-  const json f10 = read_json(dir / "iwpp-fig10.json");
+  const json f10 = read_json(dir_ / "iwpp-fig10.json");
   for (const auto& r : f10["rows"])
     for (const auto& c : r["cells"]) EXPECT_EQ(c["not_run"], "") << c.dump();
-  fs::remove_all(dir);
 }
 
-TEST(TablesIwppCli, MultiDeviceFiguresNeedTheVariant) {
-  const char* cli = std::getenv("REPIX_CLI");
-  if (!cli || !fs::exists(cli)) GTEST_SKIP() << "REPIX_CLI not set (run through ctest)";
-  const fs::path dir = fresh_dir("multi");
-  fs::create_directories(dir);
-  const fs::path log = dir / "log.txt";
+TEST_F(TablesIwppCli, MultiDeviceFiguresNeedTheVariant) {
   auto registered = [](const auto& all) {
     for (const auto& v : all)
       if (v.id == "multi-device") return true;
@@ -359,36 +353,29 @@ TEST(TablesIwppCli, MultiDeviceFiguresNeedTheVariant) {
   const std::pair<const char*, bool> figs[2] = {{"iwpp-fig15", registered(reconstruct::variants())},
                                                 {"iwpp-fig16", registered(edt::variants())}};
   for (const auto& [id, present] : figs) {
-    const CliRun r = run_cli(std::string("table ") + id + " --sizes small --out '" + dir.string() + "'", log);
+    const CliRun r = small(id);
     if (!present) {
       EXPECT_EQ(r.code, 1) << id << ": " << r.out;
       EXPECT_NE(r.out.find("needs the"), std::string::npos) << r.out;
       EXPECT_NE(r.out.find("`multi-device`"), std::string::npos) << r.out;
-      EXPECT_FALSE(fs::exists(dir / (std::string(id) + ".json"))) << id;
+      EXPECT_FALSE(fs::exists(dir_ / (std::string(id) + ".json"))) << id;
       continue;
     }
     ASSERT_EQ(r.code, 0) << id << ": " << r.out;
-    const json j = read_json(dir / (std::string(id) + ".json"));
+    const json j = read_json(dir_ / (std::string(id) + ".json"));
     ASSERT_EQ(j["rows"].size(), 3u) << id;
     expect_cells_sound(j, id);
   }
-  fs::remove_all(dir);
 }
 
-TEST(TablesIwppCli, UsageErrors) {
-  const char* cli = std::getenv("REPIX_CLI");
-  if (!cli || !fs::exists(cli)) GTEST_SKIP() << "REPIX_CLI not set (run through ctest)";
-  const fs::path dir = fresh_dir("usage");
-  fs::create_directories(dir);
-  const fs::path log = dir / "log.txt";
+TEST_F(TablesIwppCli, UsageErrors) {
   for (const char* args : {"table iwpp-table2 --sizes huge", "table iwpp-table2 --sizes 0", "table iwpp-fig10 --markers x",
                            "table iwpp-fig13 --sizes 64,96", "table iwpp-table1 --out a --out-dir b",
-                           "table iwpp-table2 --reps 0"}) {
-    const CliRun r = run_cli(args, log);
+                           "table iwpp-table2 --reps 0", "table iwpp-fig10 --threads 2,x"}) {
+    const CliRun r = run(args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
     EXPECT_NE(r.out.find("usage error"), std::string::npos) << args << ": " << r.out;
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace
