@@ -9,7 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/error.hpp"
 #include "core/gpu.hpp"
+#include "harness/multi_device_adapter.hpp"
 #include "harness/tables_iwpp.hpp"
 #include "harness/tables_test_util.hpp"
 #include "iwpp/edt.hpp"
@@ -258,6 +260,25 @@ TEST(TablesIwpp, SpeedupTableRowComparisonsAndFailures) {
   EXPECT_NE(md.find("- 2 GPUs + CPU groups over 2 GPUs (`multi-device`, end-to-end): 1.25x"), std::string::npos) << md;
   EXPECT_NE(md.find("| 20.00 (50.0x) | - | NO |"), std::string::npos) << md;
   EXPECT_NE(md.find("2 GPUs + CPU groups: 3 CPU groups of 4 threads"), std::string::npos) << md;
+}
+
+// The adapter for iwpp-fig15/16 sets the fields where Options has them and refuses where not.
+struct OptionsWithDevices {
+  int gpus = 0;
+  int cpu_groups = 0;
+  int cpu_group_threads = 0;
+};
+struct OptionsWithout {
+  int threads = 0;
+};
+TEST(TablesIwpp, MultiDeviceAdapterSetsTheFieldsOrRefuses) {
+  OptionsWithDevices with;
+  tables::apply_multi_device(with, {"2 GPUs + CPU groups", 2, 7, 4});
+  EXPECT_EQ(with.gpus, 2);
+  EXPECT_EQ(with.cpu_groups, 7);
+  EXPECT_EQ(with.cpu_group_threads, 4);
+  OptionsWithout without;
+  EXPECT_THROW(tables::apply_multi_device(without, {"1 GPU", 1, 0, 0}), Error);
 }
 
 // ---- the CLI at --sizes small ------------------------------------------------------------------
