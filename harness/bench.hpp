@@ -30,6 +30,7 @@ struct Request {
   std::string out_path;                // "" = no file
   std::vector<std::string> gbench_args;  // e.g. --benchmark_filter=...
   std::string command;                 // recorded in the report
+  int connectivity = 8;                // reconstruct family: 4 or 8 (each result's extra records it)
 };
 
 // One timed (family, variant, dataset, scope) combination.

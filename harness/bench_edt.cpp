@@ -14,24 +14,15 @@
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "harness/bench.hpp"
+#include "harness/iwpp_verify.hpp"
 #include "harness/peers.hpp"
 #include "iwpp/edt.hpp"
 #include "iwpp/edt_verify.hpp"
 
 namespace repix::bench {
 
-namespace {
-
-constexpr double kPeerRelTol = 1e-6;  // peers computing in another precision: a few float ulps
-
-struct Verdict {
-  bool ok = false;
-  std::string text;
-  nlohmann::json errors = nlohmann::json::object();
-};
-
-Verdict verdict_of(const edt::Check& c, bool exact, const std::string& what) {
-  Verdict v;
+EdtVerdict edt_verdict(const edt::Check& c, bool exact, const std::string& what) {
+  EdtVerdict v;
   v.ok = c.ok;
   v.errors = c.errors();
   std::ostringstream o;
@@ -43,11 +34,15 @@ Verdict verdict_of(const edt::Check& c, bool exact, const std::string& what) {
   return v;
 }
 
+namespace {
+
+constexpr double kPeerRelTol = 1e-6;  // peers computing in another precision: a few float ulps
+
 // Per-dataset reference and per-(variant, dataset) verdicts, shared by the scopes.
 struct EdtState {
   std::string ref_spec;
   edt::Result reference;
-  std::map<std::string, Verdict> verdicts;  // variant|dataset
+  std::map<std::string, EdtVerdict> verdicts;  // variant|dataset
   const edt::Result& ref(Context& ctx, const std::string& spec) {
     if (ref_spec == spec) return reference;
     std::fprintf(stderr, "repix bench: reference (seq-exact) on %s...\n", spec.c_str());
@@ -56,7 +51,7 @@ struct EdtState {
     record_dataset(ctx, ctx.datasets.info(spec));
     return reference;
   }
-  const Verdict& verify(Context& ctx, const edt::Variant& v, const std::string& spec) {
+  const EdtVerdict& verify(Context& ctx, const edt::Variant& v, const std::string& spec) {
     const std::string key = v.id + "|" + spec;
     auto it = verdicts.find(key);
     if (it != verdicts.end()) return it->second;
@@ -64,11 +59,11 @@ struct EdtState {
     const edt::Result& want = ref(ctx, spec);
     const edt::Result got = v.run(img, {});  // with sites: the full check
     const edt::Check c = v.exact ? edt::compare_exact(img, want, got) : edt::check_propagation(img, want, got);
-    return verdicts[key] = verdict_of(c, v.exact, "end to end, with sites");
+    return verdicts[key] = edt_verdict(c, v.exact, "end to end, with sites");
   }
 };
 
-void apply(report::Result& r, const Verdict& v) {
+void apply(report::Result& r, const EdtVerdict& v) {
   r.verified = v.ok;
   r.verification = v.text;
   r.errors = v.errors;
@@ -92,7 +87,7 @@ void add_peer_cases(Context& ctx, const std::shared_ptr<EdtState>& state, const 
       got.distance = std::move(run.output);
       const edt::Check chk = p.exact ? edt::compare_exact(img, want, got, kPeerRelTol)
                                      : edt::check_propagation(img, want, got);
-      apply(me.result, verdict_of(chk, p.exact, p.exact ? "distances within 1e-6 relative" : "distances"));
+      apply(me.result, edt_verdict(chk, p.exact, p.exact ? "distances within 1e-6 relative" : "distances"));
       return run;
     });
 }
@@ -148,7 +143,7 @@ void add_edt_cases(Context& ctx, std::vector<Case>& cases) {
           const HostImage& img = ctx.datasets.get(spec);
           const edt::Result& want = state->ref(ctx, spec);
           const edt::Check chk = v.exact ? edt::compare_exact(img, want, got) : edt::check_propagation(img, want, got);
-          if (!chk.ok) apply(me.result, verdict_of(chk, v.exact, "kernel-scope output"));
+          if (!chk.ok) apply(me.result, edt_verdict(chk, v.exact, "kernel-scope output"));
           k->plan.reset();
           k->timer.reset();
         };

@@ -2,6 +2,7 @@
 // 1 for a failed run or bad input (repix::Error), 2 for a usage error, 3 for an internal error.
 #include "harness/cli.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -38,7 +39,7 @@ commands:
   run FAMILY --variant V ...             one variant on one input (options per family below)
   bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]
         [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]
-        [--out PATH|auto] [--benchmark_filter=REGEX ...]
+        [--out PATH|auto] [--connectivity 4|8] [--benchmark_filter=REGEX ...]
                                          verify and time variants, write a JSON report
   table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)
   compare A.json B.json                  two reports side by side with ratios
@@ -106,7 +107,7 @@ int cmd_run(const Args& a) {
 
 int cmd_bench(int argc, char** argv, const Args& a) {
   a.only({"family", "variants", "variant", "exclude", "dataset", "datasets", "suite", "scopes",
-          "samples", "cpu-samples", "warmup", "out"});
+          "samples", "cpu-samples", "warmup", "out", "connectivity"});
   bench::Request req;
   const std::string family_name = a.get("family");
   if (!family_name.empty()) registry::check_family(family_name);
@@ -139,6 +140,14 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   req.gpu_samples = std::max(1, a.get_int("samples", req.gpu_samples));
   req.cpu_samples = std::max(1, a.get_int("cpu-samples", req.cpu_samples));
   req.warmup = a.get_int("warmup", req.warmup);
+  if (a.has("connectivity")) {
+    const std::string c = a.get("connectivity");
+    if (c != "4" && c != "8") throw UsageError("--connectivity must be 4 or 8, got '" + c + "'");
+    const bool reconstruct = std::any_of(req.family_datasets.begin(), req.family_datasets.end(),
+                                         [](const auto& fd) { return fd.first == "reconstruct"; });
+    if (!reconstruct) throw UsageError("--connectivity applies to the reconstruct family, which this bench does not run");
+    req.connectivity = std::stoi(c);
+  }
   req.out_path = a.get("out");
   if (req.out_path == "auto")
     req.out_path = std::string("results/") + env::machine_slug() + "/bench-" +

@@ -11,9 +11,18 @@
 #include "core/error.hpp"
 #include "core/find_by_name.hpp"
 #include "harness/registry.hpp"
+#include "harness/tables_common.hpp"
 #include "harness/tables_ecc.hpp"
+#include "harness/tables_iwpp.hpp"
 
 namespace repix::tables {
+
+namespace {
+// An IWPP paper table (tables_iwpp.hpp): same options for all but a few extras.
+TableInfo iwpp(const std::string& id, const std::string& description) {
+  return {id, description, iwpp_table_usage(id), [id](const cli::Args& a) { return run_iwpp_table(id, a); }};
+}
+}  // namespace
 
 const std::vector<TableInfo>& all() {
   static const std::vector<TableInfo> t = {
@@ -30,6 +39,14 @@ const std::vector<TableInfo>& all() {
        ecc_table_usage(2), [](const cli::Args& a) { return run_ecc_table(2, a); }},
       {"ecc-3", "ECC paper Table 3: batches of N small images from files, GPU overhead amortised",
        ecc_table_usage(3), [](const cli::Args& a) { return run_ecc_table(3, a); }},
+      iwpp("iwpp-table1", "IWPP paper Table 1: GPU queue ladder (atomic / scan / tq) vs initial raster scans, 4-conn"),
+      iwpp("iwpp-table2", "IWPP paper Table 2: EDT speedup over one core vs image size"),
+      iwpp("iwpp-fig10", "IWPP paper Figure 10: omp-tiled vs omp-nontiled reconstruction speedup vs threads"),
+      iwpp("iwpp-fig11", "IWPP paper Figure 11: reconstruction FH_GPU vs SR_GPU speedup vs image size"),
+      iwpp("iwpp-fig13", "IWPP paper Figure 13: reconstruction FH_GPU vs SR_GPU speedup vs tissue coverage"),
+      iwpp("iwpp-fig14", "IWPP paper Figure 14: EDT speedup vs tissue coverage"),
+      iwpp("iwpp-fig15", "IWPP paper Figure 15: reconstruction on 1-2 GPUs and CPU groups (multi-device variant)"),
+      iwpp("iwpp-fig16", "IWPP paper Figure 16: EDT on 1-2 GPUs and CPU groups (multi-device variant)"),
   };
   return t;
 }
@@ -46,14 +63,6 @@ const std::string& command_line() { return command_line_store(); }
 const TableInfo& find(const std::string& id) {
   return find_by_name(all(), id, "table", [](const TableInfo& t) { return t.id; });
 }
-
-namespace {
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-}  // namespace
 
 std::string ecc_ablation(const report::Report& r, const std::string& out_dir) {
   std::vector<std::string> order;

@@ -29,63 +29,13 @@
 #include "harness/bench.hpp"
 #include "harness/env.hpp"
 #include "harness/tables.hpp"
+#include "harness/tables_common.hpp"
 
 namespace repix::tables {
 
 using nlohmann::json;
 
 namespace {
-
-constexpr int kTableSchema = 1;  // of the ecc-tableN.json files (README "Paper tables")
-
-// ---- small helpers ---------------------------------------------------------------------------
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-// "-" for a missing value, else printf-formatted.
-std::string cell(const char* f, const json& v) { return v.is_number() ? fmt(f, v.get<double>()) : "-"; }
-json num_or_null(double v, bool ok) { return ok ? json(v) : json(); }
-json ratio(const json& a, const json& b) {  // a / b, null when either is missing or b is 0
-  if (!a.is_number() || !b.is_number() || b.get<double>() == 0) return json();
-  return a.get<double>() / b.get<double>();
-}
-
-double median_of(std::vector<double> v) { return v.empty() ? 0 : report::summarize(std::move(v)).median; }
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0 : s / static_cast<double>(v.size());
-}
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-json meta_json(const std::string& table, const json& paper, const Meta& m) {
-  return {{"schema_version", kTableSchema}, {"table", table}, {"command", m.command}, {"tool", m.tool},
-          {"env", m.env}, {"gpu", m.gpu}, {"sizes", m.sizes},
-          {"paper", {{"source", paper.value("source", "")}, {"hardware", paper.value("hardware", json())}}}};
-}
-
-void write_outputs(const std::string& out_dir, const std::string& name, const std::string& md, const json& j) {
-  if (out_dir.empty()) return;
-  std::filesystem::create_directories(out_dir);
-  write_file_atomic(out_dir + "/" + name + ".md", md);
-  write_file_atomic(out_dir + "/" + name + ".json", j.dump(1) + "\n");
-}
-
-std::string header(const std::string& title, const json& paper, const Meta& m) {
-  std::ostringstream o;
-  o << "# " << title << "\n\n"
-    << "Paper: " << paper.value("source", std::string("?")) << " ("
-    << paper.value("/hardware/gpu"_json_pointer, std::string("?")) << "; CPU "
-    << paper.value("/hardware/cpu"_json_pointer, std::string("?")) << ").\n"
-    << "Ours: " << m.gpu << "; repix " << m.tool.value("git_sha", std::string("?")).substr(0, 12)
-    << (m.tool.value("git_dirty", false) ? " (dirty)" : "") << "; sizes `" << m.sizes << "`.\n\n";
-  return o.str();
-}
 
 // The paper's rows that cannot be reproduced, with the reason.
 std::string not_reproducible(const json& paper, json& out) {
@@ -99,13 +49,6 @@ std::string not_reproducible(const json& paper, json& out) {
                      {"reason", row.value("reason", "")}, {"paper", row}});
     }
   return md.str();
-}
-
-const json* paper_row(const json& paper, const std::function<bool(const json&)>& match) {
-  if (!paper.contains("rows") || !paper["rows"].is_array()) return nullptr;
-  for (const auto& row : paper["rows"])
-    if (match(row)) return &row;
-  return nullptr;
 }
 
 }  // namespace
@@ -139,7 +82,7 @@ std::string ecc_table1(const json& paper, const report::Report& r, const Meta& m
         "| ours % of read bound | GPU read s (paper / ours) | verified |\n"
      << "| --- | --- | --- | --- | --- | --- | --- | --- | ---: | ---: | --- | --- |\n";
   json rows = json::array();
-  const bool no_gpu_machine = meta.gpu.rfind("no GPU", 0) == 0;
+  const bool no_gpu_machine = no_gpu(meta);
   const std::string no_gpu = no_gpu_machine ? "no GPU" : "-";
   std::string row_notes;
   for (const auto& ds : order) {
@@ -362,17 +305,9 @@ std::string ecc_table3(const json& paper, const std::vector<BatchRun>& runs, dou
 
 namespace {
 
-json load_paper(int n, const std::string& override_path) {
-  const std::string path = !override_path.empty()
-                               ? override_path
-                               : std::string(REPIX_SOURCE_DIR) + "/results/paper/ecc-table" + std::to_string(n) + ".json";
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read the paper's table '" + path + "' (give --paper PATH)");
-  try {
-    return json::parse(in);
-  } catch (const std::exception& e) {
-    throw Error("'" + path + "' is not valid JSON: " + e.what());
-  }
+// results/paper/ecc-tableN.json (or --paper).
+json ecc_paper(int n, const std::string& override_path) {
+  return load_paper("ecc-table" + std::to_string(n), override_path);
 }
 
 // Times the CUDA context creation (cudaFree(nullptr), the first call that needs the context)
@@ -508,7 +443,7 @@ int table1(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
     if (!rep.results.back().verified) code = 1;
   }
   // The out-of-core rows get their own files so they never overwrite the in-core table.
-  std::cout << ecc_table1(load_paper(1, a.get("paper")), rep, meta, out_dir,
+  std::cout << ecc_table1(ecc_paper(1, a.get("paper")), rep, meta, out_dir,
                           sizes == "big" ? "ecc-table1-big" : "ecc-table1");
   return code;
 }
@@ -630,7 +565,7 @@ int table2(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
   } else {
     for (int n : counts) runs.push_back(PipelineRun{n});
   }
-  std::cout << ecc_table2(load_paper(2, a.get("paper")), runs, info, meta, out_dir);
+  std::cout << ecc_table2(ecc_paper(2, a.get("paper")), runs, info, meta, out_dir);
   for (const auto& r : runs)
     if (r.gpu && !r.verified) {
       std::fprintf(stderr, "repix table ecc-2: x%d: %s\n", r.iterations, r.verification.c_str());
@@ -745,7 +680,7 @@ int table3(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
     std::fprintf(stderr, "repix table ecc-3: grf %s x %d...\n", quick ? "32^3" : "128^3", n);
     runs.push_back(batch("grf", s3, n, n <= 100 ? 5 : 2, dir));
   }
-  std::cout << ecc_table3(load_paper(3, a.get("paper")), runs, ctx, meta, out_dir);
+  std::cout << ecc_table3(ecc_paper(3, a.get("paper")), runs, ctx, meta, out_dir);
   int code = 0;
   for (const auto& r : runs)
     if (!r.verified) {
@@ -771,17 +706,12 @@ int run_ecc_table(int n, const cli::Args& a) {
   // Before anything else creates the CUDA context (the environment capture queries the GPU), so
   // the one-time cost the tables report apart is measured rather than already paid.
   context_ms();
-  Meta meta;
-  meta.sizes = a.has("quick") ? "quick" : a.get("sizes", "default");
+  const std::string sizes = a.has("quick") ? "quick" : a.get("sizes", "default");
   if (a.has("quick") && a.has("sizes") && a.get("sizes") != "quick") throw cli::UsageError("--quick and --sizes disagree");
   if (n != 1 && (a.has("samples") || a.has("cpu-samples"))) throw cli::UsageError("--samples belongs to ecc-1");
   if (n != 2 && a.has("iterations")) throw cli::UsageError("--iterations belongs to ecc-2");
   if (n != 3 && (a.has("counts-2d") || a.has("counts-3d"))) throw cli::UsageError("--counts-2d/3d belong to ecc-3");
-  meta.command = command_line().empty() ? "repix table ecc-" + std::to_string(n) : command_line();
-  meta.tool = env::tool_info();
-  meta.env = env::capture_environment();
-  meta.gpu = gpu_available() ? meta.env.value("/gpu/name"_json_pointer, std::string("GPU"))
-                             : "no GPU (" + gpu_unavailable_reason() + ")";
+  const Meta meta = capture_meta("repix table ecc-" + std::to_string(n), sizes);
   const std::string out_dir = a.get("out-dir", "results/" + env::machine_slug());
   if (n == 1) return table1(a, meta, out_dir);
   if (n == 2) return table2(a, meta, out_dir);

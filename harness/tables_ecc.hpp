@@ -15,17 +15,9 @@
 
 #include "harness/args.hpp"
 #include "harness/report.hpp"
+#include "harness/tables_common.hpp"
 
 namespace repix::tables {
-
-// What every table's JSON carries besides its rows.
-struct Meta {
-  std::string command;
-  nlohmann::json tool;   // env::tool_info()
-  nlohmann::json env;    // env::capture_environment()
-  std::string gpu;       // GPU name, or "no GPU: <reason>"
-  std::string sizes;     // quick | default | paper | big
-};
 
 // ---- Table 1 ------------------------------------------------------------------------------------
 // From a bench report with omp and gpu-opt/gpu-stream results in the scopes kernel, end-to-end

@@ -289,6 +289,27 @@ TEST_F(Cli, ReconstructBenchVerifiesEveryVariant) {
   EXPECT_NE(bad.err.find("marker spec"), std::string::npos) << bad.err;
 }
 
+// `--connectivity 4` reaches the runs (seq's queue counters differ from the default 8's, and the
+// variants still equal seq) and is recorded in every result; it is refused where it cannot apply.
+TEST_F(Cli, ReconstructBenchConnectivity) {
+  const std::string ds = "--family reconstruct --dataset tissue:80x64:coverage=50:marker=opening:radius=3 "
+                         "--variants seq,seq-sr,omp-tiled --cpu-samples 1 --warmup 0 --out ";
+  ASSERT_EQ(run("bench " + ds + path("c4.json") + " --connectivity 4").code, 0);
+  ASSERT_EQ(run("bench " + ds + path("c8.json")).code, 0);
+  const report::Report r4 = report::read_report(path("c4.json")), r8 = report::read_report(path("c8.json"));
+  ASSERT_EQ(r4.results.size(), 3u);
+  for (const auto& res : r4.results) {
+    EXPECT_TRUE(res.verified) << res.variant << ": " << res.verification;
+    EXPECT_EQ(res.extra.value("connectivity", 0), 4) << res.variant;
+  }
+  for (const auto& res : r8.results) EXPECT_EQ(res.extra.value("connectivity", 0), 8) << res.variant;
+  EXPECT_NE(r4.results[0].extra["total_queued"], r8.results[0].extra["total_queued"]);  // seq, 4 vs 8 neighbours
+  EXPECT_EQ(run("bench " + ds + path("x.json") + " --connectivity 6").code, 2);
+  const CliResult ecc = run("bench --suite quick --family ecc --connectivity 4 --out " + path("e.json"));
+  EXPECT_EQ(ecc.code, 2);
+  EXPECT_NE(ecc.err.find("--connectivity applies to the reconstruct family"), std::string::npos) << ecc.err;
+}
+
 // ---- edt --------------------------------------------------------------------------------------
 
 TEST_F(Cli, EdtRunWritesDistancesSitesAndJson) {

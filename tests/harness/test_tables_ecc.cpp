@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "harness/tables_ecc.hpp"
+#include "harness/tables_test_util.hpp"
 
 namespace repix {
 namespace {
@@ -14,19 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json paper(int n) {
-  std::ifstream in(std::string(REPIX_SOURCE_DIR) + "/results/paper/ecc-table" + std::to_string(n) + ".json");
-  return json::parse(in);
-}
+json paper(int n) { return test::paper_json("ecc-table" + std::to_string(n)); }
 
-tables::Meta meta(bool gpu) {
-  tables::Meta m;
-  m.command = "test";
-  m.tool = {{"git_sha", "0123456789abcdef"}};
-  m.gpu = gpu ? "Test GPU" : "no GPU (test)";
-  m.sizes = "default";
-  return m;
-}
+tables::Meta meta(bool gpu) { return test::table_meta(gpu, "default"); }
 
 report::Result result(const std::string& variant, const std::string& scope, double ms) {
   report::Result r;
@@ -43,11 +34,7 @@ report::Result result(const std::string& variant, const std::string& scope, doub
   return r;
 }
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("repix-tables-ecc-" + name);
-  fs::remove_all(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return test::fresh_dir("tables-ecc", name); }
 
 TEST(TablesEcc, Table1MatchesPaperRowsAndComputesSpeedups) {
   report::Report rep;

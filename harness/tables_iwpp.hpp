@@ -1,0 +1,93 @@
+// The IWPP paper's section-5 results (Teodoro et al., Parallel Computing 2013) regenerated as
+// tables beside the numbers its text gives (results/paper/iwpp-*.json):
+//   iwpp-table1   the GPU queue ladder (gpu-queue-atomic / -scan / -tq) vs initial raster scans
+//   iwpp-table2   EDT speedup over seq vs image size
+//   iwpp-fig10    omp-tiled vs omp-nontiled speedup over seq vs threads
+//   iwpp-fig11    FH_GPU (gpu-queue-tq, gpu-opt) vs SR_GPU (gpu-sr) vs image size
+//   iwpp-fig13    FH_GPU vs SR_GPU vs tissue coverage
+//   iwpp-fig14    EDT vs tissue coverage
+//   iwpp-fig15/16 the multi-device variant: 1 GPU, 2 GPUs, 2 GPUs + CPU groups
+// Building a table (iwpp_table1, speedup_table: formatting and ratio logic on measurement structs,
+// tested without a GPU, in tables_iwpp.cpp) is separate from measuring (tables_iwpp_run.cpp).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/args.hpp"
+#include "harness/tables_common.hpp"
+
+namespace repix::tables {
+
+// One variant measured on one input in one scope.
+struct Timing {
+  std::string variant;   // registry id
+  std::string scope;     // "kernel": inputs resident on the GPU, CUDA events, L2 flushed before each
+                         // sample; "end-to-end": host memory in and out, host clock
+  std::vector<double> samples_ms;
+  std::string not_run;   // why it has no samples, "<tag>: <details>" or "no GPU": "absent: ..." (not
+                         // registered in this build), "skipped: ...", "error: ..." (it threw),
+                         // "wrong output: ..." (failed its check before any timed sample); "" when it ran
+  bool verified = false;
+  std::string verification;
+  nlohmann::json stats = nlohmann::json::object();  // the variant's counters (queue sizes, passes)
+  bool ran() const { return not_run.empty() && !samples_ms.empty(); }
+  // Ran and was not verified, or stopped with an error or a wrong output: the command exits 1.
+  bool failed() const;
+  double median_ms() const;  // 0 when it did not run
+};
+nlohmann::json to_json(const Timing& t);
+
+// ---- iwpp-table1 ---------------------------------------------------------------------------------
+struct LadderRow {
+  int raster_scans = 0;
+  std::vector<Timing> queues;  // gpu-queue-atomic, -scan, -tq in kernel scope, in that order
+  // The same three with the reconstruction itself as the marker: init, the same raster scans, a
+  // seed pass that finds nothing and the finalisation. kernel - idle estimates the wavefront phase.
+  std::vector<Timing> idle;
+};
+struct LadderBlock {
+  std::string marker;   // opening, frame, ...
+  std::string dataset;  // the marker spec
+  int connectivity = 4;
+  std::vector<LadderRow> rows;
+  Timing reference;     // gpu-opt in kernel scope (it does no raster scans): one line under the block
+};
+// wall_s: how long the whole command took (-1 unknown), said under the table and in the JSON.
+std::string iwpp_table1(const nlohmann::json& paper, const std::vector<LadderBlock>& blocks, const Meta& meta,
+                        const std::string& out_dir, double wall_s = -1);
+
+// ---- the speedup tables: iwpp-table2, -fig10, -fig11, -fig13, -fig14, -fig15, -fig16 ------------
+struct SpeedupRow {
+  std::string label;    // "4096^2", "25 %", "8 threads", "2 GPUs"
+  std::string dataset;  // the input's spec
+  Timing seq;           // the single-core baseline every speedup divides
+  std::vector<Timing> cells;
+  std::string note;
+};
+struct SpeedupTable {
+  std::string id;           // table id, file name and JSON "table"
+  std::string title;
+  std::string explanation;  // what runs, what is timed, why these sizes
+  std::string x_label;      // heading of the label column
+  std::vector<SpeedupRow> rows;
+  // The paper's row for a label ({} when it has none), and the key of its speedup value.
+  std::function<nlohmann::json(const SpeedupRow&)> paper_row;
+  std::string paper_key = "speedup";
+  // (a, b): how much faster variant a is than variant b, per row and scope, with mean and max.
+  std::vector<std::pair<std::string, std::string>> compare;
+  // (row a, row b): how much faster each cell of row a is than the same cell of row b.
+  std::vector<std::pair<std::string, std::string>> compare_rows;
+  double wall_s = -1;       // the whole command, generation and references included; -1 unknown
+};
+std::string speedup_table(const nlohmann::json& paper, const SpeedupTable& t, const Meta& meta,
+                          const std::string& out_dir);
+
+// `repix table <id> ...` for the ids above: measures, writes <out>/<id>.{md,json}, prints the md.
+int run_iwpp_table(const std::string& id, const cli::Args& a);
+std::string iwpp_table_usage(const std::string& id);
+
+}  // namespace repix::tables

@@ -1,0 +1,403 @@
+// The IWPP paper tables (iwpp-*): the transcriptions hold the numbers of the paper's text, the
+// builders compute the ratios and verdicts from synthetic measurements (no GPU needed), and every
+// table runs from the CLI at `--sizes small` on whatever machine runs the tests (GPU cells say
+// "no GPU" on a machine without one; the CPU parts run and are verified).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/gpu.hpp"
+#include "harness/multi_device_adapter.hpp"
+#include "harness/tables_iwpp.hpp"
+#include "harness/tables_test_util.hpp"
+#include "iwpp/edt.hpp"
+#include "iwpp/reconstruct.hpp"
+
+namespace repix {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using tables::SpeedupRow;
+using tables::SpeedupTable;
+using tables::Timing;
+
+json paper(const std::string& name) { return test::paper_json(name); }
+
+tables::Meta meta(bool gpu) { return test::table_meta(gpu, "small"); }
+
+Timing timing(const std::string& variant, const std::string& scope, std::vector<double> samples, bool verified = true) {
+  Timing t;
+  t.variant = variant;
+  t.scope = scope;
+  t.samples_ms = std::move(samples);
+  t.verified = verified;
+  t.verification = verified ? "exact match with seq" : "MISMATCH vs seq: 3 pixels differ";
+  return t;
+}
+
+Timing not_run(const std::string& variant, const std::string& scope, const std::string& why) {
+  Timing t;
+  t.variant = variant;
+  t.scope = scope;
+  t.not_run = why;
+  return t;
+}
+
+fs::path fresh_dir(const std::string& name) { return test::fresh_dir("tables-iwpp", name); }
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+
+// ---- the transcriptions ----------------------------------------------------------------------
+
+TEST(TablesIwppPaper, Table1HasThePapersRows) {
+  const json p = paper("iwpp-table1");
+  const double want[7][6] = {{534e3, 30.4e6, 7, 685, 291, 228}, {388e3, 22.2e6, 9, 527, 223, 175},
+                             {282e3, 16.7e6, 11, 409, 164, 134}, {210e3, 12.7e6, 13, 323, 133, 106},
+                             {158e3, 9.9e6, 15, 255, 118, 98},   {124e3, 7.7e6, 17, 207, 99, 83},
+                             {97e3, 6.2e6, 19, 162, 84, 70}};
+  ASSERT_EQ(p["rows"].size(), 7u);
+  for (int i = 0; i < 7; ++i) {
+    const json& r = p["rows"][i];
+    EXPECT_EQ(r["initially_queued"].get<double>(), want[i][0]) << i;
+    EXPECT_EQ(r["total_queued"].get<double>(), want[i][1]) << i;
+    EXPECT_EQ(r["raster_scans"].get<int>(), want[i][2]) << i;
+    EXPECT_EQ(r["atomic_ms"].get<double>(), want[i][3]) << i;
+    EXPECT_EQ(r["scan_ms"].get<double>(), want[i][4]) << i;
+    EXPECT_EQ(r["tq_ms"].get<double>(), want[i][5]) << i;
+  }
+  EXPECT_EQ(p["claims"][0]["value"].get<double>(), 2.31);
+  EXPECT_EQ(p["claims"][1]["value"].get<double>(), 1.24);
+}
+
+TEST(TablesIwppPaper, SpeedupFiguresHoldTheTextsNumbers) {
+  const json t2 = paper("iwpp-table2");
+  const double sizes[4] = {4096, 8192, 16384, 32768}, speedups[4] = {31.4, 36.8, 37.5, 37.1};
+  ASSERT_EQ(t2["rows"].size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(t2["rows"][i]["size"].get<double>(), sizes[i]);
+    EXPECT_EQ(t2["rows"][i]["speedup"].get<double>(), speedups[i]);
+  }
+  const json f10 = paper("iwpp-fig10");
+  EXPECT_EQ(f10["rows"][0]["threads"], 12);
+  EXPECT_EQ(f10["rows"][0]["tiled_speedup"].get<double>(), 7.5);
+  EXPECT_NE(f10["notes"][0].get<std::string>().find("not in the text"), std::string::npos);
+  auto claim = [](const json& p, const std::string& what) {
+    for (const auto& c : p["claims"])
+      if (c["what"] == what) return c.value("value", -1.0);
+    return -2.0;
+  };
+  EXPECT_EQ(claim(paper("iwpp-fig11"), "mean FH_GPU/SR_GPU"), 2.6);
+  EXPECT_EQ(claim(paper("iwpp-fig11"), "FH_GPU vs one core"), 14.3);
+  EXPECT_EQ(claim(paper("iwpp-fig13"), "max FH_GPU/SR_GPU"), 3.1);
+  EXPECT_EQ(paper("iwpp-fig14")["claims"].size(), 1u);
+  const json f15 = paper("iwpp-fig15");
+  ASSERT_EQ(f15["rows"].size(), 4u);
+  EXPECT_EQ(f15["rows"][0]["speedup"].get<double>(), 16.0);
+  EXPECT_EQ(f15["rows"][1]["speedup"].get<double>(), 30.0);
+  EXPECT_EQ(f15["rows"][2]["speedup"].get<double>(), 43.0);
+  EXPECT_EQ(f15["rows"][3]["speedup"].get<double>(), 50.0);
+  EXPECT_EQ(f15["rows"][3]["over_gpus_only"].get<double>(), 1.17);
+  const json f16 = paper("iwpp-fig16");
+  EXPECT_EQ(f16["rows"][0]["speedup"].get<double>(), 85.6);
+  EXPECT_EQ(f16["rows"][0]["over_gpus_only"].get<double>(), 1.07);
+}
+
+// ---- the builders ------------------------------------------------------------------------------
+
+TEST(TablesIwpp, Table1RatiosAndTheColumnSumAverages) {
+  tables::LadderBlock b;
+  b.marker = "frame";
+  b.dataset = "tissue:64x64:coverage=100:seed=1:marker=frame";
+  for (int s : {7, 9}) {
+    tables::LadderRow r;
+    r.raster_scans = s;
+    // atomic 8 ms, scan 4, tq 2 (N=7) and 12 / 6 / 5 (N=9); idle 1 ms each.
+    const double ms[3] = {s == 7 ? 8.0 : 12.0, s == 7 ? 4.0 : 6.0, s == 7 ? 2.0 : 5.0};
+    const char* ids[3] = {"gpu-queue-atomic", "gpu-queue-scan", "gpu-queue-tq"};
+    for (int i = 0; i < 3; ++i) {
+      r.queues.push_back(timing(ids[i], "kernel", {ms[i], ms[i] + 1, ms[i] - 1}));
+      r.idle.push_back(timing(ids[i], "kernel", {1.0}));
+    }
+    r.queues[2].stats = {{"initially_queued", 1500}, {"total_queued", 2500000}};
+    b.rows.push_back(r);
+  }
+  b.reference = timing("gpu-opt", "kernel", {0.5});
+  const fs::path dir = fresh_dir("t1");
+  const std::string md = tables::iwpp_table1(paper("iwpp-table1"), {b}, meta(true), dir.string());
+  // N=7: paper 685/291 = 2.35, 291/228 = 1.28; ours 8/4 = 2, 4/2 = 2; estimates (7, 3, 1): 2.33, 3.
+  EXPECT_NE(md.find("| 7 | 534K / 1500 | 30.4M / 2.5M | 685 / 8 | 291 / 4 | 228 / 2 | 2.35x / 2.00x | 1.28x / 2.00x "
+                    "| 7.00 / 3.00 / 1.00 | 2.33x | 3.00x | yes |"),
+            std::string::npos) << md;
+  // All rows: paper (685+527)/(291+223) = 2.36, (291+223)/(228+175) = 1.28; ours 20/10, 10/7;
+  // estimates (7+11)/(3+5), (3+5)/(1+4).
+  EXPECT_NE(md.find("| all rows | | | | | | 2.36x / 2.00x | 1.28x / 1.43x | | 2.25x | 1.60x | |"), std::string::npos) << md;
+  EXPECT_NE(md.find("gpu-opt (kernel scope; no raster scans, for reference): 0.500 ms"), std::string::npos) << md;
+  const json j = read_json(dir / "iwpp-table1.json");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["table"], "iwpp-table1");
+  EXPECT_EQ(j["blocks"][0]["rows"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["blocks"][0]["all_rows"]["scan_over_tq"].get<double>(), 10.0 / 7.0);
+  EXPECT_EQ(j["blocks"][0]["rows"][0]["queues"][0]["samples_ms"].size(), 3u);  // raw samples kept
+  fs::remove_all(dir);
+}
+
+TEST(TablesIwpp, Table1OfThePapersOwnRowsGivesItsAverages) {
+  // Our rows timed exactly as the paper's: the column-sum averages are the text's 2.31x and 1.24x.
+  const json p = paper("iwpp-table1");
+  tables::LadderBlock b;
+  b.marker = "opening";
+  for (const auto& pr : p["rows"]) {
+    tables::LadderRow r;
+    r.raster_scans = pr["raster_scans"];
+    for (const char* k : {"atomic_ms", "scan_ms", "tq_ms"}) {
+      r.queues.push_back(timing(k, "kernel", {pr[k].get<double>()}));
+      r.idle.push_back(timing(k, "kernel", {0.0}));
+    }
+    b.rows.push_back(r);
+  }
+  const std::string md = tables::iwpp_table1(p, {b}, meta(true), "");
+  EXPECT_NE(md.find("| all rows | | | | | | 2.31x / 2.31x | 1.24x / 1.24x | | 2.31x | 1.24x | |"), std::string::npos) << md;
+}
+
+TEST(TablesIwpp, Table1MarksWrongOutputsAndMissingGpu) {
+  tables::LadderBlock b;
+  b.marker = "opening";
+  tables::LadderRow r;
+  r.raster_scans = 7;
+  r.queues = {timing("gpu-queue-atomic", "kernel", {3}), timing("gpu-queue-scan", "kernel", {2}, false),
+              not_run("gpu-queue-tq", "kernel", "wrong output: MISMATCH vs seq: 1 pixels differ")};
+  b.rows.push_back(r);
+  b.reference = not_run("gpu-opt", "kernel", "no GPU");
+  const std::string md = tables::iwpp_table1(paper("iwpp-table1"), {b}, meta(false), "");
+  EXPECT_NE(md.find("| NO |"), std::string::npos) << md;
+  EXPECT_NE(md.find("gpu-queue-tq (kernel) not timed: wrong output"), std::string::npos) << md;
+  EXPECT_NE(md.find("gpu-queue-scan (kernel): MISMATCH"), std::string::npos) << md;
+  EXPECT_NE(md.find("for reference): no GPU."), std::string::npos) << md;
+}
+
+TEST(TablesIwpp, TimingFailedCoversWrongOutputsAndErrorsOnly) {
+  EXPECT_FALSE(timing("a", "kernel", {1}).failed());
+  EXPECT_TRUE(timing("a", "kernel", {1}, false).failed());
+  EXPECT_TRUE(not_run("a", "kernel", "error: out of memory").failed());
+  EXPECT_TRUE(not_run("a", "kernel", "wrong output: x").failed());
+  EXPECT_FALSE(not_run("a", "kernel", "no GPU").failed());
+  EXPECT_FALSE(not_run("a", "kernel", "absent: edt has no variant `x` in this build").failed());
+  EXPECT_FALSE(not_run("a", "kernel", "skipped: 1 GPU visible").failed());
+  EXPECT_DOUBLE_EQ(timing("a", "kernel", {3, 1, 2}).median_ms(), 2.0);
+  EXPECT_DOUBLE_EQ(not_run("a", "kernel", "no GPU").median_ms(), 0.0);
+}
+
+SpeedupRow row(const std::string& label, double seq_ms, double fh_ms, double sr_ms) {
+  SpeedupRow r;
+  r.label = label;
+  r.dataset = "tissue:" + label;
+  r.seq = timing("seq", "end-to-end", {seq_ms});
+  r.cells = {timing("gpu-queue-tq", "kernel", {fh_ms}), timing("gpu-sr", "kernel", {sr_ms}),
+             not_run("gpu-opt", "kernel", "absent: reconstruct has no variant `gpu-opt` in this build")};
+  return r;
+}
+
+TEST(TablesIwpp, SpeedupTableSpeedupsComparisonsAndPaperColumn) {
+  SpeedupTable t;
+  t.id = "iwpp-table2";
+  t.title = "test";
+  t.explanation = "what runs";
+  t.x_label = "size";
+  t.rows = {row("4096^2", 100, 4, 10), row("8192^2", 400, 10, 30)};
+  t.compare = {{"gpu-queue-tq", "gpu-sr"}};
+  t.paper_row = [](const SpeedupRow& r) { return r.label == "4096^2" ? json{{"speedup", 31.4}} : json(); };
+  t.wall_s = 12.5;
+  const fs::path dir = fresh_dir("speedup");
+  const std::string md = tables::speedup_table(paper("iwpp-table2"), t, meta(true), dir.string());
+  EXPECT_NE(md.find("| size | input | seq ms (runs) | gpu-queue-tq kernel ms (x seq) | gpu-sr kernel ms (x seq) "
+                    "| gpu-opt kernel ms (x seq) | paper x seq | verified |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| 4096^2 | tissue:4096^2 | 100.0 (1) | 4.00 (25.0x) | 10.00 (10.0x) | absent | 31.4 | yes |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| 8192^2 | tissue:8192^2 | 400.0 (1) | 10.00 (40.0x) | 30.00 (13.3x) | absent | - | yes |"),
+            std::string::npos) << md;
+  // tq over sr: 2.5x and 3x.
+  EXPECT_NE(md.find("`gpu-queue-tq` over `gpu-sr` (kernel): 4096^2: 2.50x, 8192^2: 3.00x; mean 2.75x, max 3.00x"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("`gpu-opt` absent: reconstruct has no variant"), std::string::npos) << md;  // said once
+  EXPECT_EQ(md.find("8192^2: gpu-opt"), std::string::npos) << md;
+  EXPECT_NE(md.find("This table took 12.5 s"), std::string::npos) << md;
+  const json j = read_json(dir / "iwpp-table2.json");
+  EXPECT_EQ(j["table"], "iwpp-table2");
+  EXPECT_DOUBLE_EQ(j["rows"][1]["cells"][0]["speedup_vs_seq"].get<double>(), 40.0);
+  EXPECT_TRUE(j["rows"][0]["cells"][2]["speedup_vs_seq"].is_null());
+  EXPECT_DOUBLE_EQ(j["comparisons"][0]["mean"].get<double>(), 2.75);
+  EXPECT_DOUBLE_EQ(j["wall_s"].get<double>(), 12.5);
+  EXPECT_EQ(j["paper_claims"].size(), 1u);
+  fs::remove_all(dir);
+}
+
+TEST(TablesIwpp, SpeedupTableRowComparisonsAndFailures) {
+  SpeedupTable t;
+  t.id = "iwpp-fig15";
+  t.x_label = "configuration";
+  SpeedupRow one, two, plus;
+  one.label = "1 GPU";
+  two.label = "2 GPUs";
+  plus.label = "2 GPUs + CPU groups";
+  for (SpeedupRow* r : {&one, &two, &plus}) r->seq = timing("seq", "end-to-end", {1000});
+  one.cells = {timing("multi-device", "end-to-end", {50})};
+  two.cells = {timing("multi-device", "end-to-end", {25})};
+  plus.cells = {timing("multi-device", "end-to-end", {20}, false)};
+  plus.note = "3 CPU groups of 4 threads";
+  t.rows = {one, two, plus};
+  t.compare_rows = {{"2 GPUs", "1 GPU"}, {"2 GPUs + CPU groups", "2 GPUs"}};
+  const std::string md = tables::speedup_table(paper("iwpp-fig15"), t, meta(true), "");
+  EXPECT_NE(md.find("- 2 GPUs over 1 GPU (`multi-device`, end-to-end): 2.00x"), std::string::npos) << md;
+  EXPECT_NE(md.find("- 2 GPUs + CPU groups over 2 GPUs (`multi-device`, end-to-end): 1.25x"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 20.00 (50.0x) | - | NO |"), std::string::npos) << md;
+  EXPECT_NE(md.find("2 GPUs + CPU groups: 3 CPU groups of 4 threads"), std::string::npos) << md;
+}
+
+// The adapter for iwpp-fig15/16 sets the fields where Options has them and refuses where not.
+struct OptionsWithDevices {
+  int gpus = 0;
+  int cpu_groups = 0;
+  int cpu_group_threads = 0;
+};
+struct OptionsWithout {
+  int threads = 0;
+};
+TEST(TablesIwpp, MultiDeviceAdapterSetsTheFieldsOrRefuses) {
+  OptionsWithDevices with;
+  tables::apply_multi_device(with, {"2 GPUs + CPU groups", 2, 7, 4});
+  EXPECT_EQ(with.gpus, 2);
+  EXPECT_EQ(with.cpu_groups, 7);
+  EXPECT_EQ(with.cpu_group_threads, 4);
+  OptionsWithout without;
+  EXPECT_THROW(tables::apply_multi_device(without, {"1 GPU", 1, 0, 0}), Error);
+}
+
+// ---- the CLI at --sizes small ------------------------------------------------------------------
+
+// Runs `repix` (REPIX_CLI, set by CTest; the tests skip without it) with output to a log in a
+// fresh folder.
+class TablesIwppCli : public ::testing::Test {
+ protected:
+  struct CliRun {
+    int code = -1;
+    std::string out;  // stdout and stderr
+  };
+  void SetUp() override {
+    const char* cli = std::getenv("REPIX_CLI");
+    if (!cli || !fs::exists(cli)) GTEST_SKIP() << "REPIX_CLI not set (run through ctest)";
+    cli_ = cli;
+    dir_ = fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  CliRun run(const std::string& args) const {
+    const fs::path log = dir_ / "log.txt";
+    const int status = std::system(("'" + cli_ + "' " + args + " > '" + log.string() + "' 2>&1").c_str());
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ss.str()};
+  }
+  // `table <id> --sizes small` into the folder.
+  CliRun small(const std::string& id) const { return run("table " + id + " --sizes small --out '" + dir_.string() + "'"); }
+  std::string cli_;
+  fs::path dir_;
+};
+
+// Every timing in a table's JSON: what ran is verified; GPU timings did not run only where there is
+// no GPU (or the variant is absent from this build).
+void expect_cells_sound(const json& t, const std::string& id) {
+  for (const auto& r : t["rows"]) {
+    EXPECT_TRUE(r["seq"]["verified"].get<bool>()) << id << ": " << r["seq"].dump();
+    EXPECT_FALSE(r["seq"]["samples_ms"].empty()) << id;
+    for (const auto& c : r["cells"]) {
+      const std::string why = c["not_run"];
+      if (why.empty()) {
+        EXPECT_TRUE(c["verified"].get<bool>()) << id << ": " << c.dump();
+        EXPECT_FALSE(c["samples_ms"].empty()) << id;
+      } else {
+        EXPECT_TRUE((why == "no GPU" && !gpu_available()) || why.rfind("absent", 0) == 0 ||
+                    why.rfind("skipped", 0) == 0)
+            << id << ": " << c.dump();
+      }
+    }
+  }
+}
+
+TEST_F(TablesIwppCli, EveryTableRunsSmall) {
+  for (const char* id : {"iwpp-table1", "iwpp-table2", "iwpp-fig10", "iwpp-fig11", "iwpp-fig13", "iwpp-fig14"}) {
+    const CliRun r = small(id);
+    ASSERT_EQ(r.code, 0) << id << ": " << r.out;
+    EXPECT_TRUE(fs::exists(dir_ / (std::string(id) + ".md"))) << id;
+    const json j = read_json(dir_ / (std::string(id) + ".json"));
+    EXPECT_EQ(j["table"], id);
+    EXPECT_EQ(j["sizes"], "small");
+    EXPECT_TRUE(j["env"].is_object()) << id;
+    EXPECT_TRUE(j["tool"].contains("git_sha")) << id;
+    if (std::string(id) == "iwpp-table1") {
+      ASSERT_EQ(j["blocks"].size(), 2u);  // opening and frame
+      for (const auto& b : j["blocks"]) {
+        EXPECT_EQ(b["rows"].size(), 7u);
+        for (const auto& row : b["rows"])
+          for (const auto& q : row["queues"])
+            if (q["not_run"] == "") EXPECT_TRUE(q["verified"].get<bool>()) << q.dump();
+            else EXPECT_TRUE(q["not_run"] == "no GPU" && !gpu_available()) << q.dump();
+      }
+    } else {
+      EXPECT_FALSE(j["rows"].empty()) << id;
+      expect_cells_sound(j, id);
+    }
+  }
+  // fig10's CPU variants always run.
+  const json f10 = read_json(dir_ / "iwpp-fig10.json");
+  for (const auto& r : f10["rows"])
+    for (const auto& c : r["cells"]) EXPECT_EQ(c["not_run"], "") << c.dump();
+}
+
+TEST_F(TablesIwppCli, MultiDeviceFiguresNeedTheVariant) {
+  auto registered = [](const auto& all) {
+    for (const auto& v : all)
+      if (v.id == "multi-device") return true;
+    return false;
+  };
+  const std::pair<const char*, bool> figs[2] = {{"iwpp-fig15", registered(reconstruct::variants())},
+                                                {"iwpp-fig16", registered(edt::variants())}};
+  for (const auto& [id, present] : figs) {
+    const CliRun r = small(id);
+    if (!present) {
+      EXPECT_EQ(r.code, 1) << id << ": " << r.out;
+      EXPECT_NE(r.out.find("needs the"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("`multi-device`"), std::string::npos) << r.out;
+      EXPECT_FALSE(fs::exists(dir_ / (std::string(id) + ".json"))) << id;
+      continue;
+    }
+    ASSERT_EQ(r.code, 0) << id << ": " << r.out;
+    const json j = read_json(dir_ / (std::string(id) + ".json"));
+    ASSERT_EQ(j["rows"].size(), 3u) << id;
+    expect_cells_sound(j, id);
+  }
+}
+
+TEST_F(TablesIwppCli, UsageErrors) {
+  for (const char* args : {"table iwpp-table2 --sizes huge", "table iwpp-table2 --sizes 0", "table iwpp-fig10 --markers x",
+                           "table iwpp-fig13 --sizes 64,96", "table iwpp-table1 --out a --out-dir b",
+                           "table iwpp-table2 --reps 0", "table iwpp-fig10 --threads 2,x"}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("usage error"), std::string::npos) << args << ": " << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace repix
