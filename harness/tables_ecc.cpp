@@ -760,10 +760,15 @@ int table3(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
   };
   for (const Group& group : {Group{s2, c2, 3}, Group{s3, c3, 2}}) {
     const datasets::Spec parsed = datasets::Spec::parse(group.spec);
-    const std::string shape = datasets::spec_shape(parsed).str();
+    const Shape shape = datasets::spec_shape(parsed);
+    // small-kernel is forced only where the images fit it; the GPU path column shows what ran.
+    const bool fits = ecc::BatchRunner::small_kernel_fits(shape);
+    const ecc::BatchPath group_path = path == ecc::BatchPath::small_kernel && !fits ? ecc::BatchPath::per_image : path;
+    if (group_path != path)
+      std::fprintf(stderr, "repix table ecc-3: %s images are too large for small-kernel: per-image\n", shape.str().c_str());
     for (int n : group.counts) {
-      std::fprintf(stderr, "repix table ecc-3: %s %s x %d...\n", parsed.kind.c_str(), shape.c_str(), n);
-      runs.push_back(batch(parsed.kind, group.spec, n, n <= 100 ? 5 : group.reps_above_100, path, dir));
+      std::fprintf(stderr, "repix table ecc-3: %s %s x %d...\n", parsed.kind.c_str(), shape.str().c_str(), n);
+      runs.push_back(batch(parsed.kind, group.spec, n, n <= 100 ? 5 : group.reps_above_100, group_path, dir));
     }
   }
   std::cout << ecc_table3(load_paper(3, a.get("paper")), runs, ctx, meta, out_dir);

@@ -1,7 +1,8 @@
 // BatchRunner (Table 3) against seq, image by image, on both paths: the small-image kernel (every
-// dtype; 1x1, 1xN, Nx1, sizes at and one past the block shapes' capacities, 127x129, 128x128, 1D
-// and 3D shapes; images with many ties, all-distinct values, float extremes, signed zeros,
-// constants, checkerboards; N = 1, 2, 5, several rounds of read-back) and the per-image gpu-opt
+// dtype; 1x1, 1xN, Nx1, sizes at and one off the block shapes' capacities of 256, 2048 and 16384
+// elements, 127x129, 128x128, 1D and 3D shapes; images with many ties, all-distinct values, float
+// extremes, signed zeros, constants, checkerboards; N = 1, 2, 5, 1000, several rounds of
+// read-back) and the per-image gpu-opt
 // path (forced on small images, chosen for large ones; its queued read-back, the read-back of more
 // distinct values than queued, and the overflow fallback). Runners are reused across batches.
 // Skips without a GPU. Sizes stay moderate (the suite runs under compute-sanitizer);
@@ -82,8 +83,8 @@ Batch mixed_batch(DType dt, const Shape& sh, std::uint32_t seed) {
 }
 
 const Shape kSmallShapes[] = {
-    Shape::d2(1, 1),    Shape::d2(1, 100),   Shape::d2(100, 1),   Shape::d2(16, 16),  Shape::d2(257, 1),
-    Shape::d2(64, 32),  Shape::d2(2049, 1),  Shape::d2(1, 4096),  Shape::d2(127, 129), Shape::d2(128, 128),
+    Shape::d2(1, 1),    Shape::d2(1, 100),   Shape::d2(100, 1),   Shape::d2(5, 51),   Shape::d2(16, 16),
+    Shape::d2(257, 1),  Shape::d2(23, 89),   Shape::d2(64, 32),   Shape::d2(2049, 1),  Shape::d2(1, 4096),  Shape::d2(127, 129), Shape::d2(128, 128),
     Shape::d2(16384, 1), Shape::d1(300),     Shape::d3(1, 1, 1),  Shape::d3(3, 4, 5), Shape::d3(1, 1, 9),
     Shape::d3(9, 1, 1), Shape::d3(16, 16, 64), Shape::d3(25, 25, 26), Shape::d3(2, 3, 257)};
 

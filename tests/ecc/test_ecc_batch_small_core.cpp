@@ -202,6 +202,7 @@ TEST(EccBatchSmallCore, ReduceAcrossThreads) {
 TEST(EccBatchSmallCore, RandomImagesEveryDtypeAndShape) {
   std::uint32_t seed = 7100;
   const Shape shapes[] = {Shape::d2(1, 1),    Shape::d2(1, 37),   Shape::d2(37, 1),   Shape::d2(16, 16),
+                          Shape::d2(5, 51),   Shape::d2(257, 1),  Shape::d2(23, 89),  Shape::d2(2049, 1),
                           Shape::d2(17, 15),  Shape::d2(45, 45),  Shape::d2(64, 32),  Shape::d2(127, 129),
                           Shape::d2(128, 128), Shape::d1(300),    Shape::d2(1, 4096), Shape::d2(16384, 1),
                           Shape::d3(1, 1, 1), Shape::d3(3, 4, 5), Shape::d3(1, 1, 9), Shape::d3(9, 1, 1),
