@@ -18,6 +18,7 @@ class Path {
   virtual ~Path() = default;
   virtual std::vector<Curve> run(const void* d_images, std::int64_t n) = 0;
   virtual int streams() const = 0;
+  virtual void set_round_images_for_tests(std::int64_t) {}
 };
 
 // ---- small-kernel ------------------------------------------------------------------------------
@@ -33,14 +34,16 @@ class SmallKernelPath final : public Path {
   SmallKernelPath(DType dtype, const Shape& shape) : launcher_(dtype, shape) {}
 
   int streams() const override { return 2; }
+  void set_round_images_for_tests(std::int64_t images) override { round_images_for_tests_ = images; }
 
   std::vector<Curve> run(const void* d_images, std::int64_t n) override {
     nvtx::Range range("ecc/batch-small-kernel", n);
     std::vector<Curve> out(static_cast<std::size_t>(n));
     if (n == 0) return out;
     const std::size_t slot_bytes = launcher_.slot_words() * sizeof(std::uint32_t);
-    const std::int64_t per = std::min<std::int64_t>(
+    std::int64_t per = std::min<std::int64_t>(
         {n, kMaxRoundImages, std::max<std::int64_t>(1, static_cast<std::int64_t>(kRoundBytes / slot_bytes))});
+    if (round_images_for_tests_ > 0) per = std::min(per, round_images_for_tests_);
     const std::size_t counts = small_batch::Launcher::counts_bytes(per);
     const std::size_t bytes = counts + static_cast<std::size_t>(per) * slot_bytes;
     for (Buffers& b : buf_) {
@@ -110,6 +113,7 @@ class SmallKernelPath final : public Path {
 
   small_batch::Launcher launcher_;
   Buffers buf_[2];
+  std::int64_t round_images_for_tests_ = 0;
 };
 
 // ---- per-image ---------------------------------------------------------------------------------
@@ -193,6 +197,7 @@ BatchRunner::~BatchRunner() = default;
 
 BatchPath BatchRunner::path() const { return impl_->path; }
 int BatchRunner::streams() const { return impl_->runner->streams(); }
+void BatchRunner::set_round_images_for_tests(std::int64_t images) { impl_->runner->set_round_images_for_tests(images); }
 
 std::vector<Curve> BatchRunner::run(const void* d_images, std::int64_t n) {
   if (n < 0) throw Error("batch ECC: negative image count " + std::to_string(n));

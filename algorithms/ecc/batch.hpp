@@ -52,6 +52,10 @@ class BatchRunner {
   BatchPath path() const;  // the path taken (never automatic)
   int streams() const;     // CUDA streams the batch is spread over
 
+  // Tests: at most this many images per small-kernel round (0 restores the automatic size), so
+  // that a few images exercise several rounds and both read-back buffers. No effect on per-image.
+  void set_round_images_for_tests(std::int64_t images);
+
   // True when images of this shape fit the small-image kernel.
   static bool small_kernel_fits(const Shape& shape);
 
