@@ -3,7 +3,9 @@
 // pair, sorts the pairs with cub::BlockRadixSort, and reduces the runs of equal keys with one
 // cub::BlockScan into the image's (value, ECC) pairs (gpu_batch_small_core.cuh). The image, the
 // sort and the reduce use the same shared memory one after the other, so the largest block shape
-// (1024 threads x 16 items, 128^2 float32) needs 66 KiB and two blocks fill an SM.
+// (1024 threads x 16 items, 128^2 float32) needs 66 KiB. Its 1024 threads get 64 registers each
+// (ptxas, sm_90: ~600 bytes of spills in the sort and reduce), one block per SM; the smaller
+// shapes (256 x 8: 75 registers, 64 x 4: 40) run several blocks per SM.
 //
 // Why not gpu-opt per image: at 128^2 its few microseconds of kernel come with several launches,
 // a host synchronisation for the float hash table's overflow flag and per-image read-backs,

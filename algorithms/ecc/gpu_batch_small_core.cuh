@@ -129,8 +129,8 @@ REPIX_HD void thread_emit(const std::uint32_t (&keys)[kItems], const signed char
   }
 }
 
-// Block shapes: the smallest whose threads x items holds the image (fewer idle slots for small
-// images; every shape fills an SM's 2048 threads with several blocks).
+// Block shapes: the smallest whose threads x items holds the image, so that a small image does not
+// sort thousands of empty slots.
 struct Tier {
   int threads;
   int items;
