@@ -246,17 +246,21 @@ std::string ecc_table3(const json& paper, const std::vector<BatchRun>& runs, dou
   std::ostringstream md;
   md << header("ECC paper Table 3: batches of small images read from files", paper, meta)
      << "Per-image averages (ms) of the median repetition. GPU overall = pinned host buffer, device "
-        "buffer and gpu-opt plans set up for the batch, the N .npy files read into the pinned buffer "
-        "(read column; page cache not dropped), one upload, one gpu-opt pass per image on 4 streams, "
-        "every curve back on the host. Device-resident = the ECC part only. CPU = read + `omp` per image "
+        "buffer and `ecc::BatchRunner` set up for the batch, the N .npy files read into the pinned buffer "
+        "(read column; page cache not dropped), one upload, the ECC of every image, every curve back on the "
+        "host. GPU path: `small-kernel` (images of at most 16384 elements, e.g. the uniform 128^2 rows) = one "
+        "launch per round of images, one thread block per image, one read-back per round (about 16 MiB of "
+        "(value, ECC) pairs); `per-image` (larger images, e.g. GRF 128^3) = one gpu-opt pass per image on 4 "
+        "streams, each image's pass and read-back queued without a host synchronisation in between. "
+        "Device-resident = the ECC part only (curves on the host included). CPU = read + `omp` per image "
         "(\"-\" above 2^27 voxels per batch: time budget). "
         "The one-time CUDA context creation ("
      << (context_ms >= 0 ? fmt("%.1f ms", context_ms) : std::string("not measured"))
      << ") is outside; the paper's N = 1 row is mostly that kind of overhead. Amortisation = avg(N) / "
         "avg(N = 1) of the same group.\n\n"
-     << "| input | N | GPU overall avg (paper / ours) | read avg (paper / ours) | ours device-resident avg "
+     << "| input | N | GPU path | GPU overall avg (paper / ours) | read avg (paper / ours) | ours device-resident avg "
         "| ours CPU avg | amortisation (paper / ours) | read share (paper / ours) | verified |\n"
-     << "| --- | ---: | --- | --- | ---: | ---: | --- | --- | --- |\n";
+     << "| --- | ---: | --- | --- | --- | ---: | ---: | --- | --- | --- |\n";
   json rows = json::array();
   std::map<std::string, std::pair<json, json>> first;  // group -> (paper avg, ours avg) at the smallest N
   for (const auto& run : runs) {
@@ -279,11 +283,13 @@ std::string ecc_table3(const json& paper, const std::vector<BatchRun>& runs, dou
     auto pair = [&](const char* f, const json& a, const json& b) {
       return cell(f, a) + " / " + (b.is_null() ? na : cell(f, b));
     };
-    md << "| " << group << " | " << run.count << " | " << pair("%.3f", pv("gpu_overall_avg_ms"), overall) << " | "
+    md << "| " << group << " | " << run.count << " | " << (g && !run.path.empty() ? run.path : na) << " | "
+       << pair("%.3f", pv("gpu_overall_avg_ms"), overall) << " | "
        << pair("%.3f", pv("gpu_disk_read_avg_ms"), read) << " | " << (g ? cell("%.4f", dev) : na) << " | "
        << cell("%.3f", cpu) << " | " << pair("%.3f", am_p, am_o) << " | " << pair("%.2f", rs_p, rs_o) << " | "
        << (!run.verified ? "NO" : g || !run.cpu_ms.empty() ? "yes" : "-") << " |\n";
     rows.push_back({{"input", run.input}, {"shape", run.shape}, {"count", run.count}, {"spec", run.spec},
+                    {"gpu_path", g && !run.path.empty() ? json(run.path) : json()},
                     {"distinct_images", run.distinct}, {"paper", p ? *p : json()},
                     {"ours", {{"gpu_overall_avg_ms", overall}, {"gpu_disk_read_avg_ms", read},
                               {"gpu_device_resident_avg_ms", dev}, {"cpu_omp_avg_ms", cpu}}},
@@ -580,7 +586,8 @@ int table2(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
 // take a minute, so the CPU column stops at 2^27 voxels per batch.
 constexpr double kCpuMaxBatchVoxels = double(1 << 27);
 
-BatchRun batch(const std::string& input, const std::string& spec0, int count, int reps, const TempDir& dir) {
+BatchRun batch(const std::string& input, const std::string& spec0, int count, int reps, ecc::BatchPath path,
+               const TempDir& dir) {
   BatchRun run;
   run.input = input;
   run.count = count;
@@ -632,7 +639,8 @@ BatchRun batch(const std::string& input, const std::string& spec0, int count, in
       const auto t0 = std::chrono::steady_clock::now();
       HostBuffer host(bytes * count, /*pinned=*/true);
       DeviceBuffer<unsigned char> dev(bytes * count);
-      ecc::BatchRunner runner(dt, shape);
+      ecc::BatchRunner runner(dt, shape, 4, path);
+      run.path = ecc::batch_path_name(runner.path());
       CudaStream s;
       const auto r0 = std::chrono::steady_clock::now();
       auto* dst = static_cast<unsigned char*>(host.data());
@@ -647,7 +655,7 @@ BatchRun batch(const std::string& input, const std::string& spec0, int count, in
       got = runner.run(dev.get(), count);
       run.device_ms.push_back(ms_since(d0));
     }
-    check(got, "gpu-opt batch");
+    check(got, ("GPU batch, " + run.path).c_str());
   }
   const bool ran = run.gpu || !run.cpu_ms.empty();
   run.verified = mismatch.empty();
@@ -667,18 +675,36 @@ int table3(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
   std::vector<int> c3 = quick ? std::vector<int>{1, 2} : std::vector<int>{1, 10, 100, 1000};
   if (a.has("counts-2d")) c2 = parse_counts(a.get("counts-2d"));
   if (a.has("counts-3d")) c3 = parse_counts(a.get("counts-3d"));
-  const std::string s2 = "uniform:128x128:seed=1";
-  const std::string s3 = quick ? "grf:32x32x32:alpha=3:seed=1" : "grf:128x128x128:alpha=3:seed=1";
+  // --dataset-2d/3d replace a group's images (e.g. to time other small shapes or dtypes); the row
+  // is labelled with the dataset kind, so only the paper's own inputs meet the paper's numbers.
+  const std::string s2 = a.get("dataset-2d", "uniform:128x128:seed=1");
+  const std::string s3 = a.get("dataset-3d", quick ? "grf:32x32x32:alpha=3:seed=1" : "grf:128x128x128:alpha=3:seed=1");
+  ecc::BatchPath path = ecc::BatchPath::automatic;
+  try {
+    path = ecc::parse_batch_path(a.get("batch-path", "auto"));
+  } catch (const Error& e) {
+    throw cli::UsageError(std::string("--batch-path: ") + e.what());
+  }
   const double ctx = context_ms();
   TempDir dir("ecc-table3");
   std::vector<BatchRun> runs;
-  for (int n : c2) {
-    std::fprintf(stderr, "repix table ecc-3: uniform 128^2 x %d...\n", n);
-    runs.push_back(batch("uniform", s2, n, n <= 100 ? 5 : 3, dir));
-  }
-  for (int n : c3) {
-    std::fprintf(stderr, "repix table ecc-3: grf %s x %d...\n", quick ? "32^3" : "128^3", n);
-    runs.push_back(batch("grf", s3, n, n <= 100 ? 5 : 2, dir));
+  struct Group {
+    std::string spec;
+    std::vector<int> counts;
+    int reps_above_100;  // repetitions of the batches of more than 100 images
+  };
+  for (const Group& group : {Group{s2, c2, 3}, Group{s3, c3, 2}}) {
+    const datasets::Spec parsed = datasets::Spec::parse(group.spec);
+    const Shape shape = datasets::spec_shape(parsed);
+    // small-kernel is forced only where the images fit it; the GPU path column shows what ran.
+    const bool fits = ecc::BatchRunner::small_kernel_fits(shape);
+    const ecc::BatchPath group_path = path == ecc::BatchPath::small_kernel && !fits ? ecc::BatchPath::per_image : path;
+    if (group_path != path)
+      std::fprintf(stderr, "repix table ecc-3: %s images are too large for small-kernel: per-image\n", shape.str().c_str());
+    for (int n : group.counts) {
+      std::fprintf(stderr, "repix table ecc-3: %s %s x %d...\n", parsed.kind.c_str(), shape.str().c_str(), n);
+      runs.push_back(batch(parsed.kind, group.spec, n, n <= 100 ? 5 : group.reps_above_100, group_path, dir));
+    }
   }
   std::cout << ecc_table3(ecc_paper(3, a.get("paper")), runs, ctx, meta, out_dir);
   int code = 0;
@@ -696,13 +722,14 @@ const char* ecc_table_usage(int n) {
   switch (n) {
     case 1: return "[--quick | --sizes quick|default|paper|big] [--dataset SPEC]... [--samples N] [--cpu-samples N] [--out-dir DIR] [--paper P.json]";
     case 2: return "[--quick | --sizes quick|default|paper] [--iterations 1,10,100] [--dataset SPEC] [--out-dir DIR] [--paper P.json]";
-    default: return "[--quick | --sizes quick|default|paper] [--counts-2d 1,100] [--counts-3d 1,10] [--out-dir DIR] [--paper P.json]";
+    default: return "[--quick | --sizes quick|default|paper] [--counts-2d 1,100] [--counts-3d 1,10] [--dataset-2d SPEC] "
+                    "[--dataset-3d SPEC] [--batch-path auto|small-kernel|per-image] [--out-dir DIR] [--paper P.json]";
   }
 }
 
 int run_ecc_table(int n, const cli::Args& a) {
-  a.only({"sizes", "quick", "dataset", "samples", "cpu-samples", "iterations", "counts-2d", "counts-3d", "out-dir",
-          "paper"});
+  a.only({"sizes", "quick", "dataset", "samples", "cpu-samples", "iterations", "counts-2d", "counts-3d", "dataset-2d",
+          "dataset-3d", "batch-path", "out-dir", "paper"});
   // Before anything else creates the CUDA context (the environment capture queries the GPU), so
   // the one-time cost the tables report apart is measured rather than already paid.
   context_ms();
@@ -710,7 +737,9 @@ int run_ecc_table(int n, const cli::Args& a) {
   if (a.has("quick") && a.has("sizes") && a.get("sizes") != "quick") throw cli::UsageError("--quick and --sizes disagree");
   if (n != 1 && (a.has("samples") || a.has("cpu-samples"))) throw cli::UsageError("--samples belongs to ecc-1");
   if (n != 2 && a.has("iterations")) throw cli::UsageError("--iterations belongs to ecc-2");
-  if (n != 3 && (a.has("counts-2d") || a.has("counts-3d"))) throw cli::UsageError("--counts-2d/3d belong to ecc-3");
+  if (n != 3 && (a.has("counts-2d") || a.has("counts-3d") || a.has("dataset-2d") || a.has("dataset-3d") ||
+                 a.has("batch-path")))
+    throw cli::UsageError("--counts-2d/3d, --dataset-2d/3d and --batch-path belong to ecc-3");
   const Meta meta = capture_meta("repix table ecc-" + std::to_string(n), sizes);
   const std::string out_dir = a.get("out-dir", "results/" + env::machine_slug());
   if (n == 1) return table1(a, meta, out_dir);

@@ -53,6 +53,7 @@ struct BatchRun {
   std::string spec;                  // dataset spec of image 0 (others vary the seed)
   int count = 0;
   int distinct = 0;                  // distinct images among the count (seeds cycled)
+  std::string path;                  // BatchRunner's path on the GPU ("small-kernel", "per-image"); empty: not run
   std::vector<double> overall_ms;    // per repetition, whole batch: setup + read + upload + ECC
   std::vector<double> read_ms;       // the file-read part of each repetition
   std::vector<double> device_ms;     // ECC of the device-resident batch (host clock, synchronous)

@@ -196,8 +196,9 @@ REPIX_HD int introduced_change(const bool wins[3][3][3]) {
 // Neighbour access for gpu-cached: no bounds-checking branches. A neighbour outside the image
 // is replaced by the voxel itself (always a legal address, and one already in the cache) and
 // its comparison is overridden by `!inside` -- select instructions, no divergence, no padded
-// copy of the image.
-template <class T>
+// copy of the image. kReadOnlyCache = false gives plain loads, for images staged in shared
+// memory (the batched small-image kernel): __ldg is for global memory only.
+template <class T, bool kReadOnlyCache = true>
 struct PredicatedNeighbours {
   const T* p;                       // the voxel itself
   std::int64_t sy, sz;              // strides of y and z
@@ -214,7 +215,10 @@ struct PredicatedNeighbours {
     const bool in = (dx < 0 ? xm : dx > 0 ? xp : true) & (dy < 0 ? ym : dy > 0 ? yp : true) &
                     (dz < 0 ? zm : dz > 0 ? zp : true);
     const std::int64_t off = dx + sy * dy + sz * dz;
-    const T v = load_readonly(p + (in ? off : std::int64_t(0)));
+    const T* q = p + (in ? off : std::int64_t(0));
+    T v;
+    if constexpr (kReadOnlyCache) v = load_readonly(q);
+    else v = *q;
     const bool w = comes_before(dx, dy, dz) ? (c < v) : (c <= v);
     return (!in) | w;
   }

@@ -600,6 +600,41 @@ std::int64_t fallback_voxels(const Shape& sh) {
 template <class T>
 void* raw(DeviceBuffer<T>& b) { return static_cast<void*>(b.get()); }
 
+// (value, VCEC) pairs read back by finish_queued() before the count of distinct values is known:
+// 48 KiB, a 128^3 GRF image's ~1000 values with room to spare.
+constexpr std::size_t kQueuedPairs = 4096;
+
+// The curve of the float path's gathered pairs (keys are float bits, in table order).
+Curve curve_from_pairs(const std::uint32_t* k, const long long* v, std::size_t n) {
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return ordered_key(k[a]) < ordered_key(k[b]);
+  });
+  Curve c;
+  std::int64_t acc = 0;
+  c.values.reserve(n);
+  c.ecc.reserve(n);
+  for (std::size_t i : order) {
+    acc += v[i];
+    c.values.push_back(float_from_bits(k[i]));
+    c.ecc.push_back(acc);
+  }
+  return c;
+}
+
+// The curve of the integer path's direct bins (VCEC and occurrence per value).
+Curve curve_from_direct_bins(const unsigned long long* v, const std::uint32_t* p, std::size_t nb) {
+  std::vector<float> values(nb);
+  std::vector<std::int64_t> vc(nb), pr(nb);
+  for (std::size_t i = 0; i < nb; ++i) {
+    values[i] = static_cast<float>(i);
+    vc[i] = static_cast<std::int64_t>(v[i]);
+    pr[i] = p[i] ? 1 : 0;
+  }
+  return curve_from_bins(values, vc, pr);
+}
+
 }  // namespace
 
 struct Engine::Impl {
@@ -622,6 +657,13 @@ struct Engine::Impl {
   DeviceBuffer<long long> out_vcec;
   HostBuffer pinned;       // counters read-back
   std::uint32_t n_distinct = 0;
+
+  // finish_queued() / collect(): pinned read-back of the counters and the first queued_pairs
+  // pairs (float), or of the bins (integers). Allocated on first use (only batches use it).
+  HostBuffer queued;
+  std::size_t queued_pairs = kQueuedPairs;  // grows to what an image of the batch needed
+  std::size_t queued_spec = 0;              // pairs the pending read-back copies
+  bool queued_pending = false;
 
   // Fallback.
   std::int64_t fb_cap = 0;
@@ -718,6 +760,8 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
   m.shape = shape;
   m.dims = shape.ndim == 3 ? 3 : 2;
   m.streaming = streaming;
+  m.queued_pairs = kQueuedPairs;
+  m.queued_pending = false;
   int dev = 0;
   REPIX_CUDA(cudaGetDevice(&dev));
   REPIX_CUDA(cudaDeviceGetAttribute(&m.sms, cudaDevAttrMultiProcessorCount, dev));
@@ -812,7 +856,6 @@ bool Engine::finish(cudaStream_t s) {
 
 Curve Engine::curve(cudaStream_t s) {
   Impl& m = *impl_;
-  Curve c;
   if (!m.hashed_global()) {
     const std::size_t nb = m.nbins();
     std::vector<unsigned long long> v(nb);
@@ -820,14 +863,7 @@ Curve Engine::curve(cudaStream_t s) {
     REPIX_CUDA(cudaMemcpyAsync(v.data(), m.vcec.get(), nb * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
     REPIX_CUDA(cudaMemcpyAsync(p.data(), m.present.get(), nb * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
     REPIX_CUDA(cudaStreamSynchronize(s));
-    std::vector<float> values(nb);
-    std::vector<std::int64_t> vc(nb), pr(nb);
-    for (std::size_t i = 0; i < nb; ++i) {
-      values[i] = static_cast<float>(i);
-      vc[i] = static_cast<std::int64_t>(v[i]);
-      pr[i] = p[i] ? 1 : 0;
-    }
-    return curve_from_bins(values, vc, pr);
+    return curve_from_direct_bins(v.data(), p.data(), nb);
   }
   const std::size_t n = m.n_distinct;
   std::vector<std::uint32_t> k(n);
@@ -837,20 +873,73 @@ Curve Engine::curve(cudaStream_t s) {
     REPIX_CUDA(cudaMemcpyAsync(v.data(), m.out_vcec.get(), n * sizeof(long long), cudaMemcpyDeviceToHost, s));
   }
   REPIX_CUDA(cudaStreamSynchronize(s));
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return ordered_key(k[a]) < ordered_key(k[b]);
-  });
-  std::int64_t acc = 0;
-  c.values.reserve(n);
-  c.ecc.reserve(n);
-  for (std::size_t i : order) {
-    acc += v[i];
-    c.values.push_back(float_from_bits(k[i]));
-    c.ecc.push_back(acc);
+  return curve_from_pairs(k.data(), v.data(), n);
+}
+
+void Engine::finish_queued(cudaStream_t s) {
+  Impl& m = *impl_;
+  if (m.queued_pending) throw Error("internal: ecc gpu-opt finish_queued() twice without collect()");
+  if (m.hashed_global()) {
+    // Counters, then queued_spec keys, then queued_spec VCECs (8-aligned: queued_spec is even).
+    m.queued_spec = std::min(m.queued_pairs, m.slots);
+    const std::size_t bytes = 2 * sizeof(std::uint32_t) + m.queued_spec * (sizeof(std::uint32_t) + sizeof(long long));
+    if (m.queued.bytes() < bytes) m.queued = HostBuffer(bytes, true);
+    auto* base = static_cast<unsigned char*>(m.queued.data());
+    gather_kernel<<<std::max(1, m.sms * 2), 256, 0, s>>>(m.acc(), m.out_keys.get(), m.out_vcec.get());
+    REPIX_CUDA_LAUNCH();
+    REPIX_CUDA(cudaMemcpyAsync(base, m.counters.get(), 2 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemcpyAsync(base + 8, m.out_keys.get(), m.queued_spec * sizeof(std::uint32_t),
+                               cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemcpyAsync(base + 8 + m.queued_spec * sizeof(std::uint32_t), m.out_vcec.get(),
+                               m.queued_spec * sizeof(long long), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemsetAsync(m.counters.get(), 0, m.counters.bytes(), s));
+  } else {
+    // VCEC per value, then the occurrence flags.
+    const std::size_t nb = m.nbins(), bytes = nb * (sizeof(unsigned long long) + sizeof(std::uint32_t));
+    if (m.queued.bytes() < bytes) m.queued = HostBuffer(bytes, true);
+    auto* base = static_cast<unsigned char*>(m.queued.data());
+    REPIX_CUDA(cudaMemcpyAsync(base, m.vcec.get(), nb * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemcpyAsync(base + nb * sizeof(unsigned long long), m.present.get(), nb * sizeof(std::uint32_t),
+                               cudaMemcpyDeviceToHost, s));
   }
-  return c;
+  m.queued_pending = true;
+}
+
+bool Engine::collect(cudaStream_t s, Curve& out) {
+  Impl& m = *impl_;
+  if (!m.queued_pending) throw Error("internal: ecc gpu-opt collect() without finish_queued()");
+  m.queued_pending = false;
+  REPIX_CUDA(cudaStreamSynchronize(s));
+  const auto* base = static_cast<const unsigned char*>(m.queued.data());
+  if (!m.hashed_global()) {
+    const std::size_t nb = m.nbins();
+    out = curve_from_direct_bins(reinterpret_cast<const unsigned long long*>(base),
+                                 reinterpret_cast<const std::uint32_t*>(base + nb * sizeof(unsigned long long)), nb);
+    return true;
+  }
+  const auto* counters = reinterpret_cast<const std::uint32_t*>(base);
+  if (counters[1] != 0) return false;
+  const std::size_t n = counters[0], spec = m.queued_spec;
+  const auto* keys = reinterpret_cast<const std::uint32_t*>(base + 8);
+  const auto* vcec = reinterpret_cast<const long long*>(base + 8 + spec * sizeof(std::uint32_t));
+  if (n <= spec) {
+    out = curve_from_pairs(keys, vcec, n);
+    return true;
+  }
+  // More distinct values than were read back: the rest from the gathered arrays (untouched
+  // until the next pass), and later images read back this many up front.
+  std::vector<std::uint32_t> k(keys, keys + spec);
+  std::vector<long long> v(vcec, vcec + spec);
+  k.resize(n);
+  v.resize(n);
+  REPIX_CUDA(cudaMemcpyAsync(k.data() + spec, m.out_keys.get() + spec, (n - spec) * sizeof(std::uint32_t),
+                             cudaMemcpyDeviceToHost, s));
+  REPIX_CUDA(cudaMemcpyAsync(v.data() + spec, m.out_vcec.get() + spec, (n - spec) * sizeof(long long),
+                             cudaMemcpyDeviceToHost, s));
+  REPIX_CUDA(cudaStreamSynchronize(s));
+  out = curve_from_pairs(k.data(), v.data(), n);
+  m.queued_pairs = std::min(m.slots, next_pow2(n));
+  return true;
 }
 
 void Engine::fallback_begin() {
@@ -950,16 +1039,34 @@ void OptPlan::setup(DType dtype, const Shape& shape, cudaStream_t) {
   engine_.setup(dtype, shape, false);
 }
 
-void OptPlan::compute(const void* d_input, cudaStream_t stream) {
-  const std::int64_t slabs = slab_count(shape_);
+void OptPlan::accumulate_all(const void* d_input, cudaStream_t stream) {
   used_fallback_ = false;
   engine_.reset(stream);
-  engine_.accumulate(d_input, 0, 0, slabs, stream);
+  engine_.accumulate(d_input, 0, 0, slab_count(shape_), stream);
+}
+
+void OptPlan::compute(const void* d_input, cudaStream_t stream) {
+  accumulate_all(d_input, stream);
   if (engine_.finish(stream)) {
     used_fallback_ = true;
     engine_.fallback_begin();
-    engine_.fallback_add(d_input, 0, 0, slabs, stream);
+    engine_.fallback_add(d_input, 0, 0, slab_count(shape_), stream);
   }
+}
+
+void OptPlan::compute_queued(const void* d_input, cudaStream_t stream) {
+  accumulate_all(d_input, stream);
+  queued_input_ = d_input;
+  engine_.finish_queued(stream);
+}
+
+Curve OptPlan::collect(cudaStream_t stream) {
+  Curve c;
+  if (engine_.collect(stream, c)) return c;
+  used_fallback_ = true;
+  engine_.fallback_begin();
+  engine_.fallback_add(queued_input_, 0, 0, slab_count(shape_), stream);
+  return engine_.fallback_curve();
 }
 
 Curve OptPlan::result(cudaStream_t stream) {

@@ -44,6 +44,16 @@ class Engine {
   // The curve of the accumulated slabs (after finish() returned false). Synchronises `s`.
   Curve curve(cudaStream_t s);
 
+  // finish() and curve() with one host synchronisation instead of two, for callers that keep
+  // several engines busy (BatchRunner). finish_queued() queues the float gather and the
+  // read-back into pinned memory of the counters and of the first few thousand (value, VCEC)
+  // pairs, or of the integer bins; nothing waits. collect() synchronises `s` and returns false
+  // when the float table overflowed (use the fallback), else the curve in `out`; a float image
+  // with more distinct values than were read back costs one more copy and synchronisation, and
+  // later images read back that many. Every finish_queued() is followed by one collect().
+  void finish_queued(cudaStream_t s);
+  bool collect(cudaStream_t s, Curve& out);
+
   // Exact sort-based path: per-voxel (key, change) pairs, radix sort, reduce by key, merged on
   // the host. Same buffer contract as accumulate(); synchronous.
   void fallback_begin();
@@ -67,6 +77,12 @@ class OptPlan final : public DevicePlan {
   void setup(DType dtype, const Shape& shape, cudaStream_t stream) override;
   void compute(const void* d_input, cudaStream_t stream) override;
   Curve result(cudaStream_t stream) override;
+  // compute() then result() without the host synchronisation compute() makes for float images:
+  // compute_queued() queues the pass and its read-back on `stream`; collect() waits once and
+  // returns the curve, running the exact fallback (synchronously) when the table overflowed.
+  // `d_input` must stay valid until collect(). For BatchRunner's per-image path.
+  void compute_queued(const void* d_input, cudaStream_t stream);
+  Curve collect(cudaStream_t stream);
   // True when the last compute() overflowed the global hash table and took the exact
   // sort-based path.
   bool used_fallback() const { return used_fallback_; }
@@ -74,9 +90,13 @@ class OptPlan final : public DevicePlan {
   void set_global_capacity_for_tests(std::size_t slots) { engine_.set_global_capacity(slots); }
 
  private:
+  // Resets the accumulator and queues the pass over the whole image.
+  void accumulate_all(const void* d_input, cudaStream_t stream);
+
   opt::Engine engine_;
   Shape shape_;
   bool used_fallback_ = false;
+  const void* queued_input_ = nullptr;  // compute_queued()'s input, for collect()'s fallback
 };
 
 Curve run_gpu_opt(const HostImage& img, const Options& opt);

@@ -104,6 +104,7 @@ TEST(TablesEcc, Table3AmortisationPerGroup) {
     b.shape = "128x128";
     b.count = n;
     b.gpu = true;
+    b.path = "small-kernel";
     b.overall_ms = {overall_batch_ms};
     b.read_ms = {0.1 * n};
     b.device_ms = {0.01 * n};
@@ -113,7 +114,7 @@ TEST(TablesEcc, Table3AmortisationPerGroup) {
   };
   const std::string md = tables::ecc_table3(paper(3), {run(1, 10), run(100, 50)}, 80.0, meta(true), "");
   // avg(100) = 0.5 ms, avg(1) = 10 ms: 0.05; the paper's 1.77 / 119.83 = 0.0148.
-  EXPECT_NE(md.find("| uniform 128x128 | 100 | 1.770 / 0.500 | 0.460 / 0.100 | 0.0100 | 0.500 | 0.015 / 0.050 | 0.26 / 0.20 | yes |"),
+  EXPECT_NE(md.find("| uniform 128x128 | 100 | small-kernel | 1.770 / 0.500 | 0.460 / 0.100 | 0.0100 | 0.500 | 0.015 / 0.050 | 0.26 / 0.20 | yes |"),
             std::string::npos) << md;
   EXPECT_NE(md.find("80.0 ms"), std::string::npos) << md;
 }
