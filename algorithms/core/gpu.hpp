@@ -74,6 +74,16 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
+// A host-to-device copy that has landed when it returns. cudaMemcpy from pageable host memory
+// may return before its DMA reaches the device, and CudaStream's streams are non-blocking (they
+// do not wait for the legacy default stream the copy ran on): a kernel launched on one right
+// after a plain cudaMemcpy can read the old contents.
+inline void copy_to_device_sync(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  REPIX_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  REPIX_CUDA(cudaDeviceSynchronize());
+}
+
 class CudaStream {
  public:
   CudaStream() { REPIX_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }

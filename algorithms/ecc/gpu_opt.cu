@@ -802,8 +802,10 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
     m.present.allocate(m.nbins());
     REPIX_CUDA(cudaMemset(m.vcec.get(), 0, m.vcec.bytes()));
     REPIX_CUDA(cudaMemset(m.present.get(), 0, m.present.bytes()));
-    REPIX_CUDA(cudaDeviceSynchronize());
   }
+  // The memsets above ran on the legacy default stream, which the plan's non-blocking streams
+  // do not wait for (cudaMemset returns before it is done).
+  REPIX_CUDA(cudaDeviceSynchronize());
   m.ready = true;
 }
 

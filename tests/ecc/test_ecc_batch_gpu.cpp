@@ -198,8 +198,8 @@ TEST(EccBatchGpu, QueuedReadBackAndFallback) {
   const HostImage few = test::random_image(DType::f32, Shape::d2(100, 100), 30, 12);
   const ecc::Curve want_many = ecc::run_seq(many, {}), want_few = ecc::run_seq(few, {});
   DeviceBuffer<unsigned char> dm(many.bytes()), df(few.bytes());
-  REPIX_CUDA(cudaMemcpy(dm.get(), many.raw(), many.bytes(), cudaMemcpyHostToDevice));
-  REPIX_CUDA(cudaMemcpy(df.get(), few.raw(), few.bytes(), cudaMemcpyHostToDevice));
+  copy_to_device_sync(dm.get(), many.raw(), many.bytes());
+  copy_to_device_sync(df.get(), few.raw(), few.bytes());
   CudaStream s;
   ecc::OptPlan plan;
   plan.setup(DType::f32, many.shape(), s.get());

@@ -59,7 +59,7 @@ HostImage make_image(DType dt, Shape sh, Pattern pat, int levels, std::uint32_t 
 ecc::Curve run_plan(ecc::OptPlan& plan, const HostImage& img, bool do_setup = true) {
   CudaStream s;
   DeviceBuffer<unsigned char> d(img.bytes());
-  REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
+  copy_to_device_sync(d.get(), img.raw(), img.bytes());
   if (do_setup) plan.setup(img.dtype(), img.shape(), s.get());
   plan.compute(d.get(), s.get());
   return plan.result(s.get());

@@ -85,7 +85,7 @@ TEST(EccSmoothGpu, MatchesCpuOnEdgeShapesAndInPlace) {
     const HostImage img = random_float_image(nx, ny, 100 + nx + 7 * ny);
     const HostImage want = ecc::smooth::smooth_cpu(img);
     DeviceBuffer<float> d(img.size()), tmp(img.size());
-    REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
+    copy_to_device_sync(d.get(), img.raw(), img.bytes());
     ecc::smooth::smooth_gpu(d.get(), d.get(), tmp.get(), nx, ny, s.get());  // in place
     s.sync();
     std::vector<float> got(static_cast<std::size_t>(img.size()));
@@ -120,7 +120,7 @@ TEST(EccSmoothGpu, RoundHundredthsMatchesCpu) {
   HostImage img = random_float_image(333, 71, 5);
   for (std::int64_t i = 0; i < img.size(); ++i) img.data<float>()[i] *= 7.0f;  // beyond [-1, 1]
   DeviceBuffer<float> d(img.size());
-  REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
+  copy_to_device_sync(d.get(), img.raw(), img.bytes());
   CudaStream s;
   ecc::smooth::round_hundredths_gpu(d.get(), img.size(), s.get());
   s.sync();

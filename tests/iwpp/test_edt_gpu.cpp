@@ -41,7 +41,7 @@ TEST(EdtGpu, ExactGpuPlansReusedAcrossShapes) {
     CudaStream stream;
     for (const HostImage& img : test::exact_variant_inputs()) {
       DeviceBuffer<unsigned char> d(img.bytes());
-      REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
+      copy_to_device_sync(d.get(), img.raw(), img.bytes());
       plan->setup(img.dtype(), img.shape(), {}, stream.get());
       plan->compute(d.get(), stream.get());
       plan->compute(d.get(), stream.get());  // twice: nothing may depend on a previous run

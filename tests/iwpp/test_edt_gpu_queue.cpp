@@ -141,7 +141,7 @@ TEST(EdtGpuQueue, PlansReusedAcrossShapesWithAndWithoutSites) {
     for (bool sites : {true, false}) {
       for (const HostImage& img : imgs) {
         DeviceBuffer<unsigned char> d(img.bytes());
-        REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
+        copy_to_device_sync(d.get(), img.raw(), img.bytes());
         edt::Options o;
         o.want_sites = sites;
         plan->setup(img.dtype(), img.shape(), o, stream.get());
@@ -190,11 +190,11 @@ class GuardedSites {
  public:
   explicit GuardedSites(std::int64_t n) : n_(n), buf_(static_cast<std::size_t>(n + 2 * kGuard)) {
     std::vector<std::int64_t> poison(buf_.size(), kPoison);
-    REPIX_CUDA(cudaMemcpy(buf_.get(), poison.data(), buf_.bytes(), cudaMemcpyHostToDevice));
+    copy_to_device_sync(buf_.get(), poison.data(), buf_.bytes());
   }
   std::int64_t* window() { return buf_.get() + kGuard; }
   void upload(const std::vector<std::int64_t>& sites) {
-    REPIX_CUDA(cudaMemcpy(window(), sites.data(), static_cast<std::size_t>(n_) * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+    copy_to_device_sync(window(), sites.data(), static_cast<std::size_t>(n_) * sizeof(std::int64_t));
   }
   // The window's sites; fails the test if a guard was written.
   std::vector<std::int64_t> download(const std::string& what) const {
@@ -214,7 +214,7 @@ class GuardedSites {
 template <class T>
 DeviceBuffer<T> to_device(const T* p, std::size_t n) {
   DeviceBuffer<T> d(n);
-  if (n) REPIX_CUDA(cudaMemcpy(d.get(), p, n * sizeof(T), cudaMemcpyHostToDevice));
+  if (n) copy_to_device_sync(d.get(), p, n * sizeof(T));
   return d;
 }
 
