@@ -38,8 +38,9 @@ commands:
   run FAMILY --variant V ...             one variant on one input (options per family below)
   bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]
         [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]
-        [--out PATH|auto] [--benchmark_filter=REGEX ...]
-                                         verify and time variants, write a JSON report
+        [--out PATH|auto] [--gpus N] [--cpu-groups N] [--cpu-group-threads N]
+        [--benchmark_filter=REGEX ...]   verify and time variants, write a JSON report
+                                         (--gpus/--cpu-groups/...: multi-device's workers)
   table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)
   compare A.json B.json                  two reports side by side with ratios
   profile FAMILY --variant V --dataset SPEC [--iterations N]
@@ -106,7 +107,7 @@ int cmd_run(const Args& a) {
 
 int cmd_bench(int argc, char** argv, const Args& a) {
   a.only({"family", "variants", "variant", "exclude", "dataset", "datasets", "suite", "scopes",
-          "samples", "cpu-samples", "warmup", "out"});
+          "samples", "cpu-samples", "warmup", "out", "gpus", "cpu-groups", "cpu-group-threads"});
   bench::Request req;
   const std::string family_name = a.get("family");
   if (!family_name.empty()) registry::check_family(family_name);
@@ -139,6 +140,9 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   req.gpu_samples = std::max(1, a.get_int("samples", req.gpu_samples));
   req.cpu_samples = std::max(1, a.get_int("cpu-samples", req.cpu_samples));
   req.warmup = a.get_int("warmup", req.warmup);
+  req.gpus = a.get_int("gpus", 0);
+  req.cpu_groups = a.get_int("cpu-groups", 0);
+  req.cpu_group_threads = a.get_int("cpu-group-threads", 0);
   req.out_path = a.get("out");
   if (req.out_path == "auto")
     req.out_path = std::string("results/") + env::machine_slug() + "/bench-" +

@@ -1,0 +1,12 @@
+// The multi-device variants' entry points with an explicit engine configuration (the variants
+// themselves derive it from Options through iwpp::configure): for tests that choose the workers
+// and the tiles, e.g. CPU groups alone on a machine with GPUs, or tiles that are not square.
+#pragma once
+#include "iwpp/multi_device.hpp"
+#include "iwpp/reconstruct.hpp"
+
+namespace repix::reconstruct {
+// Checks the inputs like every variant; cfg.diagonal is set from opt.connectivity.
+Result run_multi_device_with(const HostImage& marker, const HostImage& mask, const Options& opt,
+                             iwpp::EngineConfig cfg);
+}  // namespace repix::reconstruct
