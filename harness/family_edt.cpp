@@ -29,7 +29,7 @@ nlohmann::json stats_json(const edt::Stats& s) {
 }
 
 int run(const Args& a) {
-  a.only({"variant", "input", "output", "sites", "json", "threads", "tile"});
+  a.only({"variant", "input", "output", "sites", "json", "threads", "tile", "queue-capacity"});
   if (a.positional.size() != 1) throw UsageError("run takes the family name (e.g. `repix run edt ...`)");
   const std::string input = a.need("input");
   const std::string output = a.get("output"), sites_out = a.get("sites"), json_out = a.get("json");
@@ -40,6 +40,7 @@ int run(const Args& a) {
   edt::Options opt;
   opt.threads = a.get_int("threads", 0);
   opt.tile = a.get_int("tile", 0);
+  opt.queue_capacity = a.get_int("queue-capacity", 0);
   const bool need_sites = !sites_out.empty() || (!json_out.empty() && !v.exact);
   opt.want_sites = need_sites;
   const HostImage img = datasets::load(input, v.gpu && gpu_available());
@@ -89,7 +90,8 @@ Family edt_family() {
   f.name = "edt";
   f.run_usage =
       "run edt --variant V --input MASK --output OUT.npy [--sites SITES.npy] [--json OUT.json]\n"
-      "        [--threads N] [--tile N]   float32 distance to the nearest zero pixel; sites: int64 index";
+      "        [--threads N] [--tile N] [--queue-capacity N]\n"
+      "        float32 distance to the nearest zero pixel; sites: int64 index";
   f.variants = [] {
     std::vector<registry::VariantInfo> out;
     for (const auto& v : edt::variants()) out.push_back({"edt", v.id, v.gpu, v.step, v.description});

@@ -2,7 +2,6 @@
 #include <omp.h>
 
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "core/error.hpp"
@@ -51,8 +50,8 @@ Result result_from_packed(const Shape& shape, const std::vector<std::int64_t>& v
   for (std::int64_t y = 0; y < ny; ++y)
     for (std::int64_t x = 0; x < nx; ++x) {
       const std::int64_t i = y * nx + x, s = vr[i];
-      d[i] = s < 0 ? std::numeric_limits<float>::infinity() : distance_from_sq(sq_to_site(x, y, s));
-      if (want_sites) r.sites[i] = s < 0 ? -1 : packed_y(s) * nx + packed_x(s);
+      d[i] = distance_to_site(x, y, s);
+      if (want_sites) r.sites[i] = linear_site(s, nx);
     }
   return r;
 }

@@ -40,6 +40,14 @@ REPIX_HD std::int64_t sq_to_site(std::int64_t x, std::int64_t y, std::int64_t s)
   return s < 0 ? INT64_MAX : sq_dist(x, y, packed_x(s), packed_y(s));
 }
 
+// The last step of every propagation variant, per pixel: the distance of (x, y) to its packed site
+// s (+inf for kNoSite: an image without background), and s as a linear index into an nx-wide image
+// (-1 for kNoSite).
+REPIX_HD float distance_to_site(std::int64_t x, std::int64_t y, std::int64_t s) {
+  return s < 0 ? std::numeric_limits<float>::infinity() : distance_from_sq(sq_to_site(x, y, s));
+}
+REPIX_HD std::int64_t linear_site(std::int64_t s, std::int64_t nx) { return s < 0 ? -1 : packed_y(s) * nx + packed_x(s); }
+
 // A growable FIFO ring buffer of packed coordinates (Algorithm 3's queue).
 class Fifo {
  public:

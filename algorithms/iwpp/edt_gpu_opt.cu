@@ -22,6 +22,8 @@
 // work is in edt_gpu_opt_core.hpp, which the CPU tests run thread by thread.
 #include <cuda_runtime.h>
 
+#include <utility>
+
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "iwpp/edt_detail.hpp"
@@ -193,11 +195,15 @@ std::unique_ptr<DevicePlan> make_separable_plan(bool pixel_fill) {
   return std::unique_ptr<DevicePlan>(new GpuOptPlan(pixel_fill));
 }
 
-Result run_separable(const HostImage& input, const Options& opt, bool pixel_fill, const char* nvtx_name) {
+Result run_gpu_variant(const char* nvtx_name, DevicePlan&& plan, const HostImage& input, const Options& opt) {
   nvtx::Range range(nvtx_name);
   check_input(input);
   if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
-  return run_plan_end_to_end(GpuOptPlan(pixel_fill), input, opt);
+  return run_plan_end_to_end(std::move(plan), input, opt);
+}
+
+Result run_separable(const HostImage& input, const Options& opt, bool pixel_fill, const char* nvtx_name) {
+  return run_gpu_variant(nvtx_name, GpuOptPlan(pixel_fill), input, opt);
 }
 
 Variant gpu_opt_variant() {

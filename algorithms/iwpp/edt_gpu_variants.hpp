@@ -2,9 +2,11 @@
 // (edt_register.cpp) and the GPU one can grow independently.
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "iwpp/edt.hpp"
+#include "iwpp/queue_policy.hpp"
 
 namespace repix::edt {
 void append_gpu_variants(std::vector<Variant>& v);
@@ -13,9 +15,21 @@ void append_gpu_variants(std::vector<Variant>& v);
 // phases init/h2d/kernel/d2h inside the caller's `edt/<variant>` range.
 Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Options& opt);
 
+// A GPU variant's `run`: inside an `nvtx_name` range, checks the input, fails with one line where
+// there is no GPU, then run_plan_end_to_end.
+Result run_gpu_variant(const char* nvtx_name, DevicePlan&& plan, const HostImage& input, const Options& opt);
+
 // One factory per GPU variant file.
+Variant gpu_queue_atomic_variant();   // edt_gpu_queue_atomic.cu
+Variant gpu_queue_scan_variant();     // edt_gpu_queue_scan.cu
+Variant gpu_queue_tq_variant();       // edt_gpu_queue_tq.cu
 Variant gpu_opt_variant();            // edt_gpu_opt.cu
 Variant gpu_exact_rowfill_variant();  // edt_gpu_exact_rowfill.cpp
+
+// The queue ladder's variant (edt_gpu_queue_plan.cpp): Algorithm 6 on a TilePropagator whose
+// window is the whole image, with the given queue policy.
+Variant make_queue_variant(iwpp::QueuePolicy policy, const std::string& id, const std::string& step,
+                           const std::string& description);
 
 // gpu-opt's plan (edt_gpu_opt.cu) with either fill: thread per pixel (gpu-opt) or thread per
 // (band, row) (gpu-exact-rowfill); and its end-to-end run inside an `nvtx_name` range.

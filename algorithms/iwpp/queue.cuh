@@ -28,10 +28,9 @@
 #include <cstdint>
 
 #include "core/gpu.hpp"
+#include "iwpp/queue_policy.hpp"
 
 namespace repix::iwpp {
-
-enum class QueuePolicy { atomic, scan, thread_queue };
 
 constexpr int kQueueThreads = 256;  // threads per block of the propagation kernel
 constexpr int kThreadQueueSlots = 16;  // per-thread queue (thread_queue policy)

@@ -23,6 +23,16 @@ inline HostImage sparse_image(std::int64_t nx, std::int64_t ny, double density, 
   return img;
 }
 
+// A tissue dataset (datasets/masks.cpp: tissue 96..255, outside 0..47) as an edt input: the
+// tissue foreground (255), everything outside it background (0).
+inline HostImage tissue_mask(std::int64_t nx, std::int64_t ny, int coverage, std::uint64_t seed) {
+  HostImage img = datasets::generate("tissue:" + std::to_string(nx) + "x" + std::to_string(ny) +
+                                     ":coverage=" + std::to_string(coverage) + ":seed=" + std::to_string(seed));
+  std::uint8_t* p = img.data<std::uint8_t>();
+  for (std::int64_t i = 0; i < img.size(); ++i) p[i] = p[i] >= 96 ? 255 : 0;
+  return img;
+}
+
 inline HostImage const_image(std::int64_t nx, std::int64_t ny, std::uint8_t v) {
   HostImage img(DType::u8, Shape::d2(nx, ny));
   std::fill(img.data<std::uint8_t>(), img.data<std::uint8_t>() + img.size(), v);

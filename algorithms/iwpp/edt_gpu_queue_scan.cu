@@ -1,0 +1,22 @@
+// `gpu-queue-scan`: Algorithm 6 on the IWPP GPU queue with the scan policy of the ablation ladder:
+// a block-wide prefix sum (CUB BlockScan) per dequeued batch, no atomics (the paper's PF queue).
+// The propagation kernel of this policy is instantiated here (edt_gpu_queue_common.cuh); the
+// plan, seeds and distances are shared by the ladder (edt_gpu_queue_plan.cpp, edt_gpu_tile.cu).
+#include "iwpp/edt_gpu_queue_common.cuh"
+#include "iwpp/edt_gpu_variants.hpp"
+
+namespace repix::edt {
+
+namespace gpu_queue {
+template <>
+std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::scan>() {
+  return std::make_unique<TileEngineFor<iwpp::QueuePolicy::scan>>();
+}
+}  // namespace gpu_queue
+
+Variant gpu_queue_scan_variant() {
+  return make_queue_variant(iwpp::QueuePolicy::scan, "gpu-queue-scan", "queue-scan",
+                            "Algorithm 6, block-wide prefix sum (CUB BlockScan) per dequeued batch (the paper's PF queue)");
+}
+
+}  // namespace repix::edt

@@ -1,0 +1,22 @@
+// `gpu-queue-tq`: Algorithm 6 on the IWPP GPU queue with the tq policy of the ablation ladder:
+// per-thread queues in shared memory flushed by warp prefix sums (the paper's TQ queue).
+// The propagation kernel of this policy is instantiated here (edt_gpu_queue_common.cuh); the
+// plan, seeds and distances are shared by the ladder (edt_gpu_queue_plan.cpp, edt_gpu_tile.cu).
+#include "iwpp/edt_gpu_queue_common.cuh"
+#include "iwpp/edt_gpu_variants.hpp"
+
+namespace repix::edt {
+
+namespace gpu_queue {
+template <>
+std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::thread_queue>() {
+  return std::make_unique<TileEngineFor<iwpp::QueuePolicy::thread_queue>>();
+}
+}  // namespace gpu_queue
+
+Variant gpu_queue_tq_variant() {
+  return make_queue_variant(iwpp::QueuePolicy::thread_queue, "gpu-queue-tq", "queue-tq",
+                            "Algorithm 6, per-thread shared-memory queues + warp prefix sums (the paper's TQ queue)");
+}
+
+}  // namespace repix::edt
