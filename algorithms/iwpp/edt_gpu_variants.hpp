@@ -25,6 +25,7 @@ Variant gpu_queue_scan_variant();     // edt_gpu_queue_scan.cu
 Variant gpu_queue_tq_variant();       // edt_gpu_queue_tq.cu
 Variant gpu_opt_variant();            // edt_gpu_opt.cu
 Variant gpu_exact_rowfill_variant();  // edt_gpu_exact_rowfill.cpp
+Variant multi_device_variant();       // edt_multi_device.cpp
 
 // The queue ladder's variant (edt_gpu_queue_plan.cpp): Algorithm 6 on a TilePropagator whose
 // window is the whole image, with the given queue policy.

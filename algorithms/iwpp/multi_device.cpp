@@ -18,18 +18,6 @@
 
 namespace repix::iwpp {
 
-// ---- tiles ---------------------------------------------------------------------------------------
-
-TileGrid::TileGrid(std::int64_t nx, std::int64_t ny, std::int64_t tw, std::int64_t th)
-    : nx_(nx), ny_(ny), tw_(std::min(std::max<std::int64_t>(tw, 1), nx)), th_(std::min(std::max<std::int64_t>(th, 1), ny)),
-      cols_((nx + tw_ - 1) / tw_), rows_((ny + th_ - 1) / th_) {}
-
-Rect TileGrid::tile(std::int64_t t) const {
-  const std::int64_t cx = t % cols_, cy = t / cols_;
-  return {cx * tw_, cy * th_, std::min(nx_, (cx + 1) * tw_), std::min(ny_, (cy + 1) * th_)};
-}
-
-
 // ---- configuration -------------------------------------------------------------------------------
 
 namespace {

@@ -54,7 +54,7 @@ class Tiles final : public iwpp::TileFamily {
  public:
   Tiles(const HostImage& marker, const HostImage& mask, HostImage& J, const Options& opt, const iwpp::TileGrid& grid)
       : marker_(marker), mask_(mask), J_img_(J), opt_(opt), grid_(grid), J_(J.data<T>()), I_(mask.data<T>()),
-        nx_(mask.shape().nx), ny_(mask.shape().ny), snap_(grid) {}
+        nx_(mask.shape().nx), snap_(grid, nx_) {}
 
   std::unique_ptr<iwpp::TileWorker> make_worker(const iwpp::WorkerSpec& spec) override;
   void snapshot_edges(const Rect& r) override { snap_.refresh(J_, r); }
@@ -86,7 +86,7 @@ class Tiles final : public iwpp::TileFamily {
     iwpp::for_each_edge_pixel(r, [&](std::int64_t x, std::int64_t y) {
       bool any = false;
       T best{};
-      iwpp::for_each_outside_neighbour(r, nx_, ny_, x, y, Conn == 8, [&](std::int64_t qx, std::int64_t qy) {
+      iwpp::for_each_outside_neighbour(r, grid_.area(), x, y, Conn == 8, [&](std::int64_t qx, std::int64_t qy) {
         const T v = snap_.at(qx, qy);
         best = any ? detail::vmax(best, v) : v;
         any = true;
@@ -115,7 +115,7 @@ class Tiles final : public iwpp::TileFamily {
   const iwpp::TileGrid& grid_;
   T* J_;
   const T* I_;
-  std::int64_t nx_, ny_;
+  std::int64_t nx_;
   iwpp::EdgeSnapshot<T> snap_;
   std::atomic<std::int64_t> initially_{0}, total_{0};
 };

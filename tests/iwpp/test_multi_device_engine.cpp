@@ -69,13 +69,13 @@ TEST(MultiDeviceGrid, EdgePixelsAndOutsideNeighbours) {
 
   // The corner (2, 3) of r in a 10 x 10 image: outside neighbours (1,2) (2,2) (3,2) (1,3) (1,4).
   std::set<std::pair<std::int64_t, std::int64_t>> out;
-  iwpp::for_each_outside_neighbour(r, 10, 10, 2, 3, true, [&](std::int64_t x, std::int64_t y) { out.insert({x, y}); });
+  iwpp::for_each_outside_neighbour(r, Rect{0, 0, 10, 10}, 2, 3, true, [&](std::int64_t x, std::int64_t y) { out.insert({x, y}); });
   EXPECT_EQ(out, (std::set<std::pair<std::int64_t, std::int64_t>>{{1, 2}, {2, 2}, {3, 2}, {1, 3}, {1, 4}}));
   out.clear();
-  iwpp::for_each_outside_neighbour(r, 10, 10, 2, 3, false, [&](std::int64_t x, std::int64_t y) { out.insert({x, y}); });
+  iwpp::for_each_outside_neighbour(r, Rect{0, 0, 10, 10}, 2, 3, false, [&](std::int64_t x, std::int64_t y) { out.insert({x, y}); });
   EXPECT_EQ(out, (std::set<std::pair<std::int64_t, std::int64_t>>{{2, 2}, {1, 3}}));
   out.clear();  // at the image's corner nothing lies outside the image
-  iwpp::for_each_outside_neighbour(Rect{0, 0, 3, 3}, 3, 3, 0, 0, true, [&](std::int64_t x, std::int64_t y) { out.insert({x, y}); });
+  iwpp::for_each_outside_neighbour(Rect{0, 0, 3, 3}, Rect{0, 0, 3, 3}, 0, 0, true, [&](std::int64_t x, std::int64_t y) { out.insert({x, y}); });
   EXPECT_TRUE(out.empty());
 }
 
@@ -85,13 +85,13 @@ TEST(MultiDeviceSnapshot, HoldsBothSidesOfEveryBoundary) {
     const TileGrid g(nx, ny, tw, th);
     std::vector<int> state(static_cast<std::size_t>(nx * ny));
     for (std::size_t i = 0; i < state.size(); ++i) state[i] = static_cast<int>(i) * 3 + 1;
-    EdgeSnapshot<int> snap(g);
+    EdgeSnapshot<int> snap(g, nx);
     for (std::int64_t t = 0; t < g.count(); ++t) snap.refresh(state.data(), g.tile(t));
     // Every pixel with a neighbour in another tile reads back as itself.
     for (std::int64_t t = 0; t < g.count(); ++t) {
       const Rect r = g.tile(t);
       iwpp::for_each_edge_pixel(r, [&](std::int64_t x, std::int64_t y) {
-        iwpp::for_each_outside_neighbour(r, nx, ny, x, y, true, [&](std::int64_t qx, std::int64_t qy) {
+        iwpp::for_each_outside_neighbour(r, g.area(), x, y, true, [&](std::int64_t qx, std::int64_t qy) {
           ASSERT_EQ(snap.at(qx, qy), state[qy * nx + qx]) << "tiles " << tw << "x" << th << " at " << qx << "," << qy;
         });
       });
@@ -111,10 +111,39 @@ TEST(MultiDeviceSnapshot, HoldsBothSidesOfEveryBoundary) {
   // An interior pixel (no neighbour in another tile) is not part of the snapshot.
   const TileGrid g(9, 9, 5, 5);
   std::vector<int> state(81, 0);
-  EdgeSnapshot<int> snap(g);
+  EdgeSnapshot<int> snap(g, 9);
   snap.refresh(state.data(), g.tile(0));
   state[2 * 9 + 2] = 7;
   EXPECT_FALSE(snap.differs(state.data(), g.tile(0)));
+}
+
+// A grid over part of the image (a CPU group's tile cut into micro-tiles): tiles, snapshot and
+// outside neighbours stay inside the area.
+TEST(MultiDeviceSnapshot, GridOverAnAreaOfTheImage) {
+  const std::int64_t nx = 30, ny = 20;
+  const Rect area{5, 3, 25, 17};
+  const TileGrid g(area, 6, 4);  // 4 x 4 tiles, the last column 2 wide, the last row 2 high
+  EXPECT_EQ(g.cols(), 4);
+  EXPECT_EQ(g.rows(), 4);
+  const Rect first = g.tile(0), last = g.tile(15);
+  EXPECT_EQ(first.x0, 5);
+  EXPECT_EQ(first.y0, 3);
+  EXPECT_EQ(last.x1, 25);
+  EXPECT_EQ(last.y1, 17);
+  EXPECT_EQ(last.width(), 2);
+  std::vector<int> state(static_cast<std::size_t>(nx * ny));
+  for (std::size_t i = 0; i < state.size(); ++i) state[i] = static_cast<int>(i);
+  EdgeSnapshot<int> snap(g, nx);
+  for (std::int64_t t = 0; t < g.count(); ++t) snap.refresh(state.data(), g.tile(t));
+  for (std::int64_t t = 0; t < g.count(); ++t) {
+    const Rect r = g.tile(t);
+    iwpp::for_each_edge_pixel(r, [&](std::int64_t x, std::int64_t y) {
+      iwpp::for_each_outside_neighbour(r, area, x, y, true, [&](std::int64_t qx, std::int64_t qy) {
+        ASSERT_TRUE(area.contains(qx, qy));
+        ASSERT_EQ(snap.at(qx, qy), state[qy * nx + qx]) << qx << "," << qy;
+      });
+    });
+  }
 }
 
 TEST(MultiDeviceConfig, OptionsBecomeWorkersAndTiles) {
