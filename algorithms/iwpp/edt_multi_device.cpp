@@ -24,7 +24,6 @@
 #include <omp.h>
 
 #include <atomic>
-#include <chrono>
 
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
@@ -41,8 +40,6 @@ namespace {
 
 using iwpp::Phase;
 using iwpp::Rect;
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // A GPU worker finishes a border wave on the host while it queues at most a tile's pixels / 256;
 // a larger wave goes to the GPU (a round trip of the tile's sites, 16 bytes a pixel over PCIe).
@@ -104,7 +101,6 @@ class CpuGroup final : public iwpp::TileWorker {
   CpuGroup(Tiles& f, int threads) : f_(f), threads_(threads) {}
 
   bool begin(Phase phase, const Rect& r) override {
-    const Clock::time_point t0 = Clock::now();
     Stats local;
     if (phase == Phase::tile) {
       tiled_propagate(f_.bg(), f_.nx(), r, kCpuMicroTile, threads_, f_.vr(), local);
@@ -114,20 +110,25 @@ class CpuGroup final : public iwpp::TileWorker {
       if (took > 0) local.total_queued += took + propagate_window(f_.nx(), r, f_.vr(), q);
     }
     f_.add(local);
-    ws_.compute_ms += ms_since(t0);
     return false;
   }
-  iwpp::WorkerStats stats() const override { return ws_; }
 
  private:
   Tiles& f_;
   int threads_;
-  iwpp::WorkerStats ws_;
 };
 
-// One GPU: two slots of device buffers so that the next tile's upload (copy stream) overlaps the
-// current tile's propagation (compute stream); one TilePropagator sized for the largest tile.
-class GpuWorker final : public iwpp::TileWorker {
+// The device buffers of one tile in flight.
+struct EdtSlot {
+  DeviceBuffer<unsigned char> input;  // the tile's input, window-local rows, the input's dtype
+  DeviceBuffer<std::int64_t> sites;   // the tile's packed global sites, window-local rows
+  DeviceBuffer<std::uint32_t> seeds;  // border round: window-local indices
+  std::vector<std::uint32_t> seeds_host;
+  Phase phase = Phase::tile;
+};
+
+// One GPU: a TilePropagator sized for the largest tile; slots, streams and copies from the engine.
+class GpuWorker final : public iwpp::GpuTileWorker<EdtSlot> {
  public:
   explicit GpuWorker(Tiles& f) : f_(f) {
     const std::int64_t tw = f.grid().tile_width(), th = f.grid().tile_height();
@@ -140,95 +141,56 @@ class GpuWorker final : public iwpp::TileWorker {
   }
 
   bool begin(Phase phase, const Rect& r) override {
-    Slot& s = slots_[slots_[0].busy ? 1 : 0];
-    if (s.busy) throw Error("internal: multi-device GPU worker has no free slot");
     const std::int64_t nx = f_.nx();
     if (phase == Phase::tile) {
       const HostImage& in = f_.input();
-      s.up0.record(copy_.get());
+      Slot& s = start_upload();
       copier_.upload(s.input.get(), in.raw(), in.pinned(), nx, r, dtype_size(in.dtype()), copy_.get());
-      ws_.upload_bytes += r.pixels() * static_cast<std::int64_t>(dtype_size(in.dtype()));
-    } else {
-      Fifo q;
-      const std::int64_t took = f_.pull(r, q);
-      if (took == 0) return false;
-      Stats local;
-      local.total_queued = took + propagate_window(nx, r, f_.vr(), q, r.pixels() / kGpuFifoDivisor);
-      f_.add(local);
-      if (q.empty()) return false;  // finished on the host
-      ++ws_.border_reruns;
-      // What the host FIFO left: the pixels whose site may still improve a neighbour.
-      s.seeds_host.clear();
-      while (!q.empty()) {
-        const std::int64_t p = q.pop();
-        s.seeds_host.push_back(
-            static_cast<std::uint32_t>((packed_y(p) - r.y0) * r.width() + packed_x(p) - r.x0));
-      }
-      s.seeds.ensure(s.seeds_host.size());
-      s.up0.record(copy_.get());
-      copier_.upload(s.sites.get(), f_.vr(), false, nx, r, sizeof(std::int64_t), copy_.get());
-      REPIX_CUDA(cudaMemcpyAsync(s.seeds.get(), s.seeds_host.data(), s.seeds_host.size() * sizeof(std::uint32_t),
-                                 cudaMemcpyHostToDevice, copy_.get()));
-      ws_.upload_bytes += r.pixels() * static_cast<std::int64_t>(sizeof(std::int64_t)) +
-                          static_cast<std::int64_t>(s.seeds_host.size() * sizeof(std::uint32_t));
+      s.phase = phase;
+      finish_upload(s, r, r.pixels() * static_cast<std::int64_t>(dtype_size(in.dtype())));
+      return true;
     }
-    s.up1.record(copy_.get());
+    Fifo q;
+    const std::int64_t took = f_.pull(r, q);
+    if (took == 0) return false;
+    Stats local;
+    local.total_queued = took + propagate_window(nx, r, f_.vr(), q, r.pixels() / kGpuFifoDivisor);
+    f_.add(local);
+    if (q.empty()) return false;  // finished on the host
+    ++ws_.border_reruns;
+    // What the host FIFO left: the pixels whose site may still improve a neighbour.
+    Slot& s = start_upload();
+    s.seeds_host.clear();
+    while (!q.empty()) {
+      const std::int64_t p = q.pop();
+      s.seeds_host.push_back(static_cast<std::uint32_t>((packed_y(p) - r.y0) * r.width() + packed_x(p) - r.x0));
+    }
+    s.seeds.ensure(s.seeds_host.size());
+    copier_.upload(s.sites.get(), f_.vr(), false, nx, r, sizeof(std::int64_t), copy_.get());
+    const std::size_t seed_bytes = s.seeds_host.size() * sizeof(std::uint32_t);
+    REPIX_CUDA(cudaMemcpyAsync(s.seeds.get(), s.seeds_host.data(), seed_bytes, cudaMemcpyHostToDevice, copy_.get()));
     s.phase = phase;
-    s.tile = r;
-    s.busy = true;
+    finish_upload(s, r, r.pixels() * static_cast<std::int64_t>(sizeof(std::int64_t)) + static_cast<std::int64_t>(seed_bytes));
     return true;
   }
 
   void complete(const Rect& r) override {
     Slot& s = slot_of(r);
-    REPIX_CUDA(cudaStreamWaitEvent(compute_.get(), s.up1.get(), 0));
     const Shape& sh = f_.input().shape();
     prop_.reset_stats();
-    c0_.record(compute_.get());
-    if (s.phase == Phase::tile)
-      prop_.init_and_propagate(s.input.get(), f_.input().dtype(), r, sh.nx, sh.ny, s.sites.get(), compute_.get());
-    else
-      prop_.propagate_from(s.seeds.get(), static_cast<std::int64_t>(s.seeds_host.size()), r, s.sites.get(),
-                           compute_.get());
-    c1_.record(compute_.get());
+    compute(s, [&](cudaStream_t st) {
+      if (s.phase == Phase::tile)
+        prop_.init_and_propagate(s.input.get(), f_.input().dtype(), r, sh.nx, sh.ny, s.sites.get(), st);
+      else
+        prop_.propagate_from(s.seeds.get(), static_cast<std::int64_t>(s.seeds_host.size()), r, s.sites.get(), st);
+    });
     f_.add(prop_.stats());
-    const Clock::time_point t0 = Clock::now();
-    copier_.download(f_.vr(), false, sh.nx, r, sizeof(std::int64_t), s.sites.get(), compute_.get());
-    ws_.download_ms += ms_since(t0);
-    ws_.download_bytes += r.pixels() * static_cast<std::int64_t>(sizeof(std::int64_t));
-    // Both event pairs have completed: the compute stream waited for the upload and the download
-    // synchronised it.
-    ws_.upload_ms += s.up1.ms_since(s.up0);
-    ws_.compute_ms += c1_.ms_since(c0_);
-    s.busy = false;
+    download(s, f_.vr(), false, sh.nx, sizeof(std::int64_t), s.sites.get());
   }
-
-  iwpp::WorkerStats stats() const override { return ws_; }
 
  private:
-  struct Slot {
-    DeviceBuffer<unsigned char> input;  // the tile's input, window-local rows, the input's dtype
-    DeviceBuffer<std::int64_t> sites;   // the tile's packed global sites, window-local rows
-    DeviceBuffer<std::uint32_t> seeds;  // border round: window-local indices
-    std::vector<std::uint32_t> seeds_host;
-    CudaEvent up0, up1;
-    Phase phase = Phase::tile;
-    Rect tile;
-    bool busy = false;
-  };
-  Slot& slot_of(const Rect& r) {
-    for (Slot& s : slots_)
-      if (s.busy && s.tile.x0 == r.x0 && s.tile.y0 == r.y0) return s;
-    throw Error("internal: multi-device GPU worker completes a tile it never began");
-  }
-
   Tiles& f_;
-  CudaStream copy_, compute_;
   TilePropagator prop_;
-  Slot slots_[2];
-  CudaEvent c0_, c1_;
-  iwpp::TileCopier copier_;
-  iwpp::WorkerStats ws_;
 };
 
 std::unique_ptr<iwpp::TileWorker> Tiles::make_worker(const iwpp::WorkerSpec& spec) {

@@ -68,9 +68,7 @@ EngineConfig configure(const std::string& family, int gpus, int cpu_groups, int 
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kParallelEdgePixels = 1 << 18;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // One thread per worker, alive for the whole run (a GPU worker's device buffers and plans are
 // made once). The engine's thread publishes a round (phase + tile list) and waits for it; the
@@ -163,15 +161,15 @@ class Pool {
       }
       finished();
     }
-    if (worker) {
-      const WorkerStats own = worker->stats();
-      WorkerStats& s = stats_[i];
-      s.border_reruns = own.border_reruns;
-      s.upload_ms = own.upload_ms;
-      s.compute_ms = own.compute_ms;
-      s.download_ms = own.download_ms;
-      s.upload_bytes = own.upload_bytes;
-      s.download_bytes = own.download_bytes;
+    if (worker) {  // the worker's own counters, with the engine's tile counts and times
+      WorkerStats all = worker->stats();
+      const WorkerStats& mine = stats_[i];
+      all.name = mine.name;
+      all.threads = mine.threads;
+      all.tiles = mine.tiles;
+      all.border_tiles = mine.border_tiles;
+      all.busy_ms = mine.busy_ms;
+      stats_[i] = all;
     }
     try {
       worker.reset();  // device memory is released with its device current

@@ -22,6 +22,7 @@
 // a GPU worker uploads tile k+1 while tile k computes.
 #pragma once
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +30,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/error.hpp"
 #include "core/gpu.hpp"
 #include "core/image.hpp"
 #include "iwpp/tile_stats.hpp"
@@ -124,6 +126,78 @@ class TileCopier {
   std::size_t chunk_bytes_ = 0;
   std::vector<HostBuffer> ring_;
   std::vector<std::unique_ptr<CudaEvent>> done_;  // per chunk: its last copy finished
+};
+
+using Clock = std::chrono::steady_clock;
+inline double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// What every family's GPU worker shares: a copy stream for uploads and a compute stream, two
+// slots of the family's device buffers (`Buffers`) so that the next tile's upload overlaps the
+// current tile's compute, the tile copier, and the upload / compute / download timings of
+// WorkerStats. The family's begin() fills start_upload()'s slot and calls finish_upload(); its
+// complete() runs its computation through compute() and then download(), which frees the slot.
+// Construct it with the worker's device current (the engine does).
+template <class Buffers>
+class GpuTileWorker : public TileWorker {
+ public:
+  WorkerStats stats() const override { return ws_; }
+
+ protected:
+  struct Slot : Buffers {
+    CudaEvent up0, up1;  // the slot's uploads on the copy stream
+    Rect tile;
+    bool busy = false;
+  };
+
+  // A free slot, with the start of its uploads marked on the copy stream.
+  Slot& start_upload() {
+    Slot& s = slots_[slots_[0].busy ? 1 : 0];
+    if (s.busy) throw Error("internal: multi-device GPU worker has no free slot");
+    s.up0.record(copy_.get());
+    return s;
+  }
+  void finish_upload(Slot& s, const Rect& r, std::int64_t bytes) {
+    s.up1.record(copy_.get());
+    s.tile = r;
+    s.busy = true;
+    ws_.upload_bytes += bytes;
+  }
+  Slot& slot_of(const Rect& r) {
+    for (Slot& s : slots_)
+      if (s.busy && s.tile.x0 == r.x0 && s.tile.y0 == r.y0) return s;
+    throw Error("internal: multi-device GPU worker completes a tile it never began");
+  }
+  // f(compute stream) once the slot's uploads have arrived, timed by events.
+  template <class F>
+  void compute(Slot& s, F&& f) {
+    REPIX_CUDA(cudaStreamWaitEvent(compute_.get(), s.up1.get(), 0));
+    c0_.record(compute_.get());
+    f(compute_.get());
+    c1_.record(compute_.get());
+  }
+  // The slot's tile from `dev` (dense rows of `elem` bytes a pixel) into the host image; frees
+  // the slot.
+  void download(Slot& s, void* host, bool host_pinned, std::int64_t stride, std::size_t elem, const void* dev) {
+    const Clock::time_point t0 = Clock::now();
+    copier_.download(host, host_pinned, stride, s.tile, elem, dev, compute_.get());
+    ws_.download_ms += ms_since(t0);
+    ws_.download_bytes += s.tile.pixels() * static_cast<std::int64_t>(elem);
+    // Every event of the slot has completed: the compute stream waited for the upload, and the
+    // download synchronised the compute stream.
+    ws_.upload_ms += s.up1.ms_since(s.up0);
+    ws_.compute_ms += c1_.ms_since(c0_);
+    s.busy = false;
+  }
+
+  CudaStream copy_, compute_;
+  TileCopier copier_;
+  Slot slots_[2];
+  WorkerStats ws_;
+
+ private:
+  CudaEvent c0_, c1_;  // around the last compute()
 };
 
 }  // namespace repix::iwpp

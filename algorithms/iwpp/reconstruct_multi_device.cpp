@@ -21,7 +21,6 @@
 // reports: 32x32 sub-tiles), passes = border rounds, tiled = tiles, phase times and per-worker
 // counters.
 #include <atomic>
-#include <chrono>
 #include <map>
 #include <utility>
 
@@ -38,8 +37,6 @@ namespace {
 
 using iwpp::Phase;
 using iwpp::Rect;
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // A border-round FIFO may queue up to a tile's pixels / divisor before the tile is reconstructed
 // again instead. CPU groups use omp-tiled's 16 (past it the scans beat the FIFO); GPU workers
@@ -127,7 +124,6 @@ class CpuGroup final : public iwpp::TileWorker {
   CpuGroup(Tiles<T, Conn>& f, int threads) : f_(f), threads_(threads) {}
 
   bool begin(Phase phase, const Rect& r) override {
-    const Clock::time_point t0 = Clock::now();
     const detail::Window<T> w = f_.window(r);
     Stats local;
     if (phase == Phase::tile) {
@@ -146,7 +142,6 @@ class CpuGroup final : public iwpp::TileWorker {
       }
     }
     f_.add_queued(local.initially_queued, local.total_queued);
-    ws_.compute_ms += ms_since(t0);
     return false;
   }
   iwpp::WorkerStats stats() const override { return ws_; }
@@ -158,23 +153,27 @@ class CpuGroup final : public iwpp::TileWorker {
   iwpp::WorkerStats ws_;
 };
 
-// One GPU: two slots of device inputs so that the next tile's upload (copy stream) overlaps the
-// current tile's compute (compute stream); a gpu-opt plan per tile shape.
+// The device inputs of one tile in flight.
+template <class T>
+struct ReconstructSlot {
+  DeviceBuffer<T> marker, mask;
+};
+
+// One GPU: a gpu-opt plan per tile shape, set up once; slots, streams and copies from the engine.
 template <class T, int Conn>
-class GpuWorker final : public iwpp::TileWorker {
+class GpuWorker final : public iwpp::GpuTileWorker<ReconstructSlot<T>> {
+  using Base = iwpp::GpuTileWorker<ReconstructSlot<T>>;
+
  public:
   explicit GpuWorker(Tiles<T, Conn>& f) : f_(f) {
     const auto n = static_cast<std::size_t>(f.grid().tile_width() * f.grid().tile_height());
-    for (Slot& s : slots_) {
+    for (auto& s : this->slots_) {
       s.marker.allocate(n);
       s.mask.allocate(n);
     }
   }
 
   bool begin(Phase phase, const Rect& r) override {
-    Slot& s = slots_[slots_[0].busy ? 1 : 0];
-    if (s.busy) throw Error("internal: multi-device GPU worker has no free slot");
-    const std::int64_t nx = f_.mask().shape().nx;
     const HostImage* source = &f_.marker();  // the tile phase starts from the marker ...
     if (phase == Phase::border) {
       q_.clear();
@@ -184,72 +183,41 @@ class GpuWorker final : public iwpp::TileWorker {
       queued += detail::propagate<T, Conn>(f_.window(r), q_, r.pixels() / kGpuFifoDivisor);
       f_.add_queued(0, queued);
       if (q_.empty()) return false;  // finished on the host
-      ++ws_.border_reruns;
+      ++this->ws_.border_reruns;
       source = &f_.J();  // ... a border re-run from the raised J
     }
-    s.up0.record(copy_.get());
-    copier_.upload(s.marker.get(), source->raw(), source->pinned(), nx, r, sizeof(T), copy_.get());
-    copier_.upload(s.mask.get(), f_.mask().raw(), f_.mask().pinned(), nx, r, sizeof(T), copy_.get());
-    s.up1.record(copy_.get());
-    ws_.upload_bytes += 2 * r.pixels() * static_cast<std::int64_t>(sizeof(T));
-    s.tile = r;
-    s.busy = true;
+    const std::int64_t nx = f_.mask().shape().nx;
+    auto& s = this->start_upload();
+    this->copier_.upload(s.marker.get(), source->raw(), source->pinned(), nx, r, sizeof(T), this->copy_.get());
+    this->copier_.upload(s.mask.get(), f_.mask().raw(), f_.mask().pinned(), nx, r, sizeof(T), this->copy_.get());
+    this->finish_upload(s, r, 2 * r.pixels() * static_cast<std::int64_t>(sizeof(T)));
     return true;
   }
 
   void complete(const Rect& r) override {
-    Slot& s = slot_of(r);
-    REPIX_CUDA(cudaStreamWaitEvent(compute_.get(), s.up1.get(), 0));
+    auto& s = this->slot_of(r);
     DevicePlan& plan = plan_for(r);
-    c0_.record(compute_.get());
-    plan.compute(s.marker.get(), s.mask.get(), compute_.get());
-    c1_.record(compute_.get());
+    this->compute(s, [&](cudaStream_t st) { plan.compute(s.marker.get(), s.mask.get(), st); });
     const DevicePlan::DeviceResult out = plan.device_result();
     f_.add_queued(out.stats.initially_queued, out.stats.total_queued);
-    const Clock::time_point t0 = Clock::now();
     HostImage& J = f_.J();
-    copier_.download(J.raw(), J.pinned(), J.shape().nx, r, sizeof(T), out.data, compute_.get());
-    ws_.download_ms += ms_since(t0);
-    ws_.download_bytes += r.pixels() * static_cast<std::int64_t>(sizeof(T));
-    // Both event pairs have completed: the compute stream waited for the upload and the download
-    // synchronised it.
-    ws_.upload_ms += s.up1.ms_since(s.up0);
-    ws_.compute_ms += c1_.ms_since(c0_);
-    s.busy = false;
+    this->download(s, J.raw(), J.pinned(), J.shape().nx, sizeof(T), out.data);
   }
-
-  iwpp::WorkerStats stats() const override { return ws_; }
 
  private:
-  struct Slot {
-    DeviceBuffer<T> marker, mask;
-    CudaEvent up0, up1;
-    Rect tile;
-    bool busy = false;
-  };
-  Slot& slot_of(const Rect& r) {
-    for (Slot& s : slots_)
-      if (s.busy && s.tile.x0 == r.x0 && s.tile.y0 == r.y0) return s;
-    throw Error("internal: multi-device GPU worker completes a tile it never began");
-  }
   // Tiles come in at most four shapes (full, last column, last row, corner).
   DevicePlan& plan_for(const Rect& r) {
     auto& p = plans_[{r.width(), r.height()}];
     if (!p) {
       p = gpu::gpu_opt_variant().make_plan();
-      p->setup(f_.mask().dtype(), Shape::d2(r.width(), r.height()), f_.opt(), compute_.get());
+      p->setup(f_.mask().dtype(), Shape::d2(r.width(), r.height()), f_.opt(), this->compute_.get());
     }
     return *p;
   }
 
   Tiles<T, Conn>& f_;
-  CudaStream copy_, compute_;
-  Slot slots_[2];
-  CudaEvent c0_, c1_;
   std::map<std::pair<std::int64_t, std::int64_t>, std::unique_ptr<DevicePlan>> plans_;
-  iwpp::TileCopier copier_;
   detail::PixelQueue q_;
-  iwpp::WorkerStats ws_;
 };
 
 template <class T, int Conn>

@@ -16,9 +16,9 @@ struct WorkerStats {
   std::int64_t border_tiles = 0;    // tiles it took in border rounds (edge pulls)
   std::int64_t border_reruns = 0;   // of those, the ones whose wave was too large for a local
                                     // FIFO: re-run on the GPU / by the CPU group's tiled code
-  double busy_ms = 0;               // wall time spent on its tiles
+  double busy_ms = 0;               // wall time spent on its tiles (a CPU group's compute time)
   double upload_ms = 0;             // GPU: host-to-device copies (CUDA events)
-  double compute_ms = 0;            // GPU: the plan's compute (CUDA events); CPU: wall time
+  double compute_ms = 0;            // GPU: the plan's / propagator's compute (CUDA events)
   double download_ms = 0;           // GPU: device-to-host copies into the host image (wall time)
   std::int64_t upload_bytes = 0, download_bytes = 0;
 };

@@ -14,6 +14,7 @@
 #include "iwpp/edt_detail.hpp"
 #include "iwpp/edt_verify.hpp"
 #include "iwpp/multi_device_runs.hpp"
+#include "multi_device_test_support.hpp"
 
 namespace repix {
 namespace {
@@ -21,21 +22,10 @@ namespace {
 #define REPIX_REQUIRE_GPU() \
   if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
 
-struct TileShape {
-  std::int64_t w, h;
-};
-
-iwpp::EngineConfig workers(std::vector<int> devices, int groups, int group_threads, TileShape tile) {
-  iwpp::EngineConfig c;
-  c.devices = std::move(devices);
-  c.cpu_groups = groups;
-  c.cpu_group_threads = group_threads;
-  c.tile_width = tile.w;
-  c.tile_height = tile.h;
-  return c;
-}
-
-std::string name(const TileShape& t) { return std::to_string(t.w) + "x" + std::to_string(t.h); }
+using test::first_gpus;
+using test::pinned_copy;
+using test::TileShape;
+using test::workers;
 
 ::testing::AssertionResult propagation_ok(const HostImage& img, const edt::Result& got) {
   const edt::Result exact = edt::run_seq_exact(img, {});
@@ -81,7 +71,7 @@ TEST(EdtMultiDeviceCpu, PassesPropertyChecksOnEveryTilingAndGroupCount) {
       for (int groups : {1, 2, 3})
         for (int threads : {1, 2}) {
           const edt::Result r = edt::run_multi_device_with(img, {}, workers({}, groups, threads, tile));
-          ASSERT_TRUE(propagation_ok(img, r)) << "tile " << name(tile) << " groups " << groups << " threads " << threads;
+          ASSERT_TRUE(propagation_ok(img, r)) << "tile " << tile.str() << " groups " << groups << " threads " << threads;
         }
 }
 
@@ -90,7 +80,7 @@ TEST(EdtMultiDeviceCpu, OneFarSiteCrossesManyTiles) {
   img.data<std::uint8_t>()[0] = 0;
   for (const TileShape& tile : {TileShape{7, 5}, TileShape{30, 11}}) {
     const edt::Result r = edt::run_multi_device_with(img, {}, workers({}, 3, 1, tile));
-    ASSERT_TRUE(propagation_ok(img, r)) << "tile " << name(tile);
+    ASSERT_TRUE(propagation_ok(img, r)) << "tile " << tile.str();
     EXPECT_GE(r.stats.passes, 10) << "the wave crosses one tile per round";
   }
 }
@@ -161,20 +151,6 @@ TEST(EdtMultiDeviceCpu, ErrorsAreOneLine) {
 
 // ---- GPU workers ----------------------------------------------------------------------------------
 
-std::vector<int> first_gpus(int n) {
-  int count = 0;
-  REPIX_CUDA(cudaGetDeviceCount(&count));
-  std::vector<int> d;
-  for (int i = 0; i < std::min(n, count); ++i) d.push_back(i);
-  return d;
-}
-
-HostImage pinned_copy(const HostImage& img) {
-  HostImage p(img.dtype(), img.shape(), true);
-  std::memcpy(p.raw(), img.raw(), img.bytes());
-  return p;
-}
-
 // gpus = 1 and all, with and without CPU groups, pinned and pageable inputs; GPU workers must
 // have computed tiles, and sparse inputs with small tiles must send border waves to the GPU.
 TEST(EdtMultiDeviceGpu, PassesPropertyChecksOnEveryWorkerMix) {
@@ -189,7 +165,7 @@ TEST(EdtMultiDeviceGpu, PassesPropertyChecksOnEveryWorkerMix) {
           for (const TileShape& tile : {TileShape{33, 17}, TileShape{64, 64}, TileShape{1000, 1000}}) {
             const edt::Result r = edt::run_multi_device_with(in, {}, workers(first_gpus(gpus), groups, 1, tile));
             const std::string where = test::describe(img) + (pinned ? " pinned" : " pageable") + " gpus " +
-                                      std::to_string(gpus) + " groups " + std::to_string(groups) + " tile " + name(tile);
+                                      std::to_string(gpus) + " groups " + std::to_string(groups) + " tile " + tile.str();
             ASSERT_TRUE(propagation_ok(img, r)) << where;
             std::int64_t gpu_tiles = 0, tiles = 0;
             for (const auto& w : r.stats.tiled.workers) {

@@ -14,6 +14,7 @@
 #include "iwpp/multi_device_runs.hpp"
 #include "iwpp/reconstruct.hpp"
 #include "iwpp/reconstruct_oracle.hpp"
+#include "multi_device_test_support.hpp"
 
 namespace repix {
 namespace {
@@ -22,24 +23,14 @@ using reconstruct::Options;
 using test::MarkerKind;
 using test::random_marker;
 using test::random_mask;
+using test::first_gpus;
+using test::pinned_copy;
 using test::same_image;
+using test::TileShape;
+using test::workers;
 
 #define REPIX_REQUIRE_GPU() \
   if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
-
-struct TileShape {
-  std::int64_t w, h;
-};
-
-iwpp::EngineConfig workers(std::vector<int> devices, int groups, int group_threads, TileShape tile) {
-  iwpp::EngineConfig c;
-  c.devices = std::move(devices);
-  c.cpu_groups = groups;
-  c.cpu_group_threads = group_threads;
-  c.tile_width = tile.w;
-  c.tile_height = tile.h;
-  return c;
-}
 
 // Same values and the same bits (seq writes -0 as +0; so must multi-device).
 ::testing::AssertionResult same_bits(const HostImage& got, const HostImage& want) {
@@ -81,7 +72,7 @@ TEST(ReconstructMultiDeviceCpu, RandomInputsEdgeShapesTinyTiles) {
             for (int groups : {1, 2, 3}) {
               const auto r = reconstruct::run_multi_device_with(marker, mask, opt, workers({}, groups, 1, tile));
               ASSERT_TRUE(same_bits(r.image, want))
-                  << what(dt, sh, conn, k) << " tile " << tile.w << "x" << tile.h << " groups " << groups;
+                  << what(dt, sh, conn, k) << " tile " << tile.str() << " groups " << groups;
             }
         }
 }
@@ -89,69 +80,47 @@ TEST(ReconstructMultiDeviceCpu, RandomInputsEdgeShapesTinyTiles) {
 // The generated datasets the other reconstruct tests use (smoothed-noise and tissue masks with
 // every marker kind), several tiles, groups and group threads.
 TEST(ReconstructMultiDeviceCpu, GeneratedMarkersAndMasks) {
-  for (const std::string& mask_spec : {std::string("noise-mask:203x141:sigma=2:seed=4"),
-                                       std::string("tissue:190x130:coverage=50:seed=2")})
-    for (const std::string marker : {"opening:radius=3", "h-minus:h=15", "frame", "single-seed"}) {
-      const HostImage mask = datasets::generate(mask_spec);
-      const HostImage mk = datasets::generate(mask_spec + ":marker=" + marker);
-      for (int conn : {4, 8}) {
-        Options opt;
-        opt.connectivity = conn;
-        const HostImage want = seq(mk, mask, opt);
-        for (const TileShape& tile : {TileShape{7, 5}, TileShape{16, 16}, TileShape{50, 32}})
-          for (int groups : {1, 2, 3})
-            for (int threads : {1, 2}) {
-              const auto r = reconstruct::run_multi_device_with(mk, mask, opt, workers({}, groups, threads, tile));
-              ASSERT_TRUE(same_bits(r.image, want)) << mask_spec << " " << marker << " conn " << conn << " tile "
-                                                    << tile.w << "x" << tile.h << " groups " << groups
-                                                    << " threads " << threads;
-            }
-      }
+  test::for_each_generated_pair([](const std::string& what, const HostImage& mk, const HostImage& mask) {
+    for (int conn : {4, 8}) {
+      Options opt;
+      opt.connectivity = conn;
+      const HostImage want = seq(mk, mask, opt);
+      for (const TileShape& tile : {TileShape{7, 5}, TileShape{16, 16}, TileShape{50, 32}})
+        for (int groups : {1, 2, 3})
+          for (int threads : {1, 2}) {
+            const auto r = reconstruct::run_multi_device_with(mk, mask, opt, workers({}, groups, threads, tile));
+            ASSERT_TRUE(same_bits(r.image, want)) << what << " conn " << conn << " tile " << tile.str()
+                                                  << " groups " << groups << " threads " << threads;
+          }
     }
+  });
 }
 
 // A serpentine corridor: the wave crosses the tiles back and forth, one border round at a time.
 TEST(ReconstructMultiDeviceCpu, SerpentineCorridorNeedsManyBorderRounds) {
-  const Shape sh = Shape::d2(61, 59);
-  HostImage mask(DType::u8, sh), marker(DType::u8, sh);
-  for (std::int64_t y = 0; y < sh.ny; ++y)
-    for (std::int64_t x = 0; x < sh.nx; ++x) {
-      const bool wall = (y % 4 == 2) && !((y / 4) % 2 == 0 ? x == sh.nx - 1 : x == 0);
-      mask.data<std::uint8_t>()[y * sh.nx + x] = wall ? 0 : static_cast<std::uint8_t>(200 - (y % 7));
-      marker.data<std::uint8_t>()[y * sh.nx + x] = 0;
-    }
-  marker.data<std::uint8_t>()[0] = 200;
+  const auto [marker, mask] = test::serpentine_corridor(Shape::d2(61, 59));
   for (int conn : {4, 8}) {
     Options opt;
     opt.connectivity = conn;
     const HostImage want = test::oracle_reconstruct(marker, mask, conn);
     for (const TileShape& tile : {TileShape{3, 3}, TileShape{5, 2}, TileShape{8, 13}}) {
       const auto r = reconstruct::run_multi_device_with(marker, mask, opt, workers({}, 3, 1, tile));
-      ASSERT_TRUE(same_bits(r.image, want)) << "conn " << conn << " tile " << tile.w << "x" << tile.h;
+      ASSERT_TRUE(same_bits(r.image, want)) << "conn " << conn << " tile " << tile.str();
       // The corridor is ~15 wall rows long, each row crossing several tiles: many rounds.
-      EXPECT_GE(r.stats.passes, 10) << "conn " << conn << " tile " << tile.w << "x" << tile.h;
+      EXPECT_GE(r.stats.passes, 10) << "conn " << conn << " tile " << tile.str();
     }
   }
 }
 
 TEST(ReconstructMultiDeviceCpu, FloatExtremesAndSignedZeros) {
-  const Shape sh = Shape::d2(33, 29);
-  HostImage mask(DType::f32, sh), marker(DType::f32, sh);
-  std::mt19937 rng(3);
-  const float pool[] = {-std::numeric_limits<float>::max(), -1e30f, -1.0f, -0.0f, 0.0f,
-                        std::numeric_limits<float>::denorm_min(), 1.0f, std::numeric_limits<float>::max()};
-  for (std::int64_t i = 0; i < mask.size(); ++i) {
-    const float a = pool[rng() % 8], b = pool[rng() % 8];
-    mask.data<float>()[i] = std::max(a, b);
-    marker.data<float>()[i] = (rng() % 3 == 0) ? std::min(a, b) : -std::numeric_limits<float>::max();
-  }
+  const auto [marker, mask] = test::float_extremes(Shape::d2(33, 29), 3);
   for (int conn : {4, 8}) {
     Options opt;
     opt.connectivity = conn;
     const HostImage want = seq(marker, mask, opt);
     for (const TileShape& tile : {TileShape{4, 3}, TileShape{10, 10}})
       ASSERT_TRUE(same_bits(reconstruct::run_multi_device_with(marker, mask, opt, workers({}, 2, 1, tile)).image, want))
-          << "conn " << conn << " tile " << tile.w << "x" << tile.h;
+          << "conn " << conn << " tile " << tile.str();
   }
 }
 
@@ -261,25 +230,10 @@ TEST(ReconstructMultiDeviceCpu, StableUnderManyGroups) {
   for (int rep = 0; rep < 3; ++rep)
     for (const TileShape& tile : {TileShape{40, 40}, TileShape{9, 11}})
       ASSERT_TRUE(same_bits(reconstruct::run_multi_device_with(marker, mask, {}, workers({}, 6, 1, tile)).image, want))
-          << "repetition " << rep << " tile " << tile.w << "x" << tile.h;
+          << "repetition " << rep << " tile " << tile.str();
 }
 
 // ---- GPU workers ----------------------------------------------------------------------------------
-
-std::vector<int> first_gpus(int n) {
-  int count = 0;
-  REPIX_CUDA(cudaGetDeviceCount(&count));
-  std::vector<int> d;
-  for (int i = 0; i < std::min(n, count); ++i) d.push_back(i);
-  return d;
-}
-
-// Copies into pinned host memory (the CLI and the bench load inputs pinned): the 2D-DMA path.
-HostImage pinned_copy(const HostImage& img) {
-  HostImage p(img.dtype(), img.shape(), true);
-  std::memcpy(p.raw(), img.raw(), img.bytes());
-  return p;
-}
 
 struct GpuCase {
   std::string mask_spec, marker;
@@ -308,7 +262,7 @@ TEST(ReconstructMultiDeviceGpu, EqualsSeqOnEveryWorkerMix) {
             const auto r = reconstruct::run_multi_device_with(marker, mask, opt, workers(first_gpus(gpus), groups, 1, tile));
             const std::string where = c.mask_spec + " " + c.marker + " conn " + std::to_string(conn) + " gpus " +
                                       std::to_string(gpus) + " groups " + std::to_string(groups) + " tile " +
-                                      std::to_string(tile.w) + "x" + std::to_string(tile.h);
+                                      tile.str();
             ASSERT_TRUE(same_bits(r.image, want)) << where;
             std::int64_t gpu_tiles = 0, gpu_reruns = 0, tiles = 0;
             for (const auto& w : r.stats.tiled.workers) {
