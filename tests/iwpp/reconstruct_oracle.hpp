@@ -169,6 +169,14 @@ inline HostImage random_marker(const HostImage& mask, MarkerKind kind, std::uint
   return mk;
 }
 
+inline constexpr MarkerKind kMarkerKinds[] = {MarkerKind::below, MarkerKind::sparse, MarkerKind::frame,
+                                              MarkerKind::single, MarkerKind::zero_floor};
+
+// A random case's name in failure messages.
+inline std::string case_name(DType dt, Shape sh, int conn, int kind) {
+  return dtype_name(dt) + " " + sh.str() + " conn " + std::to_string(conn) + " marker kind " + std::to_string(kind);
+}
+
 // float32 (marker, mask) over the extremes: +-max, -1e30, -1, both zeros, the smallest denormal,
 // 1; the marker is the lower of two draws (a third of the pixels) or -max.
 inline std::pair<HostImage, HostImage> float_extremes(Shape sh, std::uint32_t seed) {

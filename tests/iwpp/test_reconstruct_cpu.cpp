@@ -27,18 +27,11 @@ const std::vector<Shape>& shapes() {
   return s;
 }
 
-const MarkerKind kKinds[] = {MarkerKind::below, MarkerKind::sparse, MarkerKind::frame, MarkerKind::single,
-                             MarkerKind::zero_floor};
-
 std::vector<std::string> cpu_variants() {
   std::vector<std::string> ids;
   for (const auto& v : reconstruct::variants())
     if (!v.gpu) ids.push_back(v.id);
   return ids;
-}
-
-std::string what(DType dt, Shape sh, int conn, int kind) {
-  return dtype_name(dt) + " " + sh.str() + " conn " + std::to_string(conn) + " marker kind " + std::to_string(kind);
 }
 
 TEST(ReconstructCpu, AllVariantsRegisteredInOrder) {
@@ -54,11 +47,11 @@ TEST(ReconstructSeq, MatchesOracle) {
       for (int conn : {4, 8})
         for (int k = 0; k < 5; ++k) {
           const HostImage mask = random_mask(dt, sh, k == 0 ? 3 : 60, seed++);
-          const HostImage marker = random_marker(mask, kKinds[k], seed++);
+          const HostImage marker = random_marker(mask, test::kMarkerKinds[k], seed++);
           Options opt;
           opt.connectivity = conn;
           const auto r = reconstruct::find_variant("seq").run(marker, mask, opt);
-          ASSERT_TRUE(same_image(r.image, test::oracle_reconstruct(marker, mask, conn))) << what(dt, sh, conn, k);
+          ASSERT_TRUE(same_image(r.image, test::oracle_reconstruct(marker, mask, conn))) << test::case_name(dt, sh, conn, k);
         }
 }
 
@@ -86,7 +79,7 @@ TEST(ReconstructCpu, EveryVariantMatchesSeq) {
         for (int conn : {4, 8})
           for (int k = 0; k < 5; ++k) {
             const HostImage mask = random_mask(dt, sh, 60, seed++);
-            const HostImage marker = random_marker(mask, kKinds[k], seed++);
+            const HostImage marker = random_marker(mask, test::kMarkerKinds[k], seed++);
             Options opt;
             opt.connectivity = conn;
             const HostImage want = reconstruct::find_variant("seq").run(marker, mask, opt).image;
@@ -97,7 +90,7 @@ TEST(ReconstructCpu, EveryVariantMatchesSeq) {
                 opt.threads = threads;
                 const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
                 ASSERT_TRUE(same_image(r.image, want))
-                    << id << " " << what(dt, sh, conn, k) << " tile " << tile << " threads " << threads;
+                    << id << " " << test::case_name(dt, sh, conn, k) << " tile " << tile << " threads " << threads;
               }
           }
 }

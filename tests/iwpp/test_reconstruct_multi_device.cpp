@@ -45,13 +45,6 @@ HostImage seq(const HostImage& marker, const HostImage& mask, const Options& opt
   return reconstruct::find_variant("seq").run(marker, mask, opt).image;
 }
 
-const MarkerKind kKinds[] = {MarkerKind::below, MarkerKind::sparse, MarkerKind::frame, MarkerKind::single,
-                             MarkerKind::zero_floor};
-
-std::string what(DType dt, Shape sh, int conn, int kind) {
-  return dtype_name(dt) + " " + sh.str() + " conn " + std::to_string(conn) + " marker kind " + std::to_string(kind);
-}
-
 // ---- CPU groups -----------------------------------------------------------------------------------
 
 TEST(ReconstructMultiDeviceCpu, RandomInputsEdgeShapesTinyTiles) {
@@ -64,7 +57,7 @@ TEST(ReconstructMultiDeviceCpu, RandomInputsEdgeShapesTinyTiles) {
       for (int conn : {4, 8})
         for (int k = 0; k < 5; ++k) {
           const HostImage mask = random_mask(dt, sh, 60, seed++);
-          const HostImage marker = random_marker(mask, kKinds[k], seed++);
+          const HostImage marker = random_marker(mask, test::kMarkerKinds[k], seed++);
           Options opt;
           opt.connectivity = conn;
           const HostImage want = seq(marker, mask, opt);
@@ -72,7 +65,7 @@ TEST(ReconstructMultiDeviceCpu, RandomInputsEdgeShapesTinyTiles) {
             for (int groups : {1, 2, 3}) {
               const auto r = reconstruct::run_multi_device_with(marker, mask, opt, workers({}, groups, 1, tile));
               ASSERT_TRUE(same_bits(r.image, want))
-                  << what(dt, sh, conn, k) << " tile " << tile.str() << " groups " << groups;
+                  << test::case_name(dt, sh, conn, k) << " tile " << tile.str() << " groups " << groups;
             }
         }
 }
@@ -303,7 +296,7 @@ TEST(ReconstructMultiDeviceGpu, EveryDtypeEdgeShapesPinnedAndPageable) {
             for (const TileShape& tile : {TileShape{7, 5}, TileShape{32, 32}})
               ASSERT_TRUE(same_bits(
                   reconstruct::run_multi_device_with(use_mk, use_ms, opt, workers(first_gpus(1), 0, 1, tile)).image, want))
-                  << what(dt, sh, conn, static_cast<int>(kind)) << (pinned ? " pinned" : " pageable") << " tile "
+                  << test::case_name(dt, sh, conn, static_cast<int>(kind)) << (pinned ? " pinned" : " pageable") << " tile "
                   << tile.w << "x" << tile.h;
           }
         }
