@@ -142,14 +142,7 @@ class GpuOptPlan final : public DevicePlan {
 
   Result result(cudaStream_t stream) override {
     if (!computed_) throw Error("internal: edt plan result() before compute()");
-    Result r;
-    r.distance = HostImage(DType::f32, shape_);
-    REPIX_CUDA(cudaMemcpyAsync(r.distance.raw(), dist_.get(), dist_.bytes(), cudaMemcpyDeviceToHost, stream));
-    if (want_sites_) {
-      r.sites.resize(static_cast<std::size_t>(shape_.size()));
-      REPIX_CUDA(cudaMemcpyAsync(r.sites.data(), sites_.get(), sites_.bytes(), cudaMemcpyDeviceToHost, stream));
-    }
-    REPIX_CUDA(cudaStreamSynchronize(stream));
+    Result r = download_result(shape_, dist_.get(), want_sites_ ? sites_.get() : nullptr, stream);
     r.stats.passes = 2;
     return r;
   }
@@ -170,6 +163,20 @@ class GpuOptPlan final : public DevicePlan {
 };
 
 }  // namespace
+
+Result download_result(const Shape& shape, const float* d_distance, const void* d_linear_sites, cudaStream_t stream) {
+  static_assert(sizeof(long long) == sizeof(std::int64_t), "sites are 64-bit on host and device");
+  Result r;
+  r.distance = HostImage(DType::f32, shape);
+  REPIX_CUDA(cudaMemcpyAsync(r.distance.raw(), d_distance, r.distance.bytes(), cudaMemcpyDeviceToHost, stream));
+  if (d_linear_sites) {
+    r.sites.resize(static_cast<std::size_t>(shape.size()));
+    REPIX_CUDA(cudaMemcpyAsync(r.sites.data(), d_linear_sites, r.sites.size() * sizeof(std::int64_t),
+                               cudaMemcpyDeviceToHost, stream));
+  }
+  REPIX_CUDA(cudaStreamSynchronize(stream));
+  return r;
+}
 
 Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Options& opt) {
   CudaStream stream;

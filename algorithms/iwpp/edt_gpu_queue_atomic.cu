@@ -7,12 +7,7 @@
 
 namespace repix::edt {
 
-namespace gpu_queue {
-template <>
-std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::atomic>() {
-  return std::make_unique<TileEngineFor<iwpp::QueuePolicy::atomic>>();
-}
-}  // namespace gpu_queue
+template std::unique_ptr<gpu_queue::TileEngine> gpu_queue::make_tile_engine<iwpp::QueuePolicy::atomic>();
 
 Variant gpu_queue_atomic_variant() {
   return make_queue_variant(iwpp::QueuePolicy::atomic, "gpu-queue-atomic", "queue-atomic",

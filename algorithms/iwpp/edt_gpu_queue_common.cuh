@@ -56,14 +56,14 @@ class TileEngineFor final : public TileEngine {
   iwpp::QueueBuffers queue_;
 };
 
-// One definition per policy file; edt_gpu_tile.cu picks by the policy given to setup().
+// The engine of policy P. Instantiated only by the policy files (extern below), so that
+// edt_gpu_tile.cu, which picks one by the policy given to setup(), compiles no propagation kernel.
 template <iwpp::QueuePolicy P>
-std::unique_ptr<TileEngine> make_tile_engine();
-template <>
-std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::atomic>();
-template <>
-std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::scan>();
-template <>
-std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::thread_queue>();
+std::unique_ptr<TileEngine> make_tile_engine() {
+  return std::make_unique<TileEngineFor<P>>();
+}
+extern template std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::atomic>();
+extern template std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::scan>();
+extern template std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::thread_queue>();
 
 }  // namespace repix::edt::gpu_queue

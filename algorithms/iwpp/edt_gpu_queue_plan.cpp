@@ -59,14 +59,7 @@ class QueuePlan final : public DevicePlan {
 
   Result result(cudaStream_t stream) override {
     if (!computed_) throw Error("internal: edt plan result() before compute()");
-    Result r;
-    r.distance = HostImage(DType::f32, shape_);
-    REPIX_CUDA(cudaMemcpyAsync(r.distance.raw(), distance_.get(), distance_.bytes(), cudaMemcpyDeviceToHost, stream));
-    if (want_sites_) {
-      r.sites.resize(static_cast<std::size_t>(shape_.size()));
-      REPIX_CUDA(cudaMemcpyAsync(r.sites.data(), linear_sites_.get(), linear_sites_.bytes(), cudaMemcpyDeviceToHost, stream));
-    }
-    REPIX_CUDA(cudaStreamSynchronize(stream));
+    Result r = download_result(shape_, distance_.get(), want_sites_ ? linear_sites_.get() : nullptr, stream);
     r.stats = tile_.stats();
     return r;
   }

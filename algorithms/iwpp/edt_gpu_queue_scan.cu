@@ -7,12 +7,7 @@
 
 namespace repix::edt {
 
-namespace gpu_queue {
-template <>
-std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::scan>() {
-  return std::make_unique<TileEngineFor<iwpp::QueuePolicy::scan>>();
-}
-}  // namespace gpu_queue
+template std::unique_ptr<gpu_queue::TileEngine> gpu_queue::make_tile_engine<iwpp::QueuePolicy::scan>();
 
 Variant gpu_queue_scan_variant() {
   return make_queue_variant(iwpp::QueuePolicy::scan, "gpu-queue-scan", "queue-scan",

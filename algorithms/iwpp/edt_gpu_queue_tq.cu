@@ -7,12 +7,7 @@
 
 namespace repix::edt {
 
-namespace gpu_queue {
-template <>
-std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::thread_queue>() {
-  return std::make_unique<TileEngineFor<iwpp::QueuePolicy::thread_queue>>();
-}
-}  // namespace gpu_queue
+template std::unique_ptr<gpu_queue::TileEngine> gpu_queue::make_tile_engine<iwpp::QueuePolicy::thread_queue>();
 
 Variant gpu_queue_tq_variant() {
   return make_queue_variant(iwpp::QueuePolicy::thread_queue, "gpu-queue-tq", "queue-tq",

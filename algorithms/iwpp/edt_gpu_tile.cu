@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/gpu.hpp"
+#include "core/grid2d.cuh"
 #include "iwpp/edt_gpu_queue_common.cuh"
 #include "iwpp/edt_gpu_tile.hpp"
 
@@ -22,26 +23,17 @@ namespace {
 
 using queue_core::TileGeom;
 
-constexpr int kBlockX = 32, kBlockY = 8;  // 2D grid-stride kernels over a window
 constexpr int kListThreads = 256;
 
 TileGeom geom_of(const Window& w) { return {w.x0, w.y0, w.x1 - w.x0, w.y1 - w.y0}; }
 
-dim3 window_grid(const TileGeom& g) {
-  const std::int64_t gx = std::min<std::int64_t>((g.w + kBlockX - 1) / kBlockX, 1 << 16);
-  const std::int64_t gy = std::min<std::int64_t>((g.h + kBlockY - 1) / kBlockY, 65535);
-  return dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy));
-}
+dim3 window_grid(const TileGeom& g) { return grid_2d(g.w, g.h); }
+const dim3 kWindowBlock(kGrid2dX, kGrid2dY);
 
-// f(lx, ly, i) for every pixel of the window (window-local coordinates and index), x fastest so
-// that a warp touches consecutive pixels; grid-stride, so any window size fits the capped grid.
+// f(lx, ly, i) for every pixel of the window (window-local coordinates and index).
 template <class F>
 __device__ __forceinline__ void for_each_window_pixel(const TileGeom& g, F&& f) {
-  for (std::int64_t ly = blockIdx.y * std::int64_t(kBlockY) + threadIdx.y; ly < g.h;
-       ly += std::int64_t(gridDim.y) * kBlockY)
-    for (std::int64_t lx = blockIdx.x * std::int64_t(kBlockX) + threadIdx.x; lx < g.w;
-         lx += std::int64_t(gridDim.x) * kBlockX)
-      f(lx, ly, ly * g.w + lx);
+  for_each_2d(g.w, g.h, [&](std::int64_t lx, std::int64_t ly) { f(lx, ly, ly * g.w + lx); });
 }
 
 // Sites that no thread writes during the kernel (the frontier pass runs between propagation
@@ -52,7 +44,7 @@ struct ReadOnlySites {
 };
 
 template <class T>
-__global__ void __launch_bounds__(kBlockX* kBlockY)
+__global__ void __launch_bounds__(kGrid2dX* kGrid2dY)
     init_kernel(const T* __restrict__ in, TileGeom g, std::int64_t* __restrict__ sites, iwpp::QueueView q) {
   for_each_window_pixel(g, [&](std::int64_t lx, std::int64_t ly, std::int64_t i) {
     const bool background = in[i] == T(0);
@@ -62,7 +54,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   });
 }
 
-__global__ void __launch_bounds__(kBlockX* kBlockY)
+__global__ void __launch_bounds__(kGrid2dX* kGrid2dY)
     frontier_kernel(ReadOnlySites sites, TileGeom g, iwpp::QueueView q) {
   for_each_window_pixel(g, [&](std::int64_t lx, std::int64_t ly, std::int64_t i) {
     if (queue_core::can_improve_a_neighbour(sites, g, lx, ly)) iwpp::push_seed(q, static_cast<std::uint32_t>(i));
@@ -83,7 +75,7 @@ __global__ void __launch_bounds__(kListThreads)
   }
 }
 
-__global__ void __launch_bounds__(kBlockX* kBlockY)
+__global__ void __launch_bounds__(kGrid2dX* kGrid2dY)
     distance_kernel(const std::int64_t* __restrict__ sites, TileGeom g, std::int64_t nx, float* __restrict__ dist,
                     std::int64_t* __restrict__ linear) {
   for_each_window_pixel(g, [&](std::int64_t lx, std::int64_t ly, std::int64_t i) {
@@ -95,12 +87,12 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
 
 template <class T>
 void launch_init(const void* in, const TileGeom& g, std::int64_t* sites, const iwpp::QueueView& q, cudaStream_t s) {
-  init_kernel<T><<<window_grid(g), dim3(kBlockX, kBlockY), 0, s>>>(static_cast<const T*>(in), g, sites, q);
+  init_kernel<T><<<window_grid(g), kWindowBlock, 0, s>>>(static_cast<const T*>(in), g, sites, q);
   REPIX_CUDA_LAUNCH();
 }
 
 void launch_frontier(const TileGeom& g, const std::int64_t* sites, const iwpp::QueueView& q, cudaStream_t s) {
-  frontier_kernel<<<window_grid(g), dim3(kBlockX, kBlockY), 0, s>>>(ReadOnlySites{sites}, g, q);
+  frontier_kernel<<<window_grid(g), kWindowBlock, 0, s>>>(ReadOnlySites{sites}, g, q);
   REPIX_CUDA_LAUNCH();
 }
 
@@ -231,7 +223,7 @@ void distances_from_sites(const std::int64_t* d_sites, const Window& w, std::int
   const TileGeom g = geom_of(w);
   if (g.w < 1 || g.h < 1 || w.x0 < 0 || w.x1 > nx)
     throw Error("edt: distances of tile window " + window_str(w) + " in an image " + std::to_string(nx) + " wide");
-  distance_kernel<<<window_grid(g), dim3(kBlockX, kBlockY), 0, stream>>>(d_sites, g, nx, d_distance, d_linear_sites);
+  distance_kernel<<<window_grid(g), kWindowBlock, 0, stream>>>(d_sites, g, nx, d_distance, d_linear_sites);
   REPIX_CUDA_LAUNCH();
 }
 

@@ -19,6 +19,7 @@
 
 #include "core/float_bits.hpp"
 #include "core/gpu.hpp"
+#include "core/grid2d.cuh"
 #include "core/image.hpp"
 #include "core/nvtx.hpp"
 #include "iwpp/queue.cuh"
@@ -57,14 +58,10 @@ struct Geom {
   std::int64_t n() const { return nx * ny; }
 };
 
-constexpr int kBlockX = 32, kBlockY = 8;  // 2D grid-stride kernels
-constexpr int kLineThreads = 128;         // one thread per row / column (raster passes)
+constexpr int kBlockX = kGrid2dX, kBlockY = kGrid2dY;  // 2D grid-stride kernels (core/grid2d.cuh)
+constexpr int kLineThreads = 128;                      // one thread per row / column (raster passes)
 
-inline dim3 grid2d(const Geom& g) {
-  const std::int64_t gx = std::min<std::int64_t>((g.nx + kBlockX - 1) / kBlockX, 1 << 16);
-  const std::int64_t gy = std::min<std::int64_t>((g.ny + kBlockY - 1) / kBlockY, 65535);
-  return dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy));
-}
+inline dim3 grid2d(const Geom& g) { return grid_2d(g.nx, g.ny); }
 inline unsigned line_blocks(std::int64_t lines) {
   return static_cast<unsigned>(std::min<std::int64_t>((lines + kLineThreads - 1) / kLineThreads, 1 << 16));
 }
@@ -72,11 +69,7 @@ inline unsigned line_blocks(std::int64_t lines) {
 // f(x, y) for every pixel, 2D grid-stride (any image height: grids are capped).
 template <class F>
 __device__ __forceinline__ void for_each_pixel(const Geom& g, F&& f) {
-  for (std::int64_t y = blockIdx.y * std::int64_t(kBlockY) + threadIdx.y; y < g.ny;
-       y += std::int64_t(gridDim.y) * kBlockY)
-    for (std::int64_t x = blockIdx.x * std::int64_t(kBlockX) + threadIdx.x; x < g.nx;
-         x += std::int64_t(gridDim.x) * kBlockX)
-      f(x, y);
+  for_each_2d(g.nx, g.ny, f);
 }
 
 // f(linear index of q) for each neighbour q of (x, y) inside the image (4 or 8 of them).
