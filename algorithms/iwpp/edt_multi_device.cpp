@@ -19,7 +19,7 @@
 // pixel keeps depends on the order, as in omp-tiled).
 //
 // Stats: initially_queued / total_queued / overflow_reruns summed over tiles (GPU tiles count
-// what their propagator reports), passes = border rounds, tiled = tiles, phase times and
+// what their propagator reports), passes = 1 + border rounds (as edt omp-tiled), tiled = tiles, phase times and
 // per-worker counters.
 #include <omp.h>
 
@@ -217,7 +217,7 @@ Result run_checked(const HostImage& input, const Options& opt, iwpp::EngineConfi
   }
   Result res = result_from_packed(sh, vr, opt.want_sites, threads);
   tiles.fill(res.stats);
-  res.stats.passes = er.border_rounds;
+  res.stats.passes = 1 + er.border_rounds;
   res.stats.tiled = er.run;
   return res;
 }

@@ -18,7 +18,7 @@
 // equals seq bit for bit (-0 canonicalised to +0 at the end, as every CPU variant does).
 //
 // Stats: initially_queued / total_queued summed over tiles (GPU tiles count what their plan
-// reports: 32x32 sub-tiles), passes = border rounds, tiled = tiles, phase times and per-worker
+// reports: 32x32 sub-tiles), passes = 1 + border rounds (the tile phase is a pass), tiled = tiles, phase times and per-worker
 // counters.
 #include <atomic>
 #include <map>
@@ -239,7 +239,7 @@ struct Engine {
     const iwpp::TileGrid grid(mask.shape().nx, mask.shape().ny, cfg.tile_width, cfg.tile_height);
     Tiles<T, Conn> tiles(marker, mask, J, opt, grid);
     const iwpp::EngineResult r = iwpp::run_tiles(grid, tiles, cfg);
-    st.passes = r.border_rounds;
+    st.passes = 1 + r.border_rounds;
     st.tiled = r.run;
     st.initially_queued = tiles.initially_queued();
     st.total_queued = tiles.total_queued();

@@ -119,7 +119,7 @@ TEST(EdtMultiDeviceCpu, StatsAndRegisteredVariant) {
   }
   EXPECT_EQ(tiles, 20);
   EXPECT_EQ(groups, 3);
-  EXPECT_GE(r.stats.passes, 1);
+  EXPECT_GE(r.stats.passes, 2) << "the tile phase and at least one border round";
   EXPECT_GT(r.stats.initially_queued, 0);
   EXPECT_GE(r.stats.total_queued, r.stats.initially_queued);
 }
