@@ -27,6 +27,9 @@ struct Request {
   int gpu_samples = 30;
   int cpu_samples = 5;
   int warmup = 2;
+  // Workers of the multi-device variants (--gpus, --cpu-groups, --cpu-group-threads; see the
+  // families' Options): every GPU, no CPU group unless told.
+  int gpus = 0, cpu_groups = 0, cpu_group_threads = 0;
   std::string out_path;                // "" = no file
   std::vector<std::string> gbench_args;  // e.g. --benchmark_filter=...
   std::string command;                 // recorded in the report

@@ -16,6 +16,7 @@
 #include "harness/bench.hpp"
 #include "harness/iwpp_verify.hpp"
 #include "harness/peers.hpp"
+#include "harness/tiled_json.hpp"
 #include "iwpp/edt.hpp"
 #include "iwpp/edt_verify.hpp"
 
@@ -38,11 +39,28 @@ namespace {
 
 constexpr double kPeerRelTol = 1e-6;  // peers computing in another precision: a few float ulps
 
+// The request's multi-device workers (every GPU, no CPU group unless told); with sites.
+edt::Options worker_options(const Request& req) {
+  edt::Options o;
+  o.gpus = req.gpus;
+  o.cpu_groups = req.cpu_groups;
+  o.cpu_group_threads = req.cpu_group_threads;
+  return o;
+}
+
+// Timed runs: distances only.
+edt::Options timed_options(const Request& req) {
+  edt::Options o = worker_options(req);
+  o.want_sites = false;
+  return o;
+}
+
 // Per-dataset reference and per-(variant, dataset) verdicts, shared by the scopes.
 struct EdtState {
   std::string ref_spec;
   edt::Result reference;
   std::map<std::string, EdtVerdict> verdicts;  // variant|dataset
+  std::map<std::string, edt::Stats> stats;  // variant|dataset: of the verifying run
   const edt::Result& ref(Context& ctx, const std::string& spec) {
     if (ref_spec == spec) return reference;
     std::fprintf(stderr, "repix bench: reference (seq-exact) on %s...\n", spec.c_str());
@@ -57,7 +75,8 @@ struct EdtState {
     if (it != verdicts.end()) return it->second;
     const HostImage& img = ctx.datasets.get(spec);
     const edt::Result& want = ref(ctx, spec);
-    const edt::Result got = v.run(img, {});  // with sites: the full check
+    const edt::Result got = v.run(img, worker_options(ctx.req));  // with sites: the full check
+    stats[key] = got.stats;
     const edt::Check c = v.exact ? edt::compare_exact(img, want, got) : edt::check_propagation(img, want, got);
     return verdicts[key] = edt_verdict(c, v.exact, "end to end, with sites");
   }
@@ -69,11 +88,6 @@ void apply(report::Result& r, const EdtVerdict& v) {
   r.errors = v.errors;
 }
 
-edt::Options timed_options() {
-  edt::Options o;
-  o.want_sites = false;
-  return o;
-}
 
 void add_peer_cases(Context& ctx, const std::shared_ptr<EdtState>& state, const std::string& spec,
                     std::vector<Case>& cases) {
@@ -129,7 +143,7 @@ void add_edt_cases(Context& ctx, std::vector<Case>& cases) {
           me.result.items = static_cast<double>(img.size());
           k->timer = std::make_unique<KernelTimer>();
           k->plan = v.make_plan();
-          k->plan->setup(img.dtype(), img.shape(), timed_options(), k->timer->stream());
+          k->plan->setup(img.dtype(), img.shape(), timed_options(ctx.req), k->timer->stream());
           k->timer->upload({&img});
           edt::DevicePlan* plan = k->plan.get();
           k->timer->start([plan](const std::vector<const void*>& in, cudaStream_t s) { plan->compute(in[0], s); },
@@ -158,11 +172,12 @@ void add_edt_cases(Context& ctx, std::vector<Case>& cases) {
           const HostImage& img = ctx.datasets.get(spec);
           apply(me.result, state->verify(ctx, v, spec));
           me.result.items = static_cast<double>(img.size());
+          harness::add_tiled(me.result.extra, state->stats[v.id + "|" + spec].tiled);
         };
         c.sample = [&ctx, &v, spec] {
           const HostImage& img = ctx.datasets.get(spec);
           const auto t0 = std::chrono::steady_clock::now();
-          const edt::Result out = v.run(img, timed_options());
+          const edt::Result out = v.run(img, timed_options(ctx.req));
           const auto t1 = std::chrono::steady_clock::now();
           return std::chrono::duration<double, std::milli>(t1 - t0).count();
         };

@@ -17,6 +17,7 @@
 #include "harness/bench.hpp"
 #include "harness/iwpp_verify.hpp"
 #include "harness/peers.hpp"
+#include "harness/tiled_json.hpp"
 #include "iwpp/reconstruct.hpp"
 
 namespace repix::bench {
@@ -61,11 +62,23 @@ std::string reconstruct_mismatch(const HostImage& got, const HostImage& want) {
 namespace {
 
 nlohmann::json stats_json(const reconstruct::Stats& s, int connectivity) {
-  return {{"initially_queued", s.initially_queued},
-          {"total_queued", s.total_queued},
-          {"passes", s.passes},
-          {"overflow_reruns", s.overflow_reruns},
-          {"connectivity", connectivity}};
+  nlohmann::json j = {{"initially_queued", s.initially_queued},
+                      {"total_queued", s.total_queued},
+                      {"passes", s.passes},
+                      {"overflow_reruns", s.overflow_reruns},
+                      {"connectivity", connectivity}};
+  harness::add_tiled(j, s.tiled);
+  return j;
+}
+
+// The options every run of the bench uses: the request's connectivity and multi-device workers.
+reconstruct::Options bench_options(const Request& req, int connectivity) {
+  reconstruct::Options opt;
+  opt.connectivity = connectivity;
+  opt.gpus = req.gpus;
+  opt.cpu_groups = req.cpu_groups;
+  opt.cpu_group_threads = req.cpu_group_threads;
+  return opt;
 }
 
 // The current (marker, mask) pair and seq's result on it; one pair at a time (inputs are large).
@@ -94,8 +107,7 @@ struct ReconState {
     record_dataset(ctx, describe_dataset(s, *marker));
     record_dataset(ctx, describe_dataset(mask_str, *mask));
     std::fprintf(stderr, "repix bench: reference (seq) on %s...\n", s.c_str());
-    reconstruct::Options opt;
-    opt.connectivity = connectivity;
+    const reconstruct::Options opt = bench_options(ctx.req, connectivity);
     reference = reconstruct::find_variant("seq").run(*marker, *mask, opt);
     spec = s;
   }
@@ -105,8 +117,7 @@ struct ReconState {
     auto it = verification.find(key);
     if (it != verification.end()) return it->second;
     load(ctx, s);
-    reconstruct::Options opt;
-    opt.connectivity = connectivity;
+    const reconstruct::Options opt = bench_options(ctx.req, connectivity);
     const reconstruct::Result got = v.run(*marker, *mask, opt);
     stats[key] = got.stats;
     return verification[key] = reconstruct_mismatch(got.image, reference.image);
@@ -164,8 +175,7 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
           set_verified(me.result, why, state->mask->size());
           me.result.extra = stats_json(state->stats[v.id + "|" + spec], state->connectivity);
           fill(me);
-          reconstruct::Options opt;
-          opt.connectivity = state->connectivity;
+          const reconstruct::Options opt = bench_options(ctx.req, state->connectivity);
           k->timer = std::make_unique<KernelTimer>();
           k->plan = v.make_plan();
           k->plan->setup(state->mask->dtype(), state->mask->shape(), opt, k->timer->stream());
@@ -203,9 +213,8 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
           me.result.extra = stats_json(state->stats[v.id + "|" + spec], state->connectivity);
           fill(me);
         };
-        c.sample = [state, &v] {
-          reconstruct::Options opt;
-          opt.connectivity = state->connectivity;
+        c.sample = [&ctx, state, &v] {
+          const reconstruct::Options opt = bench_options(ctx.req, state->connectivity);
           const auto t0 = std::chrono::steady_clock::now();
           const reconstruct::Result out = v.run(*state->marker, *state->mask, opt);
           const auto t1 = std::chrono::steady_clock::now();

@@ -39,8 +39,9 @@ commands:
   run FAMILY --variant V ...             one variant on one input (options per family below)
   bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]
         [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]
-        [--out PATH|auto] [--connectivity 4|8] [--benchmark_filter=REGEX ...]
-                                         verify and time variants, write a JSON report
+        [--out PATH|auto] [--connectivity 4|8] [--gpus N] [--cpu-groups N] [--cpu-group-threads N]
+        [--benchmark_filter=REGEX ...]   verify and time variants, write a JSON report
+                                         (--gpus/--cpu-groups/...: multi-device's workers)
   table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)
   compare A.json B.json                  two reports side by side with ratios
   profile FAMILY --variant V --dataset SPEC [--iterations N]
@@ -107,7 +108,7 @@ int cmd_run(const Args& a) {
 
 int cmd_bench(int argc, char** argv, const Args& a) {
   a.only({"family", "variants", "variant", "exclude", "dataset", "datasets", "suite", "scopes",
-          "samples", "cpu-samples", "warmup", "out", "connectivity"});
+          "samples", "cpu-samples", "warmup", "out", "connectivity", "gpus", "cpu-groups", "cpu-group-threads"});
   bench::Request req;
   const std::string family_name = a.get("family");
   if (!family_name.empty()) registry::check_family(family_name);
@@ -148,6 +149,9 @@ int cmd_bench(int argc, char** argv, const Args& a) {
     if (!reconstruct) throw UsageError("--connectivity applies to the reconstruct family, which this bench does not run");
     req.connectivity = std::stoi(c);
   }
+  req.gpus = a.get_int("gpus", 0);
+  req.cpu_groups = a.get_int("cpu-groups", 0);
+  req.cpu_group_threads = a.get_int("cpu-group-threads", 0);
   req.out_path = a.get("out");
   if (req.out_path == "auto")
     req.out_path = std::string("results/") + env::machine_slug() + "/bench-" +

@@ -9,6 +9,7 @@
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/family.hpp"
+#include "harness/tiled_json.hpp"
 #include "iwpp/edt.hpp"
 #include "iwpp/edt_verify.hpp"
 
@@ -24,12 +25,22 @@ using cli::Args;
 using cli::UsageError;
 
 nlohmann::json stats_json(const edt::Stats& s) {
-  return {{"initially_queued", s.initially_queued}, {"total_queued", s.total_queued}, {"passes", s.passes},
-          {"overflow_reruns", s.overflow_reruns}, {"fallback_rows", s.fallback_rows}};
+  nlohmann::json j = {{"initially_queued", s.initially_queued}, {"total_queued", s.total_queued},
+                      {"passes", s.passes}, {"overflow_reruns", s.overflow_reruns}, {"fallback_rows", s.fallback_rows}};
+  harness::add_tiled(j, s.tiled);
+  return j;
+}
+
+// --gpus, --cpu-groups, --cpu-group-threads: the multi-device variant's workers.
+void worker_options(const Args& a, edt::Options& opt) {
+  opt.gpus = a.get_int("gpus", 0);
+  opt.cpu_groups = a.get_int("cpu-groups", 0);
+  opt.cpu_group_threads = a.get_int("cpu-group-threads", 0);
 }
 
 int run(const Args& a) {
-  a.only({"variant", "input", "output", "sites", "json", "threads", "tile", "queue-capacity"});
+  a.only({"variant", "input", "output", "sites", "json", "threads", "tile", "queue-capacity", "gpus", "cpu-groups",
+          "cpu-group-threads"});
   if (a.positional.size() != 1) throw UsageError("run takes the family name (e.g. `repix run edt ...`)");
   const std::string input = a.need("input");
   const std::string output = a.get("output"), sites_out = a.get("sites"), json_out = a.get("json");
@@ -41,6 +52,7 @@ int run(const Args& a) {
   opt.threads = a.get_int("threads", 0);
   opt.tile = a.get_int("tile", 0);
   opt.queue_capacity = a.get_int("queue-capacity", 0);
+  worker_options(a, opt);
   const bool need_sites = !sites_out.empty() || (!json_out.empty() && !v.exact);
   opt.want_sites = need_sites;
   const HostImage img = datasets::load(input, v.gpu && gpu_available());
@@ -65,13 +77,15 @@ int run(const Args& a) {
 }
 
 int profile(const Args& a) {
-  a.only({"variant", "dataset", "iterations"});
+  a.only({"variant", "dataset", "iterations", "tile", "gpus", "cpu-groups", "cpu-group-threads"});
   if (a.positional.size() != 1) throw UsageError("profile takes the family name");
   const edt::Variant& v = edt::find_variant(a.need("variant"));
   const int iterations = std::max(1, a.get_int("iterations", 5));
   const HostImage img = datasets::generate(datasets::Spec::parse(a.need("dataset")), v.gpu);
   edt::Options opt;
   opt.want_sites = false;
+  opt.tile = a.get_int("tile", 0);
+  worker_options(a, opt);
   {
     nvtx::Range r("warmup");
     v.run(img, opt);
@@ -90,8 +104,9 @@ Family edt_family() {
   f.name = "edt";
   f.run_usage =
       "run edt --variant V --input MASK --output OUT.npy [--sites SITES.npy] [--json OUT.json]\n"
-      "        [--threads N] [--tile N] [--queue-capacity N]\n"
-      "        float32 distance to the nearest zero pixel; sites: int64 index";
+      "        [--threads N] [--tile N] [--queue-capacity N] [--gpus N] [--cpu-groups N] [--cpu-group-threads N]\n"
+      "        float32 distance to the nearest zero pixel; sites: int64 index; multi-device's workers as\n"
+      "        in run reconstruct (--gpus 0 = every GPU, --cpu-groups default 0)";
   f.variants = [] {
     std::vector<registry::VariantInfo> out;
     for (const auto& v : edt::variants()) out.push_back({"edt", v.id, v.gpu, v.step, v.description});

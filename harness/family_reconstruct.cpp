@@ -10,6 +10,7 @@
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/family.hpp"
+#include "harness/tiled_json.hpp"
 #include "iwpp/reconstruct.hpp"
 
 namespace repix::bench {
@@ -37,6 +38,9 @@ reconstruct::Options options_from(const Args& a) {
   opt.tile = a.get_int("tile", 0);
   opt.raster_scans = std::max(1, a.get_int("raster-scans", 1));
   opt.queue_capacity = a.get_int("queue-capacity", 0);
+  opt.gpus = a.get_int("gpus", 0);
+  opt.cpu_groups = a.get_int("cpu-groups", 0);
+  opt.cpu_group_threads = a.get_int("cpu-group-threads", 0);
   return opt;
 }
 
@@ -44,7 +48,7 @@ const char* default_variant() { return gpu_available() ? "gpu-opt" : "omp-tiled"
 
 int run(const Args& a) {
   a.only({"variant", "marker", "mask", "connectivity", "clip", "threads", "tile", "raster-scans",
-          "queue-capacity", "output", "json"});
+          "queue-capacity", "gpus", "cpu-groups", "cpu-group-threads", "output", "json"});
   if (a.positional.size() != 1) throw UsageError("run takes the family name (e.g. `repix run reconstruct ...`)");
   const reconstruct::Options opt = options_from(a);
   std::string id = a.get("variant");
@@ -67,7 +71,7 @@ int run(const Args& a) {
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!output.empty()) datasets::save(r.image, output);
   if (!json_out.empty()) {
-    const nlohmann::json j = {{"family", "reconstruct"},
+    nlohmann::json j = {{"family", "reconstruct"},
                               {"variant", v.id},
                               {"marker", marker_in},
                               {"mask", mask_in},
@@ -81,6 +85,7 @@ int run(const Args& a) {
                                 {"total_queued", r.stats.total_queued},
                                 {"passes", r.stats.passes},
                                 {"overflow_reruns", r.stats.overflow_reruns}}}};
+    harness::add_tiled(j["stats"], r.stats.tiled);
     write_file_atomic(json_out, j.dump(1) + "\n");
   }
   return 0;
@@ -89,7 +94,8 @@ int run(const Args& a) {
 // `--dataset` is a marker spec (noise-mask/tissue with marker=); the mask is the same spec
 // without the marker keys.
 int profile(const Args& a) {
-  a.only({"variant", "dataset", "iterations", "connectivity", "threads", "tile", "raster-scans", "queue-capacity"});
+  a.only({"variant", "dataset", "iterations", "connectivity", "threads", "tile", "raster-scans", "queue-capacity",
+          "gpus", "cpu-groups", "cpu-group-threads"});
   if (a.positional.size() != 1) throw UsageError("profile takes the family name");
   const reconstruct::Variant& v = reconstruct::find_variant(a.need("variant"));
   const reconstruct::Options opt = options_from(a);
@@ -123,7 +129,10 @@ Family reconstruct_family() {
   f.run_usage =
       "run reconstruct --variant V --marker M.npy --mask K.npy [--connectivity 4|8] [--clip]\n"
       "        --output OUT.npy [--json STATS.json] [--threads N] [--tile N] [--raster-scans N]\n"
-      "        [--queue-capacity N]     grayscale reconstruction by dilation (marker/mask: files or specs)";
+      "        [--queue-capacity N] [--gpus N] [--cpu-groups N] [--cpu-group-threads N]\n"
+      "        grayscale reconstruction by dilation (marker/mask: files or specs); multi-device:\n"
+      "        --gpus (0 = every GPU), --cpu-groups (CPU workers, default 0), --cpu-group-threads\n"
+      "        (OpenMP threads each, 0 = share the cores out), --tile (tile edge, 0 = automatic)";
   f.variants = [] {
     std::vector<registry::VariantInfo> out;
     for (const auto& v : reconstruct::variants())

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/image.hpp"
+#include "iwpp/tile_stats.hpp"
 
 namespace repix::edt {
 
@@ -29,6 +30,9 @@ struct Options {
   int tile = 0;                     // tiled variants: tile edge; 0 = automatic
   std::int64_t queue_capacity = 0;  // queue variants: elements; 0 = automatic. Overflow re-runs.
   bool want_sites = true;           // fill Result::sites
+  int gpus = 0;                     // multi-device: GPU workers; 0 = every visible GPU
+  int cpu_groups = 0;               // multi-device: CPU workers (groups of cores), each on its own tiles
+  int cpu_group_threads = 0;        // multi-device: OpenMP threads per CPU group; 0 = share the cores out
 };
 
 struct Stats {
@@ -37,6 +41,7 @@ struct Stats {
   std::int64_t passes = 0;
   std::int64_t overflow_reruns = 0;
   std::int64_t fallback_rows = 0;   // gpu-opt: rows its windowed search left to the envelope path
+  iwpp::TiledRun tiled;  // multi-device: tiles, phase times, per-worker counters
 };
 
 struct Result {

@@ -10,6 +10,7 @@ void append_gpu_variants(std::vector<Variant>& v) {
   v.push_back(gpu_exact_rowfill_variant());
   v.push_back(gpu_exact_envelope_variant());
   v.push_back(gpu_opt_variant());
+  v.push_back(multi_device_variant());
 }
 
 }  // namespace repix::edt

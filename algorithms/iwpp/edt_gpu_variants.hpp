@@ -30,6 +30,7 @@ Variant gpu_queue_tq_variant();        // edt_gpu_queue_tq.cu
 Variant gpu_exact_rowfill_variant();   // edt_gpu_exact_rowfill.cpp
 Variant gpu_exact_envelope_variant();  // edt_gpu_exact_envelope.cpp
 Variant gpu_opt_variant();             // edt_gpu_opt.cu
+Variant multi_device_variant();        // edt_multi_device.cpp
 
 // The queue ladder's variant (edt_gpu_queue_plan.cpp): Algorithm 6 on a TilePropagator whose
 // window is the whole image, with the given queue policy.

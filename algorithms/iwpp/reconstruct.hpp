@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/image.hpp"
+#include "iwpp/tile_stats.hpp"
 
 namespace repix::reconstruct {
 
@@ -28,6 +29,9 @@ struct Options {
   bool clip = false;               // clip the marker to the mask instead of rejecting it
   int threads = 0;                 // CPU variants: OpenMP threads; 0 = OpenMP's default
   int tile = 0;                    // tiled variants: tile edge in pixels; 0 = automatic
+  int gpus = 0;                    // multi-device: GPU workers; 0 = every visible GPU
+  int cpu_groups = 0;              // multi-device: CPU workers (groups of cores), each on its own tiles
+  int cpu_group_threads = 0;       // multi-device: OpenMP threads per CPU group; 0 = share the cores out
   int raster_scans = 1;            // hybrid variants: raster+anti-raster pairs before the queue phase
   std::int64_t queue_capacity = 0; // queue variants: elements; 0 = automatic. Overflow re-runs.
 };
@@ -38,6 +42,7 @@ struct Stats {
   std::int64_t total_queued = 0;      // every enqueue over the whole run
   std::int64_t passes = 0;            // raster passes / dilation iterations / propagation rounds
   std::int64_t overflow_reruns = 0;   // queue overflows that restarted from the current state
+  iwpp::TiledRun tiled;               // multi-device: tiles, phase times, per-worker counters
 };
 
 struct Result {
@@ -56,6 +61,14 @@ class DevicePlan {
   virtual void compute(const void* d_marker, const void* d_mask, cudaStream_t stream) = 0;
   // The result of the last compute(): copies to host and synchronises `stream`.
   virtual Result result(cudaStream_t stream) = 0;
+  // The result of the last compute() where it lies on the device (the mask's dtype, rows back to
+  // back; valid until the next setup or compute), with its Stats: for callers that copy it
+  // themselves (multi-device moves tiles into a larger host image).
+  struct DeviceResult {
+    const void* data = nullptr;
+    Stats stats;
+  };
+  virtual DeviceResult device_result() const;
 };
 
 struct Variant {

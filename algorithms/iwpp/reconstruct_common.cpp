@@ -69,6 +69,10 @@ void check_values(const HostImage& marker, const HostImage& mask, bool clip, int
 
 }  // namespace
 
+DevicePlan::DeviceResult DevicePlan::device_result() const {
+  throw Error("internal: this reconstruct plan keeps no device result");
+}
+
 void check_inputs(const HostImage& marker, const HostImage& mask, const Options& opt) {
   detail::check_inputs_threads(marker, mask, opt, detail::thread_count(opt));
 }

@@ -313,4 +313,13 @@ void fast_hybrid(const Window<T>& w, int pairs, PixelQueue& queue, Stats& st) {
   st.total_queued += initial + propagate<T, Conn>(w, queue);
 }
 
+// omp-tiled's algorithm on the window `outer` (reconstruct_omp_tiled.cpp): micro-tiles of
+// `tile` pixels (0 = automatic), each reconstructed by FH in parallel on `threads` OpenMP threads,
+// then border rounds on a snapshot until no micro-tile edge changes; `outer`'s border is a wall.
+// omp-tiled runs it on the whole image, multi-device's CPU groups on one large tile (the paper's
+// multi-level tiling). J may start anywhere between the marker and the window's reconstruction.
+// Adds to st (passes += border rounds).
+template <class T, int Conn>
+void tiled_reconstruct(const Window<T>& outer, std::int64_t tile, int raster_scans, int threads, Stats& st);
+
 }  // namespace repix::reconstruct::detail

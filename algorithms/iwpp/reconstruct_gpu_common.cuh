@@ -304,6 +304,10 @@ class Plan final : public DevicePlan {
     res.stats = stats_;
     return res;
   }
+  DeviceResult device_result() const override {
+    if (!computed_) throw Error("internal: reconstruct plan device_result() before compute()");
+    return {out_.get(), stats_};
+  }
 
  private:
   template <class T>

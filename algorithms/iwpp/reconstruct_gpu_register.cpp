@@ -10,6 +10,7 @@ void append_gpu_variants(std::vector<Variant>& v) {
   v.push_back(gpu::gpu_queue_scan_variant());
   v.push_back(gpu::gpu_queue_tq_variant());
   v.push_back(gpu::gpu_opt_variant());
+  v.push_back(gpu::multi_device_variant());
 }
 
 }  // namespace repix::reconstruct

@@ -15,5 +15,6 @@ Variant gpu_queue_atomic_variant();  // reconstruct_gpu_queue_atomic.cu
 Variant gpu_queue_scan_variant();    // reconstruct_gpu_queue_scan.cu
 Variant gpu_queue_tq_variant();      // reconstruct_gpu_queue_tq.cu
 Variant gpu_opt_variant();           // reconstruct_gpu_opt.cu
+Variant multi_device_variant();      // reconstruct_multi_device.cpp
 }  // namespace gpu
 }  // namespace repix::reconstruct

@@ -11,6 +11,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/gpu.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "ecc/ecc.hpp"
@@ -378,6 +379,72 @@ TEST_F(Cli, EdtBenchQuickVerifiesEveryCpuVariant) {
     if (res.variant == "seq") EXPECT_TRUE(res.errors.contains("max_abs"));
   }
   EXPECT_GE(n, 3);
+}
+
+// ---- multi-device ---------------------------------------------------------------------------------
+
+TEST_F(Cli, MultiDeviceRunsOnCpuGroupsAndReportsItsWorkers) {
+  ASSERT_EQ(run("gen noise-mask:90x70:sigma=2:seed=3:marker=frame -o " + path("m.npy")).code, 0);
+  ASSERT_EQ(run("gen noise-mask:90x70:sigma=2:seed=3 -o " + path("k.npy")).code, 0);
+  const CliResult r = run("run reconstruct --variant multi-device --cpu-groups 2 --cpu-group-threads 1 --tile 16 "
+                          "--marker " + path("m.npy") + " --mask " + path("k.npy") + " --output " + path("o.npy") +
+                          " --json " + path("s.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const HostImage marker = datasets::load(path("m.npy")), mask = datasets::load(path("k.npy"));
+  const HostImage want = reconstruct::find_variant("seq").run(marker, mask, {}).image;
+  const HostImage got = datasets::load(path("o.npy"));
+  ASSERT_EQ(got.shape(), want.shape());
+  EXPECT_EQ(std::memcmp(got.raw(), want.raw(), want.bytes()), 0);
+  const nlohmann::json j = nlohmann::json::parse(slurp(path("s.json")));
+  ASSERT_TRUE(j["stats"].contains("tiled")) << j.dump();
+  EXPECT_EQ(j["stats"]["tiled"]["tile_width"], 16);
+  int groups = 0;
+  for (const auto& w : j["stats"]["tiled"]["workers"]) groups += w["name"].get<std::string>().rfind("cpu", 0) == 0;
+  EXPECT_EQ(groups, 2);
+
+  ASSERT_EQ(run("gen sparse:80x60:density=0.01:seed=3 -o " + path("e.npy")).code, 0);
+  const CliResult e = run("run edt --variant multi-device --cpu-groups 3 --tile 20 --input " + path("e.npy") +
+                          " --output " + path("d.npy") + " --json " + path("e.json"));
+  ASSERT_EQ(e.code, 0) << e.err;
+  const nlohmann::json je = nlohmann::json::parse(slurp(path("e.json")));
+  EXPECT_TRUE(je["properties_ok"].get<bool>()) << je.dump();
+  EXPECT_EQ(je["stats"]["tiled"]["tiles"], 4 * 3);
+
+  // Bad worker counts are usage errors; without a GPU, no CPU group means no worker at all.
+  const CliResult bad = run("run reconstruct --variant multi-device --cpu-groups -1 --marker " + path("m.npy") +
+                            " --mask " + path("k.npy") + " --output " + path("x.npy"));
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  if (!gpu_available()) {
+    const CliResult none = run("run reconstruct --variant multi-device --marker " + path("m.npy") + " --mask " +
+                               path("k.npy") + " --output " + path("x.npy"));
+    EXPECT_EQ(none.code, 1);
+    EXPECT_EQ(lines(none.err), 1) << none.err;
+    EXPECT_NE(none.err.find("no workers"), std::string::npos) << none.err;
+  }
+  expect_only({"m.npy", "k.npy", "o.npy", "s.json", "e.npy", "d.npy", "e.json"});
+}
+
+// The bench passes its worker options to the multi-device variants (a GPU variant: without a GPU
+// the bench skips it, and the options are only parsed).
+TEST_F(Cli, BenchTakesMultiDeviceWorkers) {
+  const CliResult r = run("bench --family reconstruct --variants multi-device --gpus 1 --cpu-groups 2 "
+                          "--cpu-group-threads 1 --dataset noise-mask:150x100:marker=frame --samples 2 "
+                          "--cpu-samples 1 --warmup 0 --out " + path("r.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const report::Report rep = report::read_report(path("r.json"));
+  if (!gpu_available()) {
+    EXPECT_TRUE(rep.results.empty());
+    return;
+  }
+  ASSERT_FALSE(rep.results.empty());
+  for (const auto& res : rep.results) {
+    EXPECT_TRUE(res.verified) << res.variant << ": " << res.verification;
+    ASSERT_TRUE(res.extra.contains("tiled")) << res.extra.dump();
+    std::vector<std::string> names;
+    for (const auto& w : res.extra["tiled"]["workers"]) names.push_back(w["name"]);
+    EXPECT_EQ(names, (std::vector<std::string>{"gpu0", "cpu0", "cpu1"}));
+  }
 }
 
 }  // namespace

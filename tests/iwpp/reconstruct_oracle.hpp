@@ -9,11 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
+#include <utility>
 #include <random>
 #include <sstream>
 #include <string>
 
 #include "core/image.hpp"
+#include "datasets/datasets.hpp"
 #include "iwpp/reconstruct.hpp"
 
 namespace repix::test {
@@ -164,6 +167,57 @@ inline HostImage random_marker(const HostImage& mask, MarkerKind kind, std::uint
     set_pixel(mk, i, std::min(v, mv));
   }
   return mk;
+}
+
+inline constexpr MarkerKind kMarkerKinds[] = {MarkerKind::below, MarkerKind::sparse, MarkerKind::frame,
+                                              MarkerKind::single, MarkerKind::zero_floor};
+
+// A random case's name in failure messages.
+inline std::string case_name(DType dt, Shape sh, int conn, int kind) {
+  return dtype_name(dt) + " " + sh.str() + " conn " + std::to_string(conn) + " marker kind " + std::to_string(kind);
+}
+
+// float32 (marker, mask) over the extremes: +-max, -1e30, -1, both zeros, the smallest denormal,
+// 1; the marker is the lower of two draws (a third of the pixels) or -max.
+inline std::pair<HostImage, HostImage> float_extremes(Shape sh, std::uint32_t seed) {
+  HostImage marker(DType::f32, sh), mask(DType::f32, sh);
+  std::mt19937 rng(seed);
+  const float pool[] = {-std::numeric_limits<float>::max(), -1e30f, -1.0f, -0.0f, 0.0f,
+                        std::numeric_limits<float>::denorm_min(), 1.0f, std::numeric_limits<float>::max()};
+  for (std::int64_t i = 0; i < mask.size(); ++i) {
+    const float a = pool[rng() % 8], b = pool[rng() % 8];
+    mask.data<float>()[i] = std::max(a, b);
+    marker.data<float>()[i] = (rng() % 3 == 0) ? std::min(a, b) : -std::numeric_limits<float>::max();
+  }
+  return {std::move(marker), std::move(mask)};
+}
+
+// uint8 (marker, mask): a serpentine corridor (walls on every fourth row, with a gap alternately
+// at the right and the left end) and the marker at the corridor's start only: the longest path
+// the shape allows, back and forth across any tiling.
+inline std::pair<HostImage, HostImage> serpentine_corridor(Shape sh) {
+  HostImage marker(DType::u8, sh), mask(DType::u8, sh);
+  for (std::int64_t y = 0; y < sh.ny; ++y)
+    for (std::int64_t x = 0; x < sh.nx; ++x) {
+      const bool wall = (y % 4 == 2) && !((y / 4) % 2 == 0 ? x == sh.nx - 1 : x == 0);
+      mask.data<std::uint8_t>()[y * sh.nx + x] = wall ? 0 : static_cast<std::uint8_t>(200 - (y % 7));
+      marker.data<std::uint8_t>()[y * sh.nx + x] = 0;
+    }
+  marker.data<std::uint8_t>()[0] = 200;
+  return {std::move(marker), std::move(mask)};
+}
+
+// f(what, marker, mask) for the generated datasets the reconstruct tests share: both mask kinds
+// (smoothed noise, tissue) at sizes off the tile sizes, with every marker kind.
+template <class F>
+void for_each_generated_pair(F&& f) {
+  for (const std::string& mask_spec : {std::string("noise-mask:203x141:sigma=2:seed=4"),
+                                       std::string("tissue:190x130:coverage=50:seed=2")})
+    for (const std::string marker : {"opening:radius=3", "h-minus:h=15", "frame", "single-seed"}) {
+      const HostImage mask = datasets::generate(mask_spec);
+      const HostImage mk = datasets::generate(mask_spec + ":marker=" + marker);
+      f(mask_spec + " " + marker, mk, mask);
+    }
 }
 
 }  // namespace repix::test

@@ -77,7 +77,7 @@ TEST(EdtGpuQueue, RegistryHasTheLadderBeforeTheExactVariants) {
   for (const edt::Variant& v : edt::variants())
     if (v.gpu) ids.push_back(v.id);
   const std::vector<std::string> want = {"gpu-queue-atomic", "gpu-queue-scan", "gpu-queue-tq", "gpu-exact-rowfill",
-                                         "gpu-exact-envelope", "gpu-opt"};
+                                         "gpu-exact-envelope", "gpu-opt", "multi-device"};
   EXPECT_EQ(ids, want);
   for (const char* id : kLadder) {
     EXPECT_FALSE(edt::find_variant(id).exact) << id;  // checked by properties, like seq

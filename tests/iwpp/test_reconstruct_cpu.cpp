@@ -27,18 +27,11 @@ const std::vector<Shape>& shapes() {
   return s;
 }
 
-const MarkerKind kKinds[] = {MarkerKind::below, MarkerKind::sparse, MarkerKind::frame, MarkerKind::single,
-                             MarkerKind::zero_floor};
-
 std::vector<std::string> cpu_variants() {
   std::vector<std::string> ids;
   for (const auto& v : reconstruct::variants())
     if (!v.gpu) ids.push_back(v.id);
   return ids;
-}
-
-std::string what(DType dt, Shape sh, int conn, int kind) {
-  return dtype_name(dt) + " " + sh.str() + " conn " + std::to_string(conn) + " marker kind " + std::to_string(kind);
 }
 
 TEST(ReconstructCpu, AllVariantsRegisteredInOrder) {
@@ -54,11 +47,11 @@ TEST(ReconstructSeq, MatchesOracle) {
       for (int conn : {4, 8})
         for (int k = 0; k < 5; ++k) {
           const HostImage mask = random_mask(dt, sh, k == 0 ? 3 : 60, seed++);
-          const HostImage marker = random_marker(mask, kKinds[k], seed++);
+          const HostImage marker = random_marker(mask, test::kMarkerKinds[k], seed++);
           Options opt;
           opt.connectivity = conn;
           const auto r = reconstruct::find_variant("seq").run(marker, mask, opt);
-          ASSERT_TRUE(same_image(r.image, test::oracle_reconstruct(marker, mask, conn))) << what(dt, sh, conn, k);
+          ASSERT_TRUE(same_image(r.image, test::oracle_reconstruct(marker, mask, conn))) << test::case_name(dt, sh, conn, k);
         }
 }
 
@@ -86,7 +79,7 @@ TEST(ReconstructCpu, EveryVariantMatchesSeq) {
         for (int conn : {4, 8})
           for (int k = 0; k < 5; ++k) {
             const HostImage mask = random_mask(dt, sh, 60, seed++);
-            const HostImage marker = random_marker(mask, kKinds[k], seed++);
+            const HostImage marker = random_marker(mask, test::kMarkerKinds[k], seed++);
             Options opt;
             opt.connectivity = conn;
             const HostImage want = reconstruct::find_variant("seq").run(marker, mask, opt).image;
@@ -97,7 +90,7 @@ TEST(ReconstructCpu, EveryVariantMatchesSeq) {
                 opt.threads = threads;
                 const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
                 ASSERT_TRUE(same_image(r.image, want))
-                    << id << " " << what(dt, sh, conn, k) << " tile " << tile << " threads " << threads;
+                    << id << " " << test::case_name(dt, sh, conn, k) << " tile " << tile << " threads " << threads;
               }
           }
 }
@@ -105,43 +98,28 @@ TEST(ReconstructCpu, EveryVariantMatchesSeq) {
 // The generated datasets (every marker kind on both mask kinds), at sizes off the tile sizes:
 // seq against the oracle, every variant against seq, several tile sizes and thread counts.
 TEST(ReconstructCpu, GeneratedMarkersAndMasks) {
-  for (const std::string& mask_spec : {std::string("noise-mask:203x141:sigma=2:seed=4"),
-                                       std::string("tissue:190x130:coverage=50:seed=2")})
-    for (const std::string marker : {"opening:radius=3", "h-minus:h=15", "frame", "single-seed"}) {
-      const HostImage mask = datasets::generate(mask_spec);
-      const HostImage mk = datasets::generate(mask_spec + ":marker=" + marker);
-      for (int conn : {4, 8}) {
-        Options opt;
-        opt.connectivity = conn;
-        const HostImage want = reconstruct::find_variant("seq").run(mk, mask, opt).image;
-        ASSERT_TRUE(same_image(want, test::oracle_reconstruct(mk, mask, conn))) << mask_spec << " " << marker;
-        for (const std::string& id : cpu_variants())
-          for (int tile : {0, 32, 50})
-            for (int threads : {1, 2, 5}) {
-              opt.tile = tile;
-              opt.threads = threads;
-              ASSERT_TRUE(same_image(reconstruct::find_variant(id).run(mk, mask, opt).image, want))
-                  << id << " " << mask_spec << " " << marker << " conn " << conn << " tile " << tile
-                  << " threads " << threads;
-              if (id.rfind("omp-", 0) != 0) break;
-            }
-      }
+  test::for_each_generated_pair([](const std::string& what, const HostImage& mk, const HostImage& mask) {
+    for (int conn : {4, 8}) {
+      Options opt;
+      opt.connectivity = conn;
+      const HostImage want = reconstruct::find_variant("seq").run(mk, mask, opt).image;
+      ASSERT_TRUE(same_image(want, test::oracle_reconstruct(mk, mask, conn))) << what;
+      for (const std::string& id : cpu_variants())
+        for (int tile : {0, 32, 50})
+          for (int threads : {1, 2, 5}) {
+            opt.tile = tile;
+            opt.threads = threads;
+            ASSERT_TRUE(same_image(reconstruct::find_variant(id).run(mk, mask, opt).image, want))
+                << id << " " << what << " conn " << conn << " tile " << tile << " threads " << threads;
+            if (id.rfind("omp-", 0) != 0) break;
+          }
     }
+  });
 }
 
 // Long propagation paths (a serpentine corridor) cross many tiles back and forth.
 TEST(ReconstructCpu, SerpentineCorridorAcrossTiles) {
-  const Shape sh = Shape::d2(61, 59);
-  HostImage mask(DType::u8, sh);
-  for (std::int64_t y = 0; y < sh.ny; ++y)
-    for (std::int64_t x = 0; x < sh.nx; ++x) {
-      // Walls on every other row pair, with a gap alternating left and right.
-      const bool wall = (y % 4 == 2) && !((y / 4) % 2 == 0 ? x == sh.nx - 1 : x == 0);
-      mask.data<std::uint8_t>()[y * sh.nx + x] = wall ? 0 : static_cast<std::uint8_t>(200 - (y % 7));
-    }
-  HostImage marker(DType::u8, sh);
-  std::fill(marker.data<std::uint8_t>(), marker.data<std::uint8_t>() + marker.size(), 0);
-  marker.data<std::uint8_t>()[0] = 200;
+  const auto [marker, mask] = test::serpentine_corridor(Shape::d2(61, 59));
   for (int conn : {4, 8}) {
     Options opt;
     opt.connectivity = conn;
@@ -177,16 +155,7 @@ TEST(ReconstructCpu, SaturatedPixelsBelowAMaximumStillPropagate) {
 }
 
 TEST(ReconstructCpu, FloatExtremesAndSignedZeros) {
-  const Shape sh = Shape::d2(33, 29);
-  HostImage mask(DType::f32, sh), marker(DType::f32, sh);
-  std::mt19937 rng(3);
-  const float pool[] = {-std::numeric_limits<float>::max(), -1e30f, -1.0f, -0.0f, 0.0f,
-                        std::numeric_limits<float>::denorm_min(), 1.0f, std::numeric_limits<float>::max()};
-  for (std::int64_t i = 0; i < mask.size(); ++i) {
-    const float a = pool[rng() % 8], b = pool[rng() % 8];
-    mask.data<float>()[i] = std::max(a, b);
-    marker.data<float>()[i] = (rng() % 3 == 0) ? std::min(a, b) : -std::numeric_limits<float>::max();
-  }
+  const auto [marker, mask] = test::float_extremes(Shape::d2(33, 29), 3);
   for (int conn : {4, 8}) {
     Options opt;
     opt.connectivity = conn;
