@@ -41,7 +41,9 @@ TEST(EdtGpu, ExactGpuPlansReusedAcrossShapes) {
     CudaStream stream;
     for (const HostImage& img : test::exact_variant_inputs()) {
       DeviceBuffer<unsigned char> d(img.bytes());
-      REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
+      // On the plan's stream: a plain cudaMemcpy need not have landed when a non-blocking
+      // stream's kernels start.
+      REPIX_CUDA(cudaMemcpyAsync(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice, stream.get()));
       plan->setup(img.dtype(), img.shape(), {}, stream.get());
       plan->compute(d.get(), stream.get());
       plan->compute(d.get(), stream.get());  // twice: nothing may depend on a previous run

@@ -141,7 +141,9 @@ TEST(EdtGpuQueue, PlansReusedAcrossShapesWithAndWithoutSites) {
     for (bool sites : {true, false}) {
       for (const HostImage& img : imgs) {
         DeviceBuffer<unsigned char> d(img.bytes());
-        REPIX_CUDA(cudaMemcpy(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice));
+        // On the plan's stream: a plain cudaMemcpy need not have landed when a non-blocking
+        // stream's kernels start (see upload()).
+        REPIX_CUDA(cudaMemcpyAsync(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice, stream.get()));
         edt::Options o;
         o.want_sites = sites;
         plan->setup(img.dtype(), img.shape(), o, stream.get());
@@ -185,21 +187,34 @@ TEST(EdtGpuQueue, LargeBlobsAndSparse) {
 constexpr std::int64_t kGuard = 1024;                // sites on each side of a window's buffer
 constexpr std::int64_t kPoison = 0x5a5a5a5a5a5a5a5all;  // never a packed site of these images
 
+// Host-to-device copies in the order of `stream`, the stream the tile API then runs on, complete
+// when this returns. Not a plain cudaMemcpy: from pageable memory it may return once the data is
+// staged, before it has landed, and it is ordered only on the legacy default stream, which the
+// non-blocking CudaStream does not wait for. The border-round test once failed that way: the init
+// kernel read a stale tail of its window's input (test_edt_propagation_order.cpp reproduces it).
+void upload(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  REPIX_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+  REPIX_CUDA(cudaStreamSynchronize(stream));
+}
+
 // A window's sites on the device between two poisoned guard zones.
 class GuardedSites {
  public:
-  explicit GuardedSites(std::int64_t n) : n_(n), buf_(static_cast<std::size_t>(n + 2 * kGuard)) {
+  GuardedSites(std::int64_t n, cudaStream_t stream)
+      : n_(n), stream_(stream), buf_(static_cast<std::size_t>(n + 2 * kGuard)) {
     std::vector<std::int64_t> poison(buf_.size(), kPoison);
-    REPIX_CUDA(cudaMemcpy(buf_.get(), poison.data(), buf_.bytes(), cudaMemcpyHostToDevice));
+    repix::upload(buf_.get(), poison.data(), buf_.bytes(), stream_);
   }
   std::int64_t* window() { return buf_.get() + kGuard; }
   void upload(const std::vector<std::int64_t>& sites) {
-    REPIX_CUDA(cudaMemcpy(window(), sites.data(), static_cast<std::size_t>(n_) * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+    repix::upload(window(), sites.data(), static_cast<std::size_t>(n_) * sizeof(std::int64_t), stream_);
   }
   // The window's sites; fails the test if a guard was written.
   std::vector<std::int64_t> download(const std::string& what) const {
     std::vector<std::int64_t> all(buf_.size());
-    REPIX_CUDA(cudaMemcpy(all.data(), buf_.get(), buf_.bytes(), cudaMemcpyDeviceToHost));
+    REPIX_CUDA(cudaMemcpyAsync(all.data(), buf_.get(), buf_.bytes(), cudaMemcpyDeviceToHost, stream_));
+    REPIX_CUDA(cudaStreamSynchronize(stream_));
     std::int64_t touched = 0;
     for (std::int64_t i = 0; i < kGuard; ++i) touched += (all[i] != kPoison) + (all[kGuard + n_ + i] != kPoison);
     EXPECT_EQ(touched, 0) << what << ": written outside the window";
@@ -208,13 +223,14 @@ class GuardedSites {
 
  private:
   std::int64_t n_;
+  cudaStream_t stream_;
   DeviceBuffer<std::int64_t> buf_;
 };
 
 template <class T>
-DeviceBuffer<T> to_device(const T* p, std::size_t n) {
+DeviceBuffer<T> to_device(const T* p, std::size_t n, cudaStream_t stream) {
   DeviceBuffer<T> d(n);
-  if (n) REPIX_CUDA(cudaMemcpy(d.get(), p, n * sizeof(T), cudaMemcpyHostToDevice));
+  upload(d.get(), p, n * sizeof(T), stream);
   return d;
 }
 
@@ -226,16 +242,16 @@ test::WindowPropagator gpu_window_propagator(edt::TilePropagator& tile, const Ho
   test::WindowPropagator p;
   const std::int64_t nx = img.shape().nx, ny = img.shape().ny;
   p.init = [&tile, &stream, nx, ny](const edt::Window& w, const HostImage& in) {
-    DeviceBuffer<unsigned char> d_in = to_device(static_cast<const unsigned char*>(in.raw()), in.bytes());
-    GuardedSites sites(pixels(w));
+    DeviceBuffer<unsigned char> d_in = to_device(static_cast<const unsigned char*>(in.raw()), in.bytes(), stream.get());
+    GuardedSites sites(pixels(w), stream.get());
     tile.init_and_propagate(d_in.get(), in.dtype(), w, nx, ny, sites.window(), stream.get());
     return sites.download("init " + test::window_name(w));
   };
   p.propagate_from = [&tile, &stream](const edt::Window& w, std::vector<std::int64_t>& host_sites,
                                       const std::vector<std::uint32_t>& seeds) {
-    GuardedSites sites(pixels(w));
+    GuardedSites sites(pixels(w), stream.get());
     sites.upload(host_sites);
-    DeviceBuffer<std::uint32_t> d_seeds = to_device(seeds.data(), seeds.size());
+    DeviceBuffer<std::uint32_t> d_seeds = to_device(seeds.data(), seeds.size(), stream.get());
     tile.propagate_from(d_seeds.get(), static_cast<std::int64_t>(seeds.size()), w, sites.window(), stream.get());
     host_sites = sites.download("border round " + test::window_name(w));
   };
@@ -273,7 +289,7 @@ TEST(EdtGpuQueue, TileWindowOfALargerImage) {
           if (sites[i] != edt::kNoSite && edt::sq_to_site(w.x0 + static_cast<std::int64_t>(i) % (w.x1 - w.x0),
                                                           w.y0 + static_cast<std::int64_t>(i) / (w.x1 - w.x0), sites[i]) > 0)
             sites[i] = edt::kNoSite;
-        GuardedSites d(pixels(w));
+        GuardedSites d(pixels(w), stream.get());
         d.upload(sites);
         tile.propagate_frontier(w, d.window(), stream.get());
         EXPECT_EQ(test::window_fixed_point_violation(img, w, d.download(what + " frontier")), "") << what << " frontier";
@@ -317,7 +333,7 @@ TEST(EdtGpuQueue, TileDistancesFromSites) {
   tile.setup(200, 120, iwpp::QueuePolicy::thread_queue);
   CudaStream stream;
   const std::vector<std::int64_t> sites = gpu_window_propagator(tile, img, stream).init(w, test::window_input(img, w));
-  DeviceBuffer<std::int64_t> d_sites = to_device(sites.data(), sites.size()), d_linear(sites.size());
+  DeviceBuffer<std::int64_t> d_sites = to_device(sites.data(), sites.size(), stream.get()), d_linear(sites.size());
   DeviceBuffer<float> d_dist(sites.size());
   edt::distances_from_sites(d_sites.get(), w, 200, d_dist.get(), d_linear.get(), stream.get());
   stream.sync();
@@ -340,7 +356,7 @@ TEST(EdtGpuQueue, TileRejectsBadArguments) {
   CudaStream stream;
   DeviceBuffer<std::int64_t> sites(16 * 16);
   DeviceBuffer<std::uint8_t> in(16 * 16);
-  REPIX_CUDA(cudaMemset(in.get(), 0, in.bytes()));
+  REPIX_CUDA(cudaMemsetAsync(in.get(), 0, in.bytes(), stream.get()));
   EXPECT_THROW(tile.init_and_propagate(in.get(), DType::u8, {0, 0, 17, 16}, 40, 40, sites.get(), stream.get()), Error)
       << "more pixels than set up for";
   EXPECT_THROW(tile.init_and_propagate(in.get(), DType::u8, {30, 30, 41, 35}, 40, 40, sites.get(), stream.get()), Error)
@@ -349,7 +365,7 @@ TEST(EdtGpuQueue, TileRejectsBadArguments) {
       << "empty window";
   tile.init_and_propagate(in.get(), DType::u8, {0, 0, 16, 16}, 40, 40, sites.get(), stream.get());
   const std::vector<std::uint32_t> seeds = {3, 255, 256};
-  DeviceBuffer<std::uint32_t> d_seeds = to_device(seeds.data(), seeds.size());
+  DeviceBuffer<std::uint32_t> d_seeds = to_device(seeds.data(), seeds.size(), stream.get());
   EXPECT_THROW(tile.propagate_from(d_seeds.get(), 3, {0, 0, 16, 16}, sites.get(), stream.get()), Error)
       << "seed 256 is outside a 16x16 window";
   tile.propagate_from(d_seeds.get(), 2, {0, 0, 16, 16}, sites.get(), stream.get());  // the valid ones alone
