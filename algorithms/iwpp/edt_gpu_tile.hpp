@@ -20,6 +20,13 @@
 // Every call returns after the propagation has finished (it synchronises `stream`), uses the
 // device that was current at setup(), and shares one set of queue buffers: one call at a time
 // per propagator. GPU out-of-memory and bad arguments throw repix::Error.
+//
+// Buffers passed in (input, sites, seed lists) must be ready in the order of `stream`: write them
+// with cudaMemcpyAsync / kernels on `stream`, or synchronise before the call. A plain cudaMemcpy
+// from pageable host memory may return before its data has landed and is ordered only on the
+// legacy default stream, which a non-blocking stream (CudaStream) does not wait for; the kernels
+// then read a stale tail of the buffer (a test driver did exactly that: wrong distances that look
+// like a propagation error, reproduced in tests/iwpp/test_edt_propagation_order.cpp).
 #pragma once
 #include <cuda_runtime_api.h>
 

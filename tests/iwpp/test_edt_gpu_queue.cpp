@@ -341,6 +341,7 @@ TEST(EdtGpuQueue, TileRejectsBadArguments) {
   DeviceBuffer<std::int64_t> sites(16 * 16);
   DeviceBuffer<std::uint8_t> in(16 * 16);
   REPIX_CUDA(cudaMemset(in.get(), 0, in.bytes()));
+  REPIX_CUDA(cudaDeviceSynchronize());  // cudaMemset may return before it is done
   EXPECT_THROW(tile.init_and_propagate(in.get(), DType::u8, {0, 0, 17, 16}, 40, 40, sites.get(), stream.get()), Error)
       << "more pixels than set up for";
   EXPECT_THROW(tile.init_and_propagate(in.get(), DType::u8, {30, 30, 41, 35}, 40, 40, sites.get(), stream.get()), Error)
