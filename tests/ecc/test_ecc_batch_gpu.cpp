@@ -61,8 +61,7 @@ void expect_batch_matches_seq(const Batch& b, const std::vector<std::int64_t>& c
   const std::int64_t most = *std::max_element(counts.begin(), counts.end());
   DeviceBuffer<unsigned char> d(bytes * static_cast<std::size_t>(most));
   for (std::int64_t i = 0; i < most; ++i)
-    REPIX_CUDA(cudaMemcpy(d.get() + bytes * static_cast<std::size_t>(i), b.images[i % b.images.size()].raw(), bytes,
-                          cudaMemcpyHostToDevice));
+    copy_to_device_sync(d.get() + bytes * static_cast<std::size_t>(i), b.images[i % b.images.size()].raw(), bytes);
   ecc::BatchRunner runner(dt, sh, 4, path);
   ASSERT_EQ(runner.path(), expect_path) << what;
   runner.set_round_images_for_tests(round_images);
