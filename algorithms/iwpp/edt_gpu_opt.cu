@@ -210,12 +210,11 @@ class SeparablePlan final : public DevicePlan {
 
   Result result(cudaStream_t stream) override {
     if (!computed_) throw Error("internal: edt plan result() before compute()");
-    Result r = download_result(shape_, dist_.get(), want_sites_ ? sites_.get() : nullptr, stream);
-    int fallback_rows = 0;  // gpu-opt: the row list's length, on the device (download_result synchronised)
-    if (fill_ == SeparableFill::window) {
+    // gpu-opt: the fallback row list's length, copied before download_result's stream sync.
+    int fallback_rows = 0;
+    if (fill_ == SeparableFill::window)
       REPIX_CUDA(cudaMemcpyAsync(&fallback_rows, list_.get() + shape_.ny, sizeof(int), cudaMemcpyDeviceToHost, stream));
-      REPIX_CUDA(cudaStreamSynchronize(stream));
-    }
+    Result r = download_result(shape_, dist_.get(), want_sites_ ? sites_.get() : nullptr, stream);
     r.stats.passes = 2;
     r.stats.fallback_rows = fallback_rows;
     return r;

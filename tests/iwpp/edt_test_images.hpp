@@ -61,6 +61,19 @@ inline std::vector<float> brute_force_edt(const HostImage& img) {
   return out;
 }
 
+// The same scattered sites (about `per_997` in 997 pixels, by a multiplicative hash) as float32,
+// whose background pixels hold -0 (it compares equal to 0: background), and as uint16.
+inline void push_float_and_uint16_sites(std::vector<HostImage>& v, int nx, int ny, unsigned per_997) {
+  HostImage f(DType::f32, Shape::d2(nx, ny)), u(DType::u16, Shape::d2(nx, ny));
+  for (std::int64_t i = 0; i < f.size(); ++i) {
+    const bool bg = (i * 2654435761u) % 997 < per_997;
+    f.data<float>()[i] = bg ? -0.0f : 1.5f;
+    u.data<std::uint16_t>()[i] = bg ? 0 : 9;
+  }
+  v.push_back(std::move(f));
+  v.push_back(std::move(u));
+}
+
 // Inputs for the exact variants: shapes one off gpu-opt's segment (32 rows) and band (256
 // columns) sizes at three densities, constant images, a single far site, blobs, float and uint16.
 inline std::vector<HostImage> exact_variant_inputs() {
@@ -78,15 +91,7 @@ inline std::vector<HostImage> exact_variant_inputs() {
   }
   v.push_back(datasets::generate("blobs:1000x700:radius=24:fill=0.45:seed=3"));
   v.push_back(datasets::generate("blobs:333x1100:radius=60:fill=0.9:seed=4"));
-  HostImage f(DType::f32, Shape::d2(300, 200));
-  HostImage u(DType::u16, Shape::d2(300, 200));
-  for (std::int64_t i = 0; i < f.size(); ++i) {
-    const bool bg = (i * 2654435761u) % 997 < 3;
-    f.data<float>()[i] = bg ? -0.0f : 1.5f;
-    u.data<std::uint16_t>()[i] = bg ? 0 : 9;
-  }
-  v.push_back(std::move(f));
-  v.push_back(std::move(u));
+  push_float_and_uint16_sites(v, 300, 200, 3);
   return v;
 }
 

@@ -52,14 +52,7 @@ std::vector<HostImage> inputs() {
   v.push_back(std::move(corner));
   v.push_back(test::tissue_mask(160, 110, 50, 3));
   v.push_back(datasets::generate("blobs:190x130:radius=12:fill=0.45:seed=2"));
-  HostImage f(DType::f32, Shape::d2(90, 61)), u(DType::u16, Shape::d2(90, 61));
-  for (std::int64_t i = 0; i < f.size(); ++i) {
-    const bool bg = (i * 2654435761u) % 997 < 5;
-    f.data<float>()[i] = bg ? -0.0f : 1.5f;
-    u.data<std::uint16_t>()[i] = bg ? 0 : 9;
-  }
-  v.push_back(std::move(f));
-  v.push_back(std::move(u));
+  test::push_float_and_uint16_sites(v, 90, 61, 5);
   return v;
 }
 
