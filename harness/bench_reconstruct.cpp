@@ -66,6 +66,7 @@ nlohmann::json stats_json(const reconstruct::Stats& s, int connectivity) {
                       {"total_queued", s.total_queued},
                       {"passes", s.passes},
                       {"overflow_reruns", s.overflow_reruns},
+                      {"wavefront_ms", s.wavefront_ms >= 0 ? nlohmann::json(s.wavefront_ms) : nlohmann::json()},
                       {"connectivity", connectivity}};
   harness::add_tiled(j, s.tiled);
   return j;

@@ -38,6 +38,7 @@ reconstruct::Options options_from(const Args& a) {
   opt.tile = a.get_int("tile", 0);
   opt.raster_scans = std::max(1, a.get_int("raster-scans", 1));
   opt.queue_capacity = a.get_int("queue-capacity", 0);
+  opt.queue_blocks_per_sm = a.get_int("queue-blocks-per-sm", 0);  // get_int refuses negatives
   opt.gpus = a.get_int("gpus", 0);
   opt.cpu_groups = a.get_int("cpu-groups", 0);
   opt.cpu_group_threads = a.get_int("cpu-group-threads", 0);
@@ -48,7 +49,7 @@ const char* default_variant() { return gpu_available() ? "gpu-opt" : "omp-tiled"
 
 int run(const Args& a) {
   a.only({"variant", "marker", "mask", "connectivity", "clip", "threads", "tile", "raster-scans",
-          "queue-capacity", "gpus", "cpu-groups", "cpu-group-threads", "output", "json"});
+          "queue-capacity", "queue-blocks-per-sm", "gpus", "cpu-groups", "cpu-group-threads", "output", "json"});
   if (a.positional.size() != 1) throw UsageError("run takes the family name (e.g. `repix run reconstruct ...`)");
   const reconstruct::Options opt = options_from(a);
   std::string id = a.get("variant");
@@ -84,7 +85,9 @@ int run(const Args& a) {
                                {{"initially_queued", r.stats.initially_queued},
                                 {"total_queued", r.stats.total_queued},
                                 {"passes", r.stats.passes},
-                                {"overflow_reruns", r.stats.overflow_reruns}}}};
+                                {"overflow_reruns", r.stats.overflow_reruns},
+                                {"wavefront_ms", r.stats.wavefront_ms >= 0 ? nlohmann::json(r.stats.wavefront_ms)
+                                                                           : nlohmann::json()}}}};
     harness::add_tiled(j["stats"], r.stats.tiled);
     write_file_atomic(json_out, j.dump(1) + "\n");
   }
@@ -95,7 +98,7 @@ int run(const Args& a) {
 // without the marker keys.
 int profile(const Args& a) {
   a.only({"variant", "dataset", "iterations", "connectivity", "threads", "tile", "raster-scans", "queue-capacity",
-          "gpus", "cpu-groups", "cpu-group-threads"});
+          "queue-blocks-per-sm", "gpus", "cpu-groups", "cpu-group-threads"});
   if (a.positional.size() != 1) throw UsageError("profile takes the family name");
   const reconstruct::Variant& v = reconstruct::find_variant(a.need("variant"));
   const reconstruct::Options opt = options_from(a);
@@ -129,8 +132,10 @@ Family reconstruct_family() {
   f.run_usage =
       "run reconstruct --variant V --marker M.npy --mask K.npy [--connectivity 4|8] [--clip]\n"
       "        --output OUT.npy [--json STATS.json] [--threads N] [--tile N] [--raster-scans N]\n"
-      "        [--queue-capacity N] [--gpus N] [--cpu-groups N] [--cpu-group-threads N]\n"
-      "        grayscale reconstruction by dilation (marker/mask: files or specs); multi-device:\n"
+      "        [--queue-capacity N] [--queue-blocks-per-sm N] [--gpus N] [--cpu-groups N]\n"
+      "        [--cpu-group-threads N]\n"
+      "        grayscale reconstruction by dilation (marker/mask: files or specs); queue variants:\n"
+      "        --queue-blocks-per-sm (persistent blocks per SM, 0 = as many as fit); multi-device:\n"
       "        --gpus (0 = every GPU), --cpu-groups (CPU workers, default 0), --cpu-group-threads\n"
       "        (OpenMP threads each, 0 = share the cores out), --tile (tile edge, 0 = automatic)";
   f.variants = [] {

@@ -1,6 +1,6 @@
 // The IWPP paper's section-5 results (Teodoro et al., Parallel Computing 2013) regenerated as
 // tables beside the numbers its text gives (results/paper/iwpp-*.json):
-//   iwpp-table1   the GPU queue ladder (gpu-queue-atomic / -scan / -tq) vs initial raster scans
+//   iwpp-table1   the GPU queue ladder (gpu-queue-atomic / -warp-atomic / -scan / -tq) vs raster scans
 //   iwpp-table2   EDT speedup over seq vs image size
 //   iwpp-fig10    omp-tiled vs omp-nontiled speedup over seq vs threads
 //   iwpp-fig11    FH_GPU (gpu-queue-tq, gpu-opt) vs SR_GPU (gpu-sr) vs image size
@@ -28,6 +28,9 @@ struct Timing {
   std::string scope;     // "kernel": inputs resident on the GPU, CUDA events, L2 flushed before each
                          // sample; "end-to-end": host memory in and out, host clock
   std::vector<double> samples_ms;
+  // Reconstruct queue ladder, kernel scope: each timed sample's Stats::wavefront_ms (the
+  // propagation kernels alone, CUDA events inside the variant); empty elsewhere.
+  std::vector<double> wavefront_ms;
   std::string not_run;   // why it has no samples, "<tag>: <details>" or "no GPU": "absent: ..." (not
                          // registered in this build), "skipped: ...", "error: ..." (it threw),
                          // "wrong output: ..." (failed its check before any timed sample); "" when it ran
@@ -37,22 +40,23 @@ struct Timing {
   bool ran() const { return not_run.empty() && !samples_ms.empty(); }
   // Ran and was not verified, or stopped with an error or a wrong output: the command exits 1.
   bool failed() const;
-  double median_ms() const;  // 0 when it did not run
+  double median_ms() const;            // 0 when it did not run
+  double wavefront_median_ms() const;  // 0 when it did not run or has no wavefront samples
 };
 nlohmann::json to_json(const Timing& t);
 
 // ---- iwpp-table1 ---------------------------------------------------------------------------------
+// The ladder in table order; the paper has columns for the first (Naive), third (PF) and last (TQ).
+extern const char* const kQueueLadder[4];  // gpu-queue-atomic, -warp-atomic, -scan, -tq
 struct LadderRow {
   int raster_scans = 0;
-  std::vector<Timing> queues;  // gpu-queue-atomic, -scan, -tq in kernel scope, in that order
-  // The same three with the reconstruction itself as the marker: init, the same raster scans, a
-  // seed pass that finds nothing and the finalisation. kernel - idle estimates the wavefront phase.
-  std::vector<Timing> idle;
+  std::vector<Timing> queues;  // kQueueLadder in kernel scope, in that order, with wavefront samples
 };
 struct LadderBlock {
   std::string marker;   // opening, frame, ...
   std::string dataset;  // the marker spec
   int connectivity = 4;
+  int blocks_per_sm = 0;  // the queue kernels' launch (Options::queue_blocks_per_sm): 0 = as many as fit
   std::vector<LadderRow> rows;
   Timing reference;     // gpu-opt in kernel scope (it does no raster scans): one line under the block
 };

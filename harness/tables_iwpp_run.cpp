@@ -93,16 +93,21 @@ void host_timing(Timing& t, bool gpu, const Reps& reps, Run run, Check check) {
 // Kernel scope through bench::KernelTimer (its stream, device copies of the inputs, warm-up,
 // event-timed samples with L2 flushed). `prepare(timer)` sets the plan up on timer.stream(),
 // uploads the inputs and returns the compute; `check(stream)` verifies the plan's current output.
-// Checked after the warm-up, before any sample, and again after the samples.
-template <class Prepare, class Check>
-void kernel_timing(Timing& t, int reps, const std::string& nvtx_name, Prepare prepare, Check check) {
+// Checked after the warm-up, before any sample, and again after the samples. after_sample() runs
+// after each timed sample (to read what the plan measured of its own phases).
+template <class Prepare, class Check, class AfterSample>
+void kernel_timing(Timing& t, int reps, const std::string& nvtx_name, Prepare prepare, Check check,
+                   AfterSample after_sample) {
   bench::KernelTimer timer;
   timer.start(prepare(timer), /*warmup=*/1, nvtx_name);
   if (!check(timer.stream())) {
     t.not_run = "wrong output: " + t.verification;
     return;
   }
-  for (int i = 0; i < reps; ++i) t.samples_ms.push_back(timer.sample());
+  for (int i = 0; i < reps; ++i) {
+    t.samples_ms.push_back(timer.sample());
+    after_sample();
+  }
   check(timer.stream());
 }
 
@@ -117,6 +122,11 @@ template <class S>
 json stats_json(const S& s) {
   return {{"initially_queued", s.initially_queued}, {"total_queued", s.total_queued}, {"passes", s.passes},
           {"overflow_reruns", s.overflow_reruns}};
+}
+json stats_json(const reconstruct::Stats& s) {
+  json j = stats_json<reconstruct::Stats>(s);
+  j["wavefront_ms"] = s.wavefront_ms >= 0 ? json(s.wavefront_ms) : json();
+  return j;
 }
 
 // ---- reconstruct ----------------------------------------------------------------------------------
@@ -182,7 +192,11 @@ Timing time_recon(const reconstruct::Variant& v, const HostImage& marker, const 
             reconstruct::DevicePlan* p = plan.get();
             return [p](const std::vector<const void*>& d, cudaStream_t s) { p->compute(d[0], d[1], s); };
           },
-          [&](cudaStream_t s) { return check(plan->result(s)); });
+          [&](cudaStream_t s) { return check(plan->result(s)); },
+          [&] {  // queue variants time their wavefront phase; the others leave -1
+            const double w = plan->device_result().stats.wavefront_ms;
+            if (w >= 0) t.wavefront_ms.push_back(w);
+          });
     } else {
       host_timing(t, v.gpu, reps, [&] { return v.run(marker, mask, opt); }, check);
     }
@@ -237,7 +251,7 @@ Timing time_edt(const edt::Variant& v, const EdtInput& in, const edt::Options& t
             edt::DevicePlan* p = plan.get();
             return [p](const std::vector<const void*>& d, cudaStream_t s) { p->compute(d[0], s); };
           },
-          [&](cudaStream_t s) { return check_edt(t, v, in, plan->result(s), "kernel-scope output"); });
+          [&](cudaStream_t s) { return check_edt(t, v, in, plan->result(s), "kernel-scope output"); }, [] {});
       return;
     }
     auto check_timed = [&](const edt::Result& r) { return check_edt(t, v, in, r, "timed run's distances"); };
@@ -382,49 +396,50 @@ int table1(Run& run) {
     scans.clear();
     for (auto x : parse_list(run.args->get("raster-scans"), "raster-scans", 0, 1000)) scans.push_back(static_cast<int>(x));
   }
-  const char* ladder[3] = {"gpu-queue-atomic", "gpu-queue-scan", "gpu-queue-tq"};
+  // The paper's launch (one block per SM) first, then repix's default (as many as fit).
+  std::vector<int> launches;
+  for (auto x : parse_list(run.args->get("blocks-per-sm", "1,0"), "blocks-per-sm", 0, 64)) launches.push_back(static_cast<int>(x));
   std::vector<LadderBlock> blocks;
   for (const auto& marker : markers) {
-    LadderBlock b;
-    b.marker = marker;
-    b.connectivity = 4;
     Reps once = run.reps;  // seq is only the reference here: one run
     once.cpu = 1;
     const ReconInput in = recon_input(tissue_spec(n, 100, marker), 4, once, "iwpp-table1");
-    b.dataset = in.spec;
     reconstruct::Options opt;
     opt.connectivity = 4;
     const reconstruct::Variant* gpu_opt = lookup(reconstruct::variants(), "gpu-opt");
-    b.reference = gpu_opt ? time_recon(*gpu_opt, in.marker, in.mask, in.reference, opt, "kernel", run.reps)
-                          : absent("reconstruct", "gpu-opt", "kernel");
-    for (int s : scans) {
-      std::fprintf(stderr, "repix table iwpp-table1: %s, %d raster scan pairs...\n", marker.c_str(), s);
-      LadderRow row;
-      row.raster_scans = s;
-      opt.raster_scans = s;
-      for (const char* id : ladder) {
-        const reconstruct::Variant* v = lookup(reconstruct::variants(), id);
-        if (!v) {
-          row.queues.push_back(absent("reconstruct", id, "kernel"));
-          row.idle.push_back(absent("reconstruct", id, "kernel"));
-          continue;
+    const Timing reference = gpu_opt ? time_recon(*gpu_opt, in.marker, in.mask, in.reference, opt, "kernel", run.reps)
+                                     : absent("reconstruct", "gpu-opt", "kernel");
+    for (int launch : launches) {
+      LadderBlock b;
+      b.marker = marker;
+      b.connectivity = 4;
+      b.blocks_per_sm = launch;
+      b.dataset = in.spec;
+      b.reference = reference;
+      opt.queue_blocks_per_sm = launch;
+      for (int s : scans) {
+        std::fprintf(stderr, "repix table iwpp-table1: %s, blocks per SM %d, %d raster scan pairs...\n", marker.c_str(),
+                     launch, s);
+        LadderRow row;
+        row.raster_scans = s;
+        opt.raster_scans = s;
+        for (const char* id : kQueueLadder) {
+          const reconstruct::Variant* v = lookup(reconstruct::variants(), id);
+          row.queues.push_back(v ? time_recon(*v, in.marker, in.mask, in.reference, opt, "kernel", run.reps)
+                                 : absent("reconstruct", id, "kernel"));
         }
-        row.queues.push_back(time_recon(*v, in.marker, in.mask, in.reference, opt, "kernel", run.reps));
-        // The reconstruction as marker: same init and scans, nothing left to propagate.
-        row.idle.push_back(time_recon(*v, in.reference, in.mask, in.reference, opt, "kernel", run.reps));
+        b.rows.push_back(std::move(row));
       }
-      b.rows.push_back(std::move(row));
+      blocks.push_back(std::move(b));
     }
-    blocks.push_back(std::move(b));
   }
   std::cout << iwpp_table1(run.paper, blocks, run.meta, run.out_dir, run.wall_s());
   std::fprintf(stderr, "repix table iwpp-table1: %.1f s\n", run.wall_s());
   for (const auto& b : blocks) {
     if (b.reference.failed()) return 1;
     for (const auto& r : b.rows)
-      for (const auto* list : {&r.queues, &r.idle})
-        for (const auto& t : *list)
-          if (t.failed()) return 1;
+      for (const auto& t : r.queues)
+        if (t.failed()) return 1;
   }
   return 0;
 }
@@ -712,7 +727,8 @@ struct TableDef {
 
 const std::vector<TableDef>& defs() {
   static const std::vector<TableDef> d = {
-      {"iwpp-table1", " [--markers opening,frame] [--raster-scans 7,9,...]", {"markers", "raster-scans"}, table1},
+      {"iwpp-table1", " [--markers opening,frame] [--raster-scans 7,9,...] [--blocks-per-sm 1,0]",
+       {"markers", "raster-scans", "blocks-per-sm"}, table1},
       {"iwpp-table2", "", {}, table2},
       {"iwpp-fig10", " [--threads 1,2,4]", {"threads"}, fig10},
       {"iwpp-fig11", "", {}, fig11},

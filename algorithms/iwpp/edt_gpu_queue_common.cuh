@@ -46,7 +46,7 @@ template <iwpp::QueuePolicy P>
 class TileEngineFor final : public TileEngine {
  public:
   void setup(std::int64_t domain, std::int64_t capacity) override {
-    queue_.setup(domain, capacity, iwpp::propagate_blocks<P, EdtStep>());
+    queue_.setup(domain, capacity, iwpp::propagate_blocks<P, EdtStep>(domain));
   }
   iwpp::EpisodeStats run(const EdtStep& step, const SeedLaunch& seed, cudaStream_t stream) override {
     return iwpp::run_episodes<P>(queue_, step, seed, stream);
@@ -63,6 +63,7 @@ std::unique_ptr<TileEngine> make_tile_engine() {
   return std::make_unique<TileEngineFor<P>>();
 }
 extern template std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::atomic>();
+extern template std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::warp_atomic>();
 extern template std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::scan>();
 extern template std::unique_ptr<TileEngine> make_tile_engine<iwpp::QueuePolicy::thread_queue>();
 

@@ -5,6 +5,7 @@ namespace repix::edt {
 
 void append_gpu_variants(std::vector<Variant>& v) {
   v.push_back(gpu_queue_atomic_variant());
+  v.push_back(gpu_queue_warp_atomic_variant());
   v.push_back(gpu_queue_scan_variant());
   v.push_back(gpu_queue_tq_variant());
   v.push_back(gpu_exact_rowfill_variant());

@@ -99,6 +99,7 @@ void launch_frontier(const TileGeom& g, const std::int64_t* sites, const iwpp::Q
 std::unique_ptr<gpu_queue::TileEngine> engine_for(iwpp::QueuePolicy policy) {
   switch (policy) {
     case iwpp::QueuePolicy::atomic: return gpu_queue::make_tile_engine<iwpp::QueuePolicy::atomic>();
+    case iwpp::QueuePolicy::warp_atomic: return gpu_queue::make_tile_engine<iwpp::QueuePolicy::warp_atomic>();
     case iwpp::QueuePolicy::scan: return gpu_queue::make_tile_engine<iwpp::QueuePolicy::scan>();
     case iwpp::QueuePolicy::thread_queue: return gpu_queue::make_tile_engine<iwpp::QueuePolicy::thread_queue>();
   }

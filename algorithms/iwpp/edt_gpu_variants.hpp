@@ -25,6 +25,7 @@ Result run_gpu_variant(const char* nvtx_name, DevicePlan&& plan, const HostImage
 
 // One factory per GPU variant file.
 Variant gpu_queue_atomic_variant();    // edt_gpu_queue_atomic.cu
+Variant gpu_queue_warp_atomic_variant();  // edt_gpu_queue_warp_atomic.cu
 Variant gpu_queue_scan_variant();      // edt_gpu_queue_scan.cu
 Variant gpu_queue_tq_variant();        // edt_gpu_queue_tq.cu
 Variant gpu_exact_rowfill_variant();   // edt_gpu_exact_rowfill.cpp

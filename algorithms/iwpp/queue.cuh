@@ -8,7 +8,10 @@
 //     paper's GBQ): the items queued in one round are the input of the next; the block stops when a
 //     round queues nothing. Blocks never wait for each other.
 //   - how a round appends to the block's queue is the ablation step (Table 1):
-//       atomic:       one global atomicAdd per queued element (Hong et al.'s AddQueue);
+//       atomic:       one global atomicAdd per queued element (Hong et al.'s AddQueue, the paper's
+//                     Naive queue), one hardware atomic per element (see AtomicTail);
+//       warp_atomic:  the same source as `atomic` compiled as nvcc does by itself: ptxas turns a
+//                     warp-uniform atomicAdd into one atomic per warp (the step the compiler takes);
 //       scan:         a block-wide prefix sum (CUB BlockScan) per dequeued batch, no atomics;
 //       thread_queue: per-thread queues in shared memory, flushed by a warp prefix sum and one
 //                     shared-memory atomic per warp, only when a thread's queue is nearly full.
@@ -26,6 +29,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <string>
 
 #include "core/gpu.hpp"
 #include "iwpp/queue_policy.hpp"
@@ -112,15 +117,25 @@ struct SharedTail {
   }
 };
 
-template <int kMaxFanout>
-struct BlockEnqueue<QueuePolicy::atomic, kMaxFanout> : QueueOut {
+// A per-block tail in global memory, one atomicAdd per enqueue (atomic and warp_atomic policies).
+// ptxas aggregates an atomicAdd whose address it can prove warp-uniform (here: the block's tail)
+// by itself: VOTEU.ANY + UPOPC, one ATOMG by the leader lane, the others' slots by POPC of the
+// lower lanes (the SASS of the plain form shows it). That is a real optimisation, but it is not
+// the paper's Naive queue, whose cost Table 1 measures. With kPerElement the address gets
+// threadIdx.x / blockDim.x added: 0 in every thread, but not provably warp-uniform, so every
+// enqueue is its own ATOMG (scripts/device-check's sass stage checks both forms in the SASS).
+template <bool kPerElement>
+struct AtomicTail : QueueOut {
   struct Shared {
     unsigned long long n_out;
   };
   Shared& sh;
   unsigned long long* tail;  // this block's global tail
 
-  __device__ BlockEnqueue(Shared& s, unsigned long long* t, unsigned long long c) : sh(s), tail(t) { cap = c; }
+  __device__ AtomicTail(Shared& s, unsigned long long* t, unsigned long long c)
+      : sh(s), tail(kPerElement ? t + threadIdx.x / blockDim.x : t) {
+    cap = c;
+  }
   __device__ void start_round(std::uint32_t* o) { out = o; }  // *tail is 0 here (see finish_round)
   __device__ void operator()(std::uint32_t item) { put(atomicAdd(tail, 1ull), item); }
   __device__ void end_batch() {}
@@ -132,6 +147,16 @@ struct BlockEnqueue<QueuePolicy::atomic, kMaxFanout> : QueueOut {
     __syncthreads();  // sh is rewritten by the next finish_round
     return n < cap ? n : cap;
   }
+};
+
+template <int kMaxFanout>
+struct BlockEnqueue<QueuePolicy::atomic, kMaxFanout> : AtomicTail<true> {
+  using AtomicTail<true>::AtomicTail;
+};
+
+template <int kMaxFanout>
+struct BlockEnqueue<QueuePolicy::warp_atomic, kMaxFanout> : AtomicTail<false> {
+  using AtomicTail<false>::AtomicTail;
 };
 
 // The running tail lives in the scan's block-prefix callback (called by the first warp with each
@@ -237,7 +262,7 @@ __global__ void __launch_bounds__(kQueueThreads) propagate_kernel(QueueView q, S
   unsigned long long n_in = hi - lo;
   std::uint32_t* region = q.store + b * 2ull * q.block_cap;
   unsigned long long* tail = q.tails + b;
-  if (threadIdx.x == 0) *tail = 0ull;  // atomic policy: the tail starts each round at 0
+  if (threadIdx.x == 0) *tail = 0ull;  // atomic policies: the tail starts each round at 0
   __syncthreads();
 
   Enq enq(sh, tail, q.block_cap);
@@ -290,6 +315,8 @@ class QueueBuffers {
     store_.allocate(static_cast<std::size_t>(2ull * block_cap_ * static_cast<unsigned long long>(blocks_)));
     tails_.allocate(static_cast<std::size_t>(blocks_));
     ctr_.allocate(1);
+    if (!start_) start_ = std::make_unique<CudaEvent>();
+    if (!end_) end_ = std::make_unique<CudaEvent>();
   }
   int blocks() const { return blocks_; }
   QueueView view() const {
@@ -304,6 +331,10 @@ class QueueBuffers {
     return c;
   }
   unsigned long long seed_cap() const { return seed_cap_; }
+  // Events around each propagation kernel (EpisodeStats::propagate_ms); owned through pointers so
+  // that the buffers stay movable.
+  CudaEvent& propagate_start() const { return *start_; }
+  CudaEvent& propagate_end() const { return *end_; }
 
  private:
   int blocks_ = 1;
@@ -311,17 +342,26 @@ class QueueBuffers {
   DeviceBuffer<std::uint32_t> seeds_, store_;
   DeviceBuffer<unsigned long long> tails_;
   DeviceBuffer<QueueCounters> ctr_;
+  std::unique_ptr<CudaEvent> start_, end_;
 };
 
-// Blocks of the propagation kernel: as many as can be resident at once on this device.
+// Blocks of the propagation kernel: as many as can be resident at once on this device, or
+// blocks_per_sm per multiprocessor when that is given (> 0; never more than fit: the paper's
+// Table 1 runs one block per SM), and never more than one per kQueueThreads elements of the
+// domain (the blocks split the initial queue; a tile of a few hundred pixels needs no thousand
+// blocks, and each launched block costs a pass over the episode's rounds).
 template <QueuePolicy P, class Step>
-int propagate_blocks() {
+int propagate_blocks(std::int64_t domain, int blocks_per_sm = 0) {
+  if (blocks_per_sm < 0) throw Error("queue: blocks per SM must be >= 0 (0 = as many as fit), got " + std::to_string(blocks_per_sm));
   int dev = 0, sms = 0, per_sm = 0;
   REPIX_CUDA(cudaGetDevice(&dev));
   REPIX_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, propagate_kernel<P, Step>,
                                                            kQueueThreads, 0));
-  return std::max(1, sms * std::max(1, per_sm));
+  per_sm = std::max(1, per_sm);
+  if (blocks_per_sm > 0) per_sm = std::min(per_sm, blocks_per_sm);
+  const std::int64_t by_domain = std::max<std::int64_t>(1, (domain + kQueueThreads - 1) / kQueueThreads);
+  return static_cast<int>(std::min<std::int64_t>(std::int64_t(sms) * per_sm, by_domain));
 }
 
 struct EpisodeStats {
@@ -329,6 +369,7 @@ struct EpisodeStats {
   std::int64_t total_queued = 0;
   std::int64_t rounds = 0;
   std::int64_t overflow_reruns = 0;
+  double propagate_ms = 0;  // GPU time of the propagation kernels (CUDA events), seed kernels excluded
 };
 
 // Runs episodes until one completes without overflow: seed(view, stream) launches the caller's
@@ -346,9 +387,12 @@ EpisodeStats run_episodes(QueueBuffers& qb, const Step& step, Seed&& seed, cudaS
     if (first) st.initially_queued = stored;
     st.total_queued += stored;
     if (stored == 0) break;  // nothing can propagate: the state is stable
+    qb.propagate_start().record(s);
     propagate_kernel<P, Step><<<qb.blocks(), kQueueThreads, 0, s>>>(qb.view(), step);
     REPIX_CUDA_LAUNCH();
-    const QueueCounters c1 = qb.counters(s);
+    qb.propagate_end().record(s);
+    const QueueCounters c1 = qb.counters(s);  // synchronises: both events have completed
+    st.propagate_ms += qb.propagate_end().ms_since(qb.propagate_start());
     st.total_queued += static_cast<std::int64_t>(c1.total);
     st.rounds += static_cast<std::int64_t>(c1.rounds);
     if (!c1.overflow) break;

@@ -4,8 +4,9 @@
 
 namespace repix::iwpp {
 
-// Table 1's ablation ladder: atomic (Naive), scan (PF), thread_queue (TQ). queue.cuh says how each
-// appends to a block's queue.
-enum class QueuePolicy { atomic, scan, thread_queue };
+// Table 1's ablation ladder: atomic (Naive: one hardware atomic per queued element), warp_atomic
+// (the same source as the compiler builds it by default: one atomic per warp), scan (PF),
+// thread_queue (TQ). queue.cuh says how each appends to a block's queue.
+enum class QueuePolicy { atomic, warp_atomic, scan, thread_queue };
 
 }  // namespace repix::iwpp

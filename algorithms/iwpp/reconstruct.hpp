@@ -34,6 +34,8 @@ struct Options {
   int cpu_group_threads = 0;       // multi-device: OpenMP threads per CPU group; 0 = share the cores out
   int raster_scans = 1;            // hybrid variants: raster+anti-raster pairs before the queue phase
   std::int64_t queue_capacity = 0; // queue variants: elements; 0 = automatic. Overflow re-runs.
+  int queue_blocks_per_sm = 0;     // queue variants: persistent blocks per SM; 0 = as many as fit
+                                   // (the paper's Table 1 ran 1 per SM)
 };
 
 // Counters the paper's Table 1 reports, and what a run did.
@@ -42,6 +44,8 @@ struct Stats {
   std::int64_t total_queued = 0;      // every enqueue over the whole run
   std::int64_t passes = 0;            // raster passes / dilation iterations / propagation rounds
   std::int64_t overflow_reruns = 0;   // queue overflows that restarted from the current state
+  double wavefront_ms = -1;           // queue variants: GPU time of the propagation kernels (the paper's
+                                      // "wavefront phase", CUDA events); -1 where not measured
   iwpp::TiledRun tiled;               // multi-device: tiles, phase times, per-worker counters
 };
 

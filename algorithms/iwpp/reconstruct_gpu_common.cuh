@@ -367,9 +367,10 @@ U read_device(const U* d, cudaStream_t s) {
   return h;
 }
 
-// ---- the FH_GPU queue ladder (gpu-queue-atomic / -scan / -tq) -----------------------------------
+// ---- the FH_GPU queue ladder (gpu-queue-atomic / -warp-atomic / -scan / -tq) ---------------------
 // init -> Options::raster_scans raster + anti-raster passes -> episodes of (seed, propagate) until
-// one completes without overflow (queue.cuh) -> keys back to values.
+// one completes without overflow (queue.cuh) -> keys back to values. Stats::wavefront_ms is the
+// propagation kernels' time (the paper's Table 1 times that phase only).
 
 template <class T, iwpp::QueuePolicy P>
 class LadderImpl final : public TypedPlan<T> {
@@ -379,7 +380,7 @@ class LadderImpl final : public TypedPlan<T> {
     g_ = g;
     raster_scans_ = opt.raster_scans;
     J_.allocate(static_cast<std::size_t>(g.n()));
-    queue_.setup(g.n(), opt.queue_capacity, iwpp::propagate_blocks<P, ReconStep<T>>());
+    queue_.setup(g.n(), opt.queue_capacity, iwpp::propagate_blocks<P, ReconStep<T>>(g.n(), opt.queue_blocks_per_sm));
   }
   void compute(const T* marker, const T* mask, T* out, Stats& st, cudaStream_t s) override {
     {
@@ -407,6 +408,7 @@ class LadderImpl final : public TypedPlan<T> {
       st.total_queued = es.total_queued;
       st.passes = raster_scans_ + es.rounds;
       st.overflow_reruns = es.overflow_reruns;
+      st.wavefront_ms = es.propagate_ms;
     }
     finalize_kernel<T, std::uint32_t><<<grid2d(g_), dim3(kBlockX, kBlockY), 0, s>>>(J_.get(), out, g_);
     REPIX_CUDA_LAUNCH();

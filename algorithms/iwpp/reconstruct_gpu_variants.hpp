@@ -12,6 +12,7 @@ namespace gpu {
 Variant gpu_naive_variant();         // reconstruct_gpu_naive.cu
 Variant gpu_sr_variant();            // reconstruct_gpu_sr.cu
 Variant gpu_queue_atomic_variant();  // reconstruct_gpu_queue_atomic.cu
+Variant gpu_queue_warp_atomic_variant();  // reconstruct_gpu_queue_warp_atomic.cu
 Variant gpu_queue_scan_variant();    // reconstruct_gpu_queue_scan.cu
 Variant gpu_queue_tq_variant();      // reconstruct_gpu_queue_tq.cu
 Variant gpu_opt_variant();           // reconstruct_gpu_opt.cu

@@ -254,6 +254,7 @@ TEST_F(Cli, ReconstructBadInputsAreOneLineErrorsAndLeaveNothing) {
       {"--marker " + path("c.npy") + " --mask " + path("c.npy"), "2D", 1},
       {"--marker " + path("nope.npy") + " --mask " + path("k.npy"), "nope.npy", 1},
       {"--marker " + path("m.npy") + " --mask " + path("k.npy") + " --connectivity 6", "connectivity", 2},
+      {"--marker " + path("m.npy") + " --mask " + path("k.npy") + " --queue-blocks-per-sm=-2", "queue-blocks-per-sm", 2},
       {"--marker " + path("m.npy"), "--mask", 2},
       {"--variant warp-drive --marker " + path("m.npy") + " --mask " + path("k.npy"), "known:", 1},
   };

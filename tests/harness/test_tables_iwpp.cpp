@@ -112,40 +112,50 @@ TEST(TablesIwppPaper, SpeedupFiguresHoldTheTextsNumbers) {
 
 // ---- the builders ------------------------------------------------------------------------------
 
-TEST(TablesIwpp, Table1RatiosAndTheColumnSumAverages) {
+// A ladder timing with whole-run samples and wavefront samples.
+Timing ladder_timing(const std::string& id, std::vector<double> whole, std::vector<double> wavefront) {
+  Timing t = timing(id, "kernel", std::move(whole));
+  t.wavefront_ms = std::move(wavefront);
+  return t;
+}
+
+TEST(TablesIwpp, Table1RatiosAndTheColumnSumAveragesOfTheWavefrontPhase) {
   tables::LadderBlock b;
   b.marker = "frame";
   b.dataset = "tissue:64x64:coverage=100:seed=1:marker=frame";
+  b.blocks_per_sm = 1;
   for (int s : {7, 9}) {
     tables::LadderRow r;
     r.raster_scans = s;
-    // atomic 8 ms, scan 4, tq 2 (N=7) and 12 / 6 / 5 (N=9); idle 1 ms each.
-    const double ms[3] = {s == 7 ? 8.0 : 12.0, s == 7 ? 4.0 : 6.0, s == 7 ? 2.0 : 5.0};
-    const char* ids[3] = {"gpu-queue-atomic", "gpu-queue-scan", "gpu-queue-tq"};
-    for (int i = 0; i < 3; ++i) {
-      r.queues.push_back(timing(ids[i], "kernel", {ms[i], ms[i] + 1, ms[i] - 1}));
-      r.idle.push_back(timing(ids[i], "kernel", {1.0}));
-    }
-    r.queues[2].stats = {{"initially_queued", 1500}, {"total_queued", 2500000}};
+    // Wavefront medians: atomic 8, warp 5, scan 4, tq 2 (N=7) and 12 / 7 / 6 / 5 (N=9); the whole
+    // runs are 10 ms longer (what the ratios must not use).
+    const double ms[4] = {s == 7 ? 8.0 : 12.0, s == 7 ? 5.0 : 7.0, s == 7 ? 4.0 : 6.0, s == 7 ? 2.0 : 5.0};
+    for (int i = 0; i < 4; ++i)
+      r.queues.push_back(ladder_timing(tables::kQueueLadder[i], {ms[i] + 10, ms[i] + 11, ms[i] + 9},
+                                       {ms[i], ms[i] + 1, ms[i] - 1}));
+    r.queues[3].stats = {{"initially_queued", 1500}, {"total_queued", 2500000}};
     b.rows.push_back(r);
   }
   b.reference = timing("gpu-opt", "kernel", {0.5});
   const fs::path dir = fresh_dir("t1");
   const std::string md = tables::iwpp_table1(paper("iwpp-table1"), {b}, meta(true), dir.string());
-  // N=7: paper 685/291 = 2.35, 291/228 = 1.28; ours 8/4 = 2, 4/2 = 2; estimates (7, 3, 1): 2.33, 3.
-  EXPECT_NE(md.find("| 7 | 534K / 1500 | 30.4M / 2.5M | 685 / 8 | 291 / 4 | 228 / 2 | 2.35x / 2.00x | 1.28x / 2.00x "
-                    "| 7.00 / 3.00 / 1.00 | 2.33x | 3.00x | yes |"),
+  EXPECT_NE(md.find("## Marker `frame`, 1 block per SM (the paper's launch)"), std::string::npos) << md;
+  // N=7: paper 685/291 = 2.35, 291/228 = 1.28; ours 8/4 = 2, 4/2 = 2, atomic/warp 8/5 = 1.6.
+  EXPECT_NE(md.find("| 7 | 534K / 1500 | 30.4M / 2.5M | 685 / 8.00 | 5.00 | 291 / 4.00 | 228 / 2.00 | 2.35x / 2.00x "
+                    "| 1.28x / 2.00x | 1.60x | 18.00 / 15.00 / 14.00 / 12.00 | yes |"),
             std::string::npos) << md;
-  // All rows: paper (685+527)/(291+223) = 2.36, (291+223)/(228+175) = 1.28; ours 20/10, 10/7;
-  // estimates (7+11)/(3+5), (3+5)/(1+4).
-  EXPECT_NE(md.find("| all rows | | | | | | 2.36x / 2.00x | 1.28x / 1.43x | | 2.25x | 1.60x | |"), std::string::npos) << md;
-  EXPECT_NE(md.find("gpu-opt (kernel scope; no raster scans, for reference): 0.500 ms"), std::string::npos) << md;
+  // All rows: paper (685+527)/(291+223) = 2.36, (291+223)/(228+175) = 1.28; ours 20/10, 10/7, 20/12.
+  EXPECT_NE(md.find("| all rows | | | | | | | 2.36x / 2.00x | 1.28x / 1.43x | 1.67x | | |"), std::string::npos) << md;
+  EXPECT_NE(md.find("gpu-opt (kernel scope, whole run; no raster scans, for reference): 0.500 ms"), std::string::npos) << md;
   const json j = read_json(dir / "iwpp-table1.json");
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["table"], "iwpp-table1");
+  EXPECT_EQ(j["blocks"][0]["blocks_per_sm"], 1);
   EXPECT_EQ(j["blocks"][0]["rows"].size(), 2u);
   EXPECT_DOUBLE_EQ(j["blocks"][0]["all_rows"]["scan_over_tq"].get<double>(), 10.0 / 7.0);
+  EXPECT_DOUBLE_EQ(j["blocks"][0]["rows"][0]["ours"]["whole_run_ms"]["atomic"].get<double>(), 18.0);
   EXPECT_EQ(j["blocks"][0]["rows"][0]["queues"][0]["samples_ms"].size(), 3u);  // raw samples kept
+  EXPECT_EQ(j["blocks"][0]["rows"][0]["queues"][0]["wavefront_ms"].size(), 3u);
   fs::remove_all(dir);
 }
 
@@ -157,30 +167,34 @@ TEST(TablesIwpp, Table1OfThePapersOwnRowsGivesItsAverages) {
   for (const auto& pr : p["rows"]) {
     tables::LadderRow r;
     r.raster_scans = pr["raster_scans"];
-    for (const char* k : {"atomic_ms", "scan_ms", "tq_ms"}) {
-      r.queues.push_back(timing(k, "kernel", {pr[k].get<double>()}));
-      r.idle.push_back(timing(k, "kernel", {0.0}));
-    }
+    for (const char* k : {"atomic_ms", "atomic_ms", "scan_ms", "tq_ms"})
+      r.queues.push_back(ladder_timing(k, {1.0}, {pr[k].get<double>()}));
     b.rows.push_back(r);
   }
   const std::string md = tables::iwpp_table1(p, {b}, meta(true), "");
-  EXPECT_NE(md.find("| all rows | | | | | | 2.31x / 2.31x | 1.24x / 1.24x | | 2.31x | 1.24x | |"), std::string::npos) << md;
+  EXPECT_NE(md.find("as many blocks as fit on each SM (repix's default launch)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| all rows | | | | | | | 2.31x / 2.31x | 1.24x / 1.24x | 1.00x | | |"), std::string::npos) << md;
 }
 
-TEST(TablesIwpp, Table1MarksWrongOutputsAndMissingGpu) {
+TEST(TablesIwpp, Table1MarksWrongOutputsMissingWavefrontsAndMissingGpu) {
   tables::LadderBlock b;
   b.marker = "opening";
   tables::LadderRow r;
   r.raster_scans = 7;
-  r.queues = {timing("gpu-queue-atomic", "kernel", {3}), timing("gpu-queue-scan", "kernel", {2}, false),
+  r.queues = {ladder_timing("gpu-queue-atomic", {3}, {1}), ladder_timing("gpu-queue-warp-atomic", {3}, {}),
+              timing("gpu-queue-scan", "kernel", {2}, false),
               not_run("gpu-queue-tq", "kernel", "wrong output: MISMATCH vs seq: 1 pixels differ")};
   b.rows.push_back(r);
   b.reference = not_run("gpu-opt", "kernel", "no GPU");
-  const std::string md = tables::iwpp_table1(paper("iwpp-table1"), {b}, meta(false), "");
+  const std::string md = tables::iwpp_table1(paper("iwpp-table1"), {b}, meta(true), "");
   EXPECT_NE(md.find("| NO |"), std::string::npos) << md;
   EXPECT_NE(md.find("gpu-queue-tq (kernel) not timed: wrong output"), std::string::npos) << md;
   EXPECT_NE(md.find("gpu-queue-scan (kernel): MISMATCH"), std::string::npos) << md;
   EXPECT_NE(md.find("for reference): no GPU."), std::string::npos) << md;
+  // A variant that ran without wavefront samples has no wavefront time and no ratio (no sums either).
+  EXPECT_NE(md.find("| 685 / 1.00 | - | 291 / - | 228 / - | 2.35x / - | 1.28x / - | - | 3.00 / 3.00 / 2.00 / - | NO |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| all rows | | | | | | | 2.35x / - | 1.28x / - | - | | |"), std::string::npos) << md;
 }
 
 TEST(TablesIwpp, TimingFailedCoversWrongOutputsAndErrorsOnly) {
@@ -346,13 +360,22 @@ TEST_F(TablesIwppCli, EveryTableRunsSmall) {
     EXPECT_TRUE(j["env"].is_object()) << id;
     EXPECT_TRUE(j["tool"].contains("git_sha")) << id;
     if (std::string(id) == "iwpp-table1") {
-      ASSERT_EQ(j["blocks"].size(), 2u);  // opening and frame
+      ASSERT_EQ(j["blocks"].size(), 4u);  // opening and frame, each at 1 block per SM and at the default launch
+      EXPECT_EQ(j["blocks"][0]["blocks_per_sm"], 1);
+      EXPECT_EQ(j["blocks"][1]["blocks_per_sm"], 0);
       for (const auto& b : j["blocks"]) {
         EXPECT_EQ(b["rows"].size(), 7u);
-        for (const auto& row : b["rows"])
+        for (const auto& row : b["rows"]) {
+          ASSERT_EQ(row["queues"].size(), 4u);
           for (const auto& q : row["queues"])
-            if (q["not_run"] == "") EXPECT_TRUE(q["verified"].get<bool>()) << q.dump();
-            else EXPECT_TRUE(q["not_run"] == "no GPU" && !gpu_available()) << q.dump();
+            if (q["not_run"] == "") {
+              EXPECT_TRUE(q["verified"].get<bool>()) << q.dump();
+              // Every timed sample has its wavefront time (0 when nothing was left to queue).
+              EXPECT_EQ(q["wavefront_ms"].size(), q["samples_ms"].size()) << q.dump();
+            } else {
+              EXPECT_TRUE(q["not_run"] == "no GPU" && !gpu_available()) << q.dump();
+            }
+        }
       }
     } else {
       EXPECT_FALSE(j["rows"].empty()) << id;
@@ -392,7 +415,8 @@ TEST_F(TablesIwppCli, MultiDeviceFiguresNeedTheVariant) {
 TEST_F(TablesIwppCli, UsageErrors) {
   for (const char* args : {"table iwpp-table2 --sizes huge", "table iwpp-table2 --sizes 0", "table iwpp-fig10 --markers x",
                            "table iwpp-fig13 --sizes 64,96", "table iwpp-table1 --out a --out-dir b",
-                           "table iwpp-table2 --reps 0", "table iwpp-fig10 --threads 2,x"}) {
+                           "table iwpp-table2 --reps 0", "table iwpp-fig10 --threads 2,x",
+                           "table iwpp-table1 --blocks-per-sm -1", "table iwpp-table1 --blocks-per-sm 1,x"}) {
     const CliRun r = run(args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
     EXPECT_NE(r.out.find("usage error"), std::string::npos) << args << ": " << r.out;

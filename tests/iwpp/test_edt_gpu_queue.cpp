@@ -1,4 +1,4 @@
-// The edt queue ladder (gpu-queue-atomic / -scan / -tq) and its tile API (TilePropagator):
+// The edt queue ladder (gpu-queue-atomic / -warp-atomic / -scan / -tq) and its tile API (TilePropagator):
 // check_propagation vs seq-exact on seeded inputs and edge shapes (1x1, 1xN, Nx1, one off the
 // 256-thread blocks and the 32x8 pixel blocks, non-square), end to end and through the plan,
 // with forced tiny queue capacities (reruns > 0, still right); the tile API on windows of a
@@ -27,12 +27,18 @@ namespace {
 #define REPIX_REQUIRE_GPU() \
   if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
 
-const char* const kLadder[] = {"gpu-queue-atomic", "gpu-queue-scan", "gpu-queue-tq"};
-const iwpp::QueuePolicy kPolicies[] = {iwpp::QueuePolicy::atomic, iwpp::QueuePolicy::scan,
-                                       iwpp::QueuePolicy::thread_queue};
+const char* const kLadder[] = {"gpu-queue-atomic", "gpu-queue-warp-atomic", "gpu-queue-scan", "gpu-queue-tq"};
+const iwpp::QueuePolicy kPolicies[] = {iwpp::QueuePolicy::atomic, iwpp::QueuePolicy::warp_atomic,
+                                       iwpp::QueuePolicy::scan, iwpp::QueuePolicy::thread_queue};
 
 std::string policy_name(iwpp::QueuePolicy p) {
-  return p == iwpp::QueuePolicy::atomic ? "atomic" : p == iwpp::QueuePolicy::scan ? "scan" : "thread_queue";
+  switch (p) {
+    case iwpp::QueuePolicy::atomic: return "atomic";
+    case iwpp::QueuePolicy::warp_atomic: return "warp_atomic";
+    case iwpp::QueuePolicy::scan: return "scan";
+    case iwpp::QueuePolicy::thread_queue: return "thread_queue";
+  }
+  return "?";
 }
 
 std::vector<HostImage> ladder_inputs() {
@@ -76,7 +82,7 @@ TEST(EdtGpuQueue, RegistryHasTheLadderBeforeTheExactVariants) {
   std::vector<std::string> ids;
   for (const edt::Variant& v : edt::variants())
     if (v.gpu) ids.push_back(v.id);
-  const std::vector<std::string> want = {"gpu-queue-atomic", "gpu-queue-scan", "gpu-queue-tq", "gpu-exact-rowfill",
+  const std::vector<std::string> want = {"gpu-queue-atomic", "gpu-queue-warp-atomic", "gpu-queue-scan", "gpu-queue-tq", "gpu-exact-rowfill",
                                          "gpu-exact-envelope", "gpu-opt", "multi-device"};
   EXPECT_EQ(ids, want);
   for (const char* id : kLadder) {

@@ -288,6 +288,39 @@ TEST(ReconstructGpu, RasterScanCounts) {
   }
 }
 
+// The queue kernels' launch (Options::queue_blocks_per_sm: the paper's one block per SM, a few, or
+// as many as fit) changes how the initial queue is split, never the result; queue variants time
+// their wavefront phase (>= 0, > 0 when something propagated), the others report -1.
+TEST(ReconstructGpu, QueueLaunchesAndWavefrontTime) {
+  REPIX_REQUIRE_GPU();
+  const Pair pairs[] = {make_pair(DType::u8, Shape::d2(300, 200), Kind::frame, kLevels, 61),
+                        make_pair(DType::f32, Shape::d2(65, 63), Kind::maze, kLevels, 62),
+                        make_pair(DType::u16, Shape::d2(257, 3), Kind::random, kLevels, 63)};
+  for (const Pair& p : pairs)
+    for (int blocks_per_sm : {1, 2, 0})
+      for (int conn : {4, 8}) {
+        Options opt;
+        opt.connectivity = conn;
+        opt.queue_blocks_per_sm = blocks_per_sm;
+        for (const Variant* v : gpu_variants()) {
+          const Result r = v->run(p.marker, p.mask, opt);
+          const std::string what = v->id + " on " + p.what + " blocks/SM " + std::to_string(blocks_per_sm) +
+                                   " conn=" + std::to_string(conn);
+          EXPECT_EQ(compare_with_oracle(p, r.image, conn), "") << what;
+          if (is_queue_variant(*v)) {
+            EXPECT_GE(r.stats.wavefront_ms, 0.0) << what;
+            if (r.stats.total_queued > r.stats.initially_queued) EXPECT_GT(r.stats.wavefront_ms, 0.0) << what;
+          } else {
+            EXPECT_EQ(r.stats.wavefront_ms, -1.0) << what;
+          }
+        }
+      }
+  Options bad;
+  bad.queue_blocks_per_sm = -1;
+  for (const Variant* v : gpu_variants())
+    if (is_queue_variant(*v)) EXPECT_THROW(v->run(pairs[0].marker, pairs[0].mask, bad), Error) << v->id;
+}
+
 // One plan, set up once, computes twice on different inputs (and the result of each is exact).
 TEST(ReconstructGpu, PlanReuse) {
   REPIX_REQUIRE_GPU();
@@ -330,7 +363,7 @@ TEST(ReconstructGpu, PlanSetupRejectsWhatItCannotIndex) {
 TEST(ReconstructGpu, RegistryHasTheLadderInOrder) {
   std::vector<std::string> ids;
   for (const Variant* v : gpu_variants()) ids.push_back(v->id);
-  const std::vector<std::string> want = {"gpu-naive",      "gpu-sr",       "gpu-queue-atomic",
+  const std::vector<std::string> want = {"gpu-naive",      "gpu-sr",       "gpu-queue-atomic", "gpu-queue-warp-atomic",
                                          "gpu-queue-scan", "gpu-queue-tq", "gpu-opt", "multi-device"};
   EXPECT_EQ(ids, want);
 }
