@@ -248,49 +248,54 @@ test::WindowPropagator gpu_window_propagator(edt::TilePropagator& tile, const Ho
   return p;
 }
 
+// The tile tests run once per queue policy (one test each: the tiny capacities make thousands of
+// re-seeded episodes, which compute-sanitizer runs one test per process, in parallel).
+class EdtGpuQueueTile : public ::testing::TestWithParam<iwpp::QueuePolicy> {};
+INSTANTIATE_TEST_SUITE_P(Policies, EdtGpuQueueTile, ::testing::ValuesIn(kPolicies),
+                         [](const ::testing::TestParamInfo<iwpp::QueuePolicy>& i) { return policy_name(i.param); });
+
 // One window of a larger image: global sites of background pixels inside the window, a fixed
 // point inside it, seeded like the CPU's init_window on the same window, nothing written
 // outside the window's buffer; propagate_frontier after knocking sites out restores a fixed point.
-TEST(EdtGpuQueue, TileWindowOfALargerImage) {
+TEST_P(EdtGpuQueueTile, WindowOfALargerImage) {
   REPIX_REQUIRE_GPU();
   const HostImage img = datasets::generate("blobs:300x200:radius=9:fill=0.5:seed=31");
   const std::vector<std::uint8_t> bg = edt::background_mask(img, 1);
   const edt::Window windows[] = {{37, 21, 190, 150}, {0, 0, 1, 200}, {299, 199, 300, 200}, {3, 150, 300, 151},
                                  {44, 0, 257, 200}};
-  for (iwpp::QueuePolicy policy : kPolicies) {
-    for (std::int64_t cap : {0, 5}) {
-      edt::TilePropagator tile;
-      tile.setup(260, 200, policy, cap);  // windows of up to 52000 pixels
-      CudaStream stream;
-      const test::WindowPropagator p = gpu_window_propagator(tile, img, stream);
-      for (const edt::Window& w : windows) {
-        const std::string what = policy_name(policy) + " capacity " + std::to_string(cap) + " " + test::window_name(w);
-        tile.reset_stats();
-        std::vector<std::int64_t> sites = p.init(w, test::window_input(img, w));
-        EXPECT_EQ(test::window_fixed_point_violation(img, w, sites), "") << what;
-        std::vector<std::int64_t> vr(bg.size());
-        edt::Fifo q;
-        const std::int64_t contour = edt::init_window(bg.data(), img.shape().nx, img.shape().ny, w, vr.data(), q);
-        if (cap == 0) EXPECT_EQ(tile.stats().initially_queued, contour) << what;
-        if (cap > 0 && contour > cap) EXPECT_GT(tile.stats().overflow_reruns, 0) << what;
-        // Knock out every third foreground pixel's site (a valid partial state: sites only
-        // improve from there) and let the frontier bring the window back to a fixed point.
-        for (std::size_t i = 0; i < sites.size(); i += 3)
-          if (sites[i] != edt::kNoSite && edt::sq_to_site(w.x0 + static_cast<std::int64_t>(i) % (w.x1 - w.x0),
-                                                          w.y0 + static_cast<std::int64_t>(i) / (w.x1 - w.x0), sites[i]) > 0)
-            sites[i] = edt::kNoSite;
-        GuardedSites d(pixels(w));
-        d.upload(sites);
-        tile.propagate_frontier(w, d.window(), stream.get());
-        EXPECT_EQ(test::window_fixed_point_violation(img, w, d.download(what + " frontier")), "") << what << " frontier";
-      }
+  const iwpp::QueuePolicy policy = GetParam();
+  for (std::int64_t cap : {0, 5}) {
+    edt::TilePropagator tile;
+    tile.setup(260, 200, policy, cap);  // windows of up to 52000 pixels
+    CudaStream stream;
+    const test::WindowPropagator p = gpu_window_propagator(tile, img, stream);
+    for (const edt::Window& w : windows) {
+      const std::string what = policy_name(policy) + " capacity " + std::to_string(cap) + " " + test::window_name(w);
+      tile.reset_stats();
+      std::vector<std::int64_t> sites = p.init(w, test::window_input(img, w));
+      EXPECT_EQ(test::window_fixed_point_violation(img, w, sites), "") << what;
+      std::vector<std::int64_t> vr(bg.size());
+      edt::Fifo q;
+      const std::int64_t contour = edt::init_window(bg.data(), img.shape().nx, img.shape().ny, w, vr.data(), q);
+      if (cap == 0) EXPECT_EQ(tile.stats().initially_queued, contour) << what;
+      if (cap > 0 && contour > cap) EXPECT_GT(tile.stats().overflow_reruns, 0) << what;
+      // Knock out every third foreground pixel's site (a valid partial state: sites only
+      // improve from there) and let the frontier bring the window back to a fixed point.
+      for (std::size_t i = 0; i < sites.size(); i += 3)
+        if (sites[i] != edt::kNoSite && edt::sq_to_site(w.x0 + static_cast<std::int64_t>(i) % (w.x1 - w.x0),
+                                                        w.y0 + static_cast<std::int64_t>(i) / (w.x1 - w.x0), sites[i]) > 0)
+          sites[i] = edt::kNoSite;
+      GuardedSites d(pixels(w));
+      d.upload(sites);
+      tile.propagate_frontier(w, d.window(), stream.get());
+      EXPECT_EQ(test::window_fixed_point_violation(img, w, d.download(what + " frontier")), "") << what << " frontier";
     }
   }
 }
 
 // Windows combined by border rounds through the tile API (as the multi-device engine does) pass
 // check_propagation on the whole image; with tiny capacities too (propagate_from overflows).
-TEST(EdtGpuQueue, TileWindowsWithBorderRoundsPassPropertyChecks) {
+TEST_P(EdtGpuQueueTile, WindowsWithBorderRoundsPassPropertyChecks) {
   REPIX_REQUIRE_GPU();
   std::vector<test::Split> splits;
   splits.push_back({datasets::generate("blobs:300x200:radius=11:fill=0.45:seed=41"), {0, 128, 300}, {0, 77, 200}});
@@ -299,18 +304,18 @@ TEST(EdtGpuQueue, TileWindowsWithBorderRoundsPassPropertyChecks) {
   for (const test::Split& s : splits) {
     const HostImage& img = s.img;
     const edt::Result exact = edt::run_seq_exact(img, {});
-    for (iwpp::QueuePolicy policy : kPolicies)
-      for (std::int64_t cap : {0, 2}) {
-        edt::TilePropagator tile;
-        tile.setup(img.shape().nx, img.shape().ny, policy, cap);
-        CudaStream stream;
-        const test::TiledRun run = test::run_tiled(img, s.xcuts, s.ycuts, gpu_window_propagator(tile, img, stream));
-        const edt::Result got = edt::result_from_packed(img.shape(), run.sites, true, 1);
-        const edt::Check c = edt::check_propagation(img, exact, got);
-        EXPECT_TRUE(c.ok) << test::describe(img) << " " << policy_name(policy) << " capacity " << cap << ": " << c.first_violation;
-        EXPECT_GT(run.border_rounds, 0) << test::describe(img);
-        if (cap > 0) EXPECT_GT(tile.stats().overflow_reruns, 0) << test::describe(img) << " " << policy_name(policy);
-      }
+    const iwpp::QueuePolicy policy = GetParam();
+    for (std::int64_t cap : {0, 2}) {
+      edt::TilePropagator tile;
+      tile.setup(img.shape().nx, img.shape().ny, policy, cap);
+      CudaStream stream;
+      const test::TiledRun run = test::run_tiled(img, s.xcuts, s.ycuts, gpu_window_propagator(tile, img, stream));
+      const edt::Result got = edt::result_from_packed(img.shape(), run.sites, true, 1);
+      const edt::Check c = edt::check_propagation(img, exact, got);
+      EXPECT_TRUE(c.ok) << test::describe(img) << " " << policy_name(policy) << " capacity " << cap << ": " << c.first_violation;
+      EXPECT_GT(run.border_rounds, 0) << test::describe(img);
+      if (cap > 0) EXPECT_GT(tile.stats().overflow_reruns, 0) << test::describe(img) << " " << policy_name(policy);
+    }
   }
 }
 

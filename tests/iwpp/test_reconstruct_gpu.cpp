@@ -290,31 +290,37 @@ TEST(ReconstructGpu, RasterScanCounts) {
 
 // The queue kernels' launch (Options::queue_blocks_per_sm: the paper's one block per SM, a few, or
 // as many as fit) changes how the initial queue is split, never the result; queue variants time
-// their wavefront phase (>= 0, > 0 when something propagated), the others report -1.
-TEST(ReconstructGpu, QueueLaunchesAndWavefrontTime) {
+// their wavefront phase (>= 0, > 0 when something propagated), the others report -1. One test
+// per launch (compute-sanitizer runs one test per process, in parallel).
+class ReconstructGpuLaunch : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(BlocksPerSm, ReconstructGpuLaunch, ::testing::Values(1, 2, 0),
+                         [](const ::testing::TestParamInfo<int>& i) {
+                           return i.param == 0 ? std::string("AsManyAsFit") : "Per" + std::to_string(i.param);
+                         });
+TEST_P(ReconstructGpuLaunch, QueueLaunchesAndWavefrontTime) {
   REPIX_REQUIRE_GPU();
   const Pair pairs[] = {make_pair(DType::u8, Shape::d2(300, 200), Kind::frame, kLevels, 61),
                         make_pair(DType::f32, Shape::d2(65, 63), Kind::maze, kLevels, 62),
                         make_pair(DType::u16, Shape::d2(257, 3), Kind::random, kLevels, 63)};
+  const int blocks_per_sm = GetParam();
   for (const Pair& p : pairs)
-    for (int blocks_per_sm : {1, 2, 0})
-      for (int conn : {4, 8}) {
-        Options opt;
-        opt.connectivity = conn;
-        opt.queue_blocks_per_sm = blocks_per_sm;
-        for (const Variant* v : gpu_variants()) {
-          const Result r = v->run(p.marker, p.mask, opt);
-          const std::string what = v->id + " on " + p.what + " blocks/SM " + std::to_string(blocks_per_sm) +
-                                   " conn=" + std::to_string(conn);
-          EXPECT_EQ(compare_with_oracle(p, r.image, conn), "") << what;
-          if (is_queue_variant(*v)) {
-            EXPECT_GE(r.stats.wavefront_ms, 0.0) << what;
-            if (r.stats.total_queued > r.stats.initially_queued) EXPECT_GT(r.stats.wavefront_ms, 0.0) << what;
-          } else {
-            EXPECT_EQ(r.stats.wavefront_ms, -1.0) << what;
-          }
+    for (int conn : {4, 8}) {
+      Options opt;
+      opt.connectivity = conn;
+      opt.queue_blocks_per_sm = blocks_per_sm;
+      for (const Variant* v : gpu_variants()) {
+        const Result r = v->run(p.marker, p.mask, opt);
+        const std::string what = v->id + " on " + p.what + " blocks/SM " + std::to_string(blocks_per_sm) +
+                                 " conn=" + std::to_string(conn);
+        EXPECT_EQ(compare_with_oracle(p, r.image, conn), "") << what;
+        if (is_queue_variant(*v)) {
+          EXPECT_GE(r.stats.wavefront_ms, 0.0) << what;
+          if (r.stats.total_queued > r.stats.initially_queued) EXPECT_GT(r.stats.wavefront_ms, 0.0) << what;
+        } else {
+          EXPECT_EQ(r.stats.wavefront_ms, -1.0) << what;
         }
       }
+    }
   Options bad;
   bad.queue_blocks_per_sm = -1;
   for (const Variant* v : gpu_variants())
