@@ -139,7 +139,8 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
           "| warp-atomic ms | PF = scan ms (paper / ours) | TQ = tq ms (paper / ours) | atomic/scan (paper / ours) "
           "| scan/tq (paper / ours) | atomic/warp-atomic | whole run ms atomic / warp / scan / tq | verified |\n"
        << "| ---: | --- | --- | --- | ---: | --- | --- | --- | --- | ---: | --- | --- |\n";
-    // Column sums over the rows where the paper (its three columns) or we (all four) have every value.
+    // Column sums; a side's all-rows ratios need that side's values (the paper's three columns, our
+    // four) in every row.
     double paper_sum[4] = {0, 0, 0, 0}, ours_sum[4] = {0, 0, 0, 0};
     bool paper_all = true, ours_all = true;
     json jrows = json::array();

@@ -123,7 +123,8 @@ struct SharedTail {
 // lower lanes (the SASS of the plain form shows it). That is a real optimisation, but it is not
 // the paper's Naive queue, whose cost Table 1 measures. With kPerElement the address gets
 // threadIdx.x / blockDim.x added: 0 in every thread, but not provably warp-uniform, so every
-// enqueue is its own ATOMG (scripts/device-check's sass stage checks both forms in the SASS).
+// enqueue is its own ATOMG (scripts/check-queue-sass, run by device-check's build stage, checks
+// both forms in the SASS).
 template <bool kPerElement>
 struct AtomicTail : QueueOut {
   struct Shared {
@@ -352,7 +353,8 @@ class QueueBuffers {
 // blocks, and each launched block costs a pass over the episode's rounds).
 template <QueuePolicy P, class Step>
 int propagate_blocks(std::int64_t domain, int blocks_per_sm = 0) {
-  if (blocks_per_sm < 0) throw Error("queue: blocks per SM must be >= 0 (0 = as many as fit), got " + std::to_string(blocks_per_sm));
+  if (blocks_per_sm < 0)
+    throw Error("queue: blocks per SM must be >= 0 (0 = as many as fit), got " + std::to_string(blocks_per_sm));
   int dev = 0, sms = 0, per_sm = 0;
   REPIX_CUDA(cudaGetDevice(&dev));
   REPIX_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
