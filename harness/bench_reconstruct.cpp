@@ -59,16 +59,21 @@ std::string reconstruct_mismatch(const HostImage& got, const HostImage& want) {
   return o.str();
 }
 
-namespace {
-
-nlohmann::json stats_json(const reconstruct::Stats& s, int connectivity) {
+nlohmann::json reconstruct_stats_json(const reconstruct::Stats& s) {
   nlohmann::json j = {{"initially_queued", s.initially_queued},
                       {"total_queued", s.total_queued},
                       {"passes", s.passes},
                       {"overflow_reruns", s.overflow_reruns},
-                      {"wavefront_ms", s.wavefront_ms >= 0 ? nlohmann::json(s.wavefront_ms) : nlohmann::json()},
-                      {"connectivity", connectivity}};
+                      {"wavefront_ms", s.wavefront_ms >= 0 ? nlohmann::json(s.wavefront_ms) : nlohmann::json()}};
   harness::add_tiled(j, s.tiled);
+  return j;
+}
+
+namespace {
+
+nlohmann::json stats_json(const reconstruct::Stats& s, int connectivity) {
+  nlohmann::json j = reconstruct_stats_json(s);
+  j["connectivity"] = connectivity;
   return j;
 }
 

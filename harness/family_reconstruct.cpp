@@ -10,7 +10,7 @@
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/family.hpp"
-#include "harness/tiled_json.hpp"
+#include "harness/iwpp_verify.hpp"
 #include "iwpp/reconstruct.hpp"
 
 namespace repix::bench {
@@ -81,14 +81,7 @@ int run(const Args& a) {
                               {"connectivity", opt.connectivity},
                               {"clip", opt.clip},
                               {"ms", ms},
-                              {"stats",
-                               {{"initially_queued", r.stats.initially_queued},
-                                {"total_queued", r.stats.total_queued},
-                                {"passes", r.stats.passes},
-                                {"overflow_reruns", r.stats.overflow_reruns},
-                                {"wavefront_ms", r.stats.wavefront_ms >= 0 ? nlohmann::json(r.stats.wavefront_ms)
-                                                                           : nlohmann::json()}}}};
-    harness::add_tiled(j["stats"], r.stats.tiled);
+                              {"stats", bench::reconstruct_stats_json(r.stats)}};
     write_file_atomic(json_out, j.dump(1) + "\n");
   }
   return 0;

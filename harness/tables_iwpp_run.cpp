@@ -123,11 +123,7 @@ json stats_json(const S& s) {
   return {{"initially_queued", s.initially_queued}, {"total_queued", s.total_queued}, {"passes", s.passes},
           {"overflow_reruns", s.overflow_reruns}};
 }
-json stats_json(const reconstruct::Stats& s) {
-  json j = stats_json<reconstruct::Stats>(s);
-  j["wavefront_ms"] = s.wavefront_ms >= 0 ? json(s.wavefront_ms) : json();
-  return j;
-}
+json stats_json(const reconstruct::Stats& s) { return bench::reconstruct_stats_json(s); }
 
 // ---- reconstruct ----------------------------------------------------------------------------------
 
