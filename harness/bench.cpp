@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <deque>
 #include <iostream>
+#include <memory>
 
 #include "core/error.hpp"
 #include "core/gpu.hpp"
@@ -13,10 +14,15 @@
 #include "datasets/datasets.hpp"
 #include "harness/env.hpp"
 #include "harness/family.hpp"
+#include "harness/journal.hpp"
+#include "harness/json_fields.hpp"
 #include "harness/peers.hpp"
 #include "harness/registry.hpp"
 
 namespace repix::bench {
+
+using json_fields::field_or;
+using nlohmann::json;
 
 const HostImage& DatasetCache::get(const std::string& spec) {
   if (spec != spec_ || !img_) {
@@ -187,6 +193,24 @@ void record_dataset(Context& ctx, const report::DatasetInfo& info) {
   ctx.dataset_infos.push_back(info);
 }
 
+report::Report report_from_journal(const journal::Journal& j) {
+  report::Report rep;
+  rep.tool = field_or(j.header, "tool", json::object());
+  rep.command = field_or(j.header, "command", "");
+  rep.env = field_or(j.header, "env", json::object());
+  try {
+    for (const journal::Record* r : j.all("bounds"))
+      for (const auto& b : r->data) rep.bounds.push_back(report::bound_from_json(b));
+    for (const journal::Record* r : j.all("dataset")) rep.datasets.push_back(report::dataset_from_json(r->data));
+    for (const journal::Record* r : j.all("result")) rep.results.push_back(report::result_from_json(r->data));
+  } catch (const Error& e) {
+    throw Error("journal '" + j.path + "': " + e.what());
+  }
+  rep.provenance = {{"rebuilt_from_journal", j.path}, {"results", rep.results.size()},
+                    {"torn_last_line_ignored", j.torn_tail}};
+  return rep;
+}
+
 int run(const Request& req, report::Report* out) {
   if (req.family_datasets.empty()) throw Error("bench: no family and dataset to run");
   for (const auto& [fam, specs] : req.family_datasets) registry::check_family(fam);
@@ -195,6 +219,13 @@ int run(const Request& req, report::Report* out) {
   rep.tool = env::tool_info();
   rep.command = req.command;
   rep.env = env::capture_environment();
+  // Every result goes to a journal the moment it is complete (journal.hpp): the caller's, or our
+  // own beside the report, removed once the report is written.
+  std::unique_ptr<journal::Writer> own_journal;
+  if (!req.journal && !req.out_path.empty())
+    own_journal = std::make_unique<journal::Writer>(journal::path_for(req.out_path), "bench", "bench",
+                                                    json{{"command", rep.command}, {"tool", rep.tool}, {"env", rep.env}});
+  journal::Writer* const jw = req.journal ? req.journal : own_journal.get();
   nlohmann::json clocks_before;
   timing::Bandwidths bandwidths;
   if (gpu) {
@@ -213,6 +244,20 @@ int run(const Request& req, report::Report* out) {
     family::find(fam).add_bench_cases(contexts.back(), cases);
   }
   add_bounds(contexts.front(), rep);
+  if (jw && !rep.bounds.empty()) {
+    json bounds = json::array();
+    for (const auto& b : rep.bounds) bounds.push_back(report::to_json(b));
+    jw->append("bounds", "", bounds);
+  }
+  // Datasets are described as the cases first load them; each goes to the journal once.
+  std::size_t journalled_datasets = 0;
+  auto journal_new_datasets = [&] {
+    std::size_t seen = 0;
+    for (const Context& ctx : contexts)
+      for (const auto& d : ctx.dataset_infos)
+        if (seen++ >= journalled_datasets) jw->append("dataset", d.spec, report::to_json(d));
+    journalled_datasets = seen;
+  };
 
   // Google Benchmark runs the cases: one iteration = one sample, time = our measured sample.
   std::vector<std::string> argv_store = {"repix-bench"};
@@ -227,7 +272,7 @@ int run(const Request& req, report::Report* out) {
     const auto& r = c.result;
     const std::string name = r.family + "/" + r.variant + "/" + r.dataset + "/" + r.scope;
     const int n = c.gpu ? req.gpu_samples : req.cpu_samples;
-    benchmark::RegisterBenchmark(name.c_str(), [&c](benchmark::State& state) {
+    benchmark::RegisterBenchmark(name.c_str(), [&c, &contexts, jw, &journal_new_datasets](benchmark::State& state) {
       try {
         c.prepare();
       } catch (const peers::Unsupported& e) {
@@ -240,13 +285,29 @@ int run(const Request& req, report::Report* out) {
         state.SkipWithError(c.result.verification.c_str());
         return;
       }
-      for (auto _ : state) {
-        const double ms = c.sample();
-        c.result.samples_ms.push_back(ms);
-        state.SetIterationTime(ms * 1e-3);
+      report::Result& res = c.result;
+      try {
+        for (auto _ : state) {
+          const double ms = c.sample();
+          res.samples_ms.push_back(ms);
+          state.SetIterationTime(ms * 1e-3);
+        }
+        c.finish();
+        // Complete here, so that the journal holds the result as the report will.
+        report::finalize(res, 1e9);
+      } catch (const std::exception& e) {  // nothing may escape into Google Benchmark's loop
+        res.samples_ms.clear();
+        res.verification = std::string("error: ") + e.what();
+        state.SkipWithError(res.verification.c_str());
+        return;
       }
-      c.finish();
-      state.counters["verified"] = c.result.verified ? 1 : 0;
+      state.counters["verified"] = res.verified ? 1 : 0;
+      const double gbs = bound_gbs(contexts.front(), res.bound);
+      if (gbs > 0 && c.bytes_per_item > 0) res.pct_of_bound = 100.0 * res.throughput * c.bytes_per_item / gbs;
+      if (jw) {
+        journal_new_datasets();
+        jw->append("result", res.family + "/" + res.variant + "/" + res.dataset + "/" + res.scope, report::to_json(res));
+      }
     })->UseManualTime()->Iterations(n)->Unit(benchmark::kMillisecond);
   }
   benchmark::RunSpecifiedBenchmarks();
@@ -266,10 +327,6 @@ int run(const Request& req, report::Report* out) {
       }
       continue;
     }
-    report::finalize(r, 1e9);
-    const double gbs = bound_gbs(contexts.front(), r.bound);
-    if (gbs > 0 && c.bytes_per_item > 0)
-      r.pct_of_bound = 100.0 * r.throughput * c.bytes_per_item / gbs;
     if (!r.verified) all_ok = false;
     rep.results.push_back(r);
   }
@@ -277,12 +334,13 @@ int run(const Request& req, report::Report* out) {
     for (const auto& d : ctx.dataset_infos) rep.datasets.push_back(d);
   if (gpu && env::record_clocks(rep.env, clocks_before, env::gpu_clock_snapshot()))
     std::fprintf(stderr, "repix bench: warning: GPU clocks sagged during the run: %s\n",
-                 rep.env["gpu"].value("clocks_sagged_why", std::string()).c_str());
+                 field_or(rep.env["gpu"], "clocks_sagged_why", std::string()).c_str());
   std::cout << "\n" << report::summary_table(rep) << std::flush;
   if (!req.out_path.empty()) {
     report::write_report(rep, req.out_path);
     std::fprintf(stderr, "repix bench: report written to %s\n", req.out_path.c_str());
   }
+  if (own_journal) own_journal->done();
   if (out) *out = rep;
   if (!all_ok) std::fprintf(stderr, "repix bench: error: some results are not verified\n");
   return all_ok ? 0 : 1;

@@ -11,6 +11,7 @@
 
 #include "core/gpu.hpp"
 #include "core/image.hpp"
+#include "harness/journal.hpp"
 #include "harness/peers.hpp"
 #include "harness/report.hpp"
 #include "harness/timing.hpp"
@@ -34,6 +35,10 @@ struct Request {
   std::vector<std::string> gbench_args;  // e.g. --benchmark_filter=...
   std::string command;                 // recorded in the report
   int connectivity = 8;                // reconstruct family: 4 or 8 (each result's extra records it)
+  // Where each result, bound and dataset goes the moment it is measured (journal.hpp): this
+  // writer (a table's journal) when given, else a journal beside out_path that the bench removes
+  // once the report is written; none without either.
+  journal::Writer* journal = nullptr;
 };
 
 // One timed (family, variant, dataset, scope) combination.
@@ -132,5 +137,10 @@ void record_dataset(Context& ctx, const report::DatasetInfo& info);
 
 // Runs the whole bench; returns 0 when every result is verified, 1 otherwise.
 int run(const Request& req, report::Report* out = nullptr);
+
+// The report a bench (or a table that runs one) had measured when its journal ends: tool, command
+// and environment from the header, then every bound, dataset and result record. Its provenance
+// names the journal. Throws repix::Error on a damaged record.
+report::Report report_from_journal(const journal::Journal& j);
 
 }  // namespace repix::bench

@@ -22,6 +22,7 @@
 #include "harness/bench.hpp"
 #include "harness/env.hpp"
 #include "harness/family.hpp"
+#include "harness/journal.hpp"
 #include "harness/registry.hpp"
 #include "harness/report.hpp"
 #include "harness/suites.hpp"
@@ -42,7 +43,11 @@ commands:
         [--out PATH|auto] [--connectivity 4|8] [--gpus N] [--cpu-groups N] [--cpu-group-threads N]
         [--benchmark_filter=REGEX ...]   verify and time variants, write a JSON report
                                          (--gpus/--cpu-groups/...: multi-device's workers)
+  bench --from R.json.partial.jsonl [--out R.json]
+                                         the report of what an unfinished bench had measured
   table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)
+  table ID --from ID.partial.jsonl [--out-dir DIR]
+                                         the table of what an unfinished table run had measured
   compare A.json B.json                  two reports side by side with ratios
   profile FAMILY --variant V --dataset SPEC [--iterations N]
                                          a fixed number of NVTX-ranged runs for Nsight
@@ -106,7 +111,29 @@ int cmd_run(const Args& a) {
   return family::find(a.positional[0]).run(a);
 }
 
+// `repix bench --from J [--out R]`: the report of what an unfinished bench had measured.
+int bench_from_journal(const Args& a) {
+  a.only({"from", "out"});
+  const std::string from = a.get("from");
+  const journal::Journal j = journal::read(from, "bench");
+  std::string out = a.get("out");
+  const std::string suffix = journal::path_for("");
+  if (out.empty() && from.size() > suffix.size() && from.compare(from.size() - suffix.size(), suffix.size(), suffix) == 0)
+    out = from.substr(0, from.size() - suffix.size());
+  if (out.empty()) throw UsageError("give --out for the report built from '" + from + "'");
+  const report::Report rep = bench::report_from_journal(j);
+  if (rep.results.empty()) throw Error("the journal '" + from + "' holds no result yet: no report to build");
+  std::cout << report::summary_table(rep) << std::flush;
+  report::write_report(rep, out);
+  std::fprintf(stderr, "repix bench: %zu results from the journal %s%s; report written to %s\n", rep.results.size(),
+               from.c_str(), j.torn_tail ? " (its cut-off last line ignored)" : "", out.c_str());
+  const bool all_ok = std::all_of(rep.results.begin(), rep.results.end(), [](const auto& r) { return r.verified; });
+  if (!all_ok) std::fprintf(stderr, "repix bench: error: some results are not verified\n");
+  return all_ok ? 0 : 1;
+}
+
 int cmd_bench(int argc, char** argv, const Args& a) {
+  if (a.has("from")) return bench_from_journal(a);
   a.only({"family", "variants", "variant", "exclude", "dataset", "datasets", "suite", "scopes",
           "samples", "cpu-samples", "warmup", "out", "connectivity", "gpus", "cpu-groups", "cpu-group-threads"});
   bench::Request req;

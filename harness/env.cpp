@@ -26,8 +26,11 @@
 #include <vector>
 
 #include "core/gpu.hpp"
+#include "harness/json_fields.hpp"
 
 namespace repix::env {
+
+using json_fields::field_or;
 
 using nlohmann::json;
 
@@ -419,31 +422,49 @@ json tool_info() {
   t["version"] = REPIX_VERSION;
   const char* env_sha = std::getenv("REPIX_GIT_SHA");
   const char* env_dirty = std::getenv("REPIX_GIT_DIRTY");
+  t["git_dirty"] = env_dirty ? parse_dirty_flag(env_dirty) : json(nullptr);
   if (env_sha && *env_sha) {
     t["git_sha"] = trim(env_sha);
-    t["git_dirty"] = env_dirty ? parse_dirty_flag(env_dirty) : json(nullptr);
     t["git_source"] = "env";
     return t;
   }
-  t["git_sha"] = "unknown";
-  t["git_dirty"] = env_dirty ? parse_dirty_flag(env_dirty) : json(nullptr);
-  t["git_source"] = "unknown";
   // Only trust git when REPIX_SOURCE_DIR is itself the top of a work tree: a copy of the sources
   // without .git that happens to lie inside some other repository must not borrow its sha.
   const std::string dir = REPIX_SOURCE_DIR;
   const std::string git = "git -C " + shell_quote(dir) + " ";
   std::string top, sha, status;
-  if (!run_command(git + "rev-parse --show-toplevel 2>/dev/null", &top)) return t;
   std::error_code ec;
-  if (!std::filesystem::equivalent(trim(top), dir, ec) || ec) return t;
-  if (!run_command(git + "rev-parse HEAD 2>/dev/null", &sha) || trim(sha).empty()) return t;
-  t["git_sha"] = trim(sha);
-  t["git_source"] = "git";
-  if (!env_dirty) {
-    if (run_command(git + "status --porcelain 2>/dev/null", &status))
+  if (run_command(git + "rev-parse --show-toplevel 2>/dev/null", &top) &&
+      std::filesystem::equivalent(trim(top), dir, ec) && !ec &&
+      run_command(git + "rev-parse HEAD 2>/dev/null", &sha) && !trim(sha).empty()) {
+    t["git_sha"] = trim(sha);
+    t["git_source"] = "git";
+    if (!env_dirty && run_command(git + "status --porcelain 2>/dev/null", &status))
       t["git_dirty"] = !trim(status).empty();
+    return t;
   }
+  // A source archive (`git archive`, "download ZIP") names its commit in .repix-source, read at
+  // configure time; whether its files were edited after unpacking is unknown (git_dirty null).
+  if (*REPIX_ARCHIVE_SHA) {
+    t["git_sha"] = REPIX_ARCHIVE_SHA;
+    t["git_source"] = "archive";
+    t["archive_date"] = REPIX_ARCHIVE_DATE;
+    return t;
+  }
+  t["git_sha"] = "unknown";
+  t["git_source"] = "unknown";
   return t;
+}
+
+std::string describe_source(const json& tool) {
+  using json_fields::field_or;
+  const std::string sha = field_or(tool, "git_sha", "unknown");
+  const std::string source = field_or(tool, "git_source", "");
+  std::string s = sha == "unknown" || sha.empty() ? "unversioned source" : sha.substr(0, 12);
+  const json dirty = tool.is_object() && tool.contains("git_dirty") ? tool["git_dirty"] : json();
+  if (dirty.is_boolean() && dirty.get<bool>()) s += " (dirty)";
+  else if (source == "archive") s += " (source archive)";
+  return s;
 }
 
 json capture_environment() {
@@ -552,7 +573,7 @@ json gpu_clock_snapshot(int cuda_device, const char* nvml_library) {
 bool clocks_sagged(const json& before, const json& after, std::string* why) {
   if (why) why->clear();
   auto available = [](const json& s) {
-    return s.is_object() && s.value("available", false) == true;
+    return s.is_object() && field_or(s, "available", false) == true;
   };
   if (!available(before) || !available(after)) return false;
   std::vector<std::string> parts;

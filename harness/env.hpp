@@ -11,11 +11,17 @@
 namespace repix::env {
 
 // {"name": "repix", "version": "0.1.0", "git_sha": "<40 hex>|unknown", "git_dirty": true|false|null,
-//  "git_source": "env"|"git"|"unknown"}.
+//  "git_source": "env"|"git"|"archive"|"unknown"} (+ "archive_date" for an archive).
 // The environment variables REPIX_GIT_SHA and REPIX_GIT_DIRTY (1/0, true/false, yes/no) win over
 // git (the GPU machines get a copy of the tree without .git); otherwise `git -C REPIX_SOURCE_DIR`
-// is asked. git_dirty is null when unknown; untracked (non-ignored) files count as dirty.
+// is asked; without a work tree there, a source archive's commit (.repix-source, filled in by
+// `git archive`) is used. git_dirty is null when unknown (always for an archive: its files may
+// have been edited after unpacking); untracked (non-ignored) files count as dirty.
 nlohmann::json tool_info();
+// One line about the source a tool_info() came from, for table and report headers:
+// "0123456789ab", "0123456789ab (dirty)", "0123456789ab (source archive)", "unversioned source".
+// Any field may be missing, null or mistyped (reports from elsewhere).
+std::string describe_source(const nlohmann::json& tool);
 
 // The report's "env" object: {"gpu", "cpu", "os", "memory", "build", "hostname", "timestamp"}.
 // "gpu" describes the current CUDA device, or is {"available": false, "reason": ...}.

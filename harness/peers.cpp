@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/gpu.hpp"
 #include "datasets/io.hpp"
+#include "harness/json_fields.hpp"
 
 #ifdef REPIX_HAVE_NPP
 namespace repix::peers::npp {
@@ -125,7 +126,7 @@ PeerRun run_python(const Peer& peer, const std::vector<const HostImage*>& inputs
     const auto j = nlohmann::json::parse(last_line(p.out));
     r.samples_ms = j.at("samples_ms").get<std::vector<double>>();
     r.scope = j.at("scope");
-    r.version = j.value("version", "");
+    r.version = json_fields::field_or(j, "version", "");
   } catch (const std::exception& e) {
     throw Error("peer " + peer.id + ": unreadable result line: " + e.what());
   }

@@ -12,6 +12,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "harness/env.hpp"
 
 namespace repix::report {
 
@@ -233,15 +234,10 @@ std::string gpu_name(const Report& r) {
   return json_str(*g, "name", "unknown GPU");
 }
 
-// "repix 0.1.0 @ 0123456789ab+dirty, NVIDIA H100 80GB HBM3, 2025-01-31T12:34:56Z"
+// "repix 0.1.0 @ 0123456789ab (dirty), NVIDIA H100 80GB HBM3, 2025-01-31T12:34:56Z"
 std::string describe(const Report& r) {
   std::string s = json_str(r.tool, "name", "repix") + " " + json_str(r.tool, "version", "?");
-  const std::string sha = json_str(r.tool, "git_sha", "unknown");
-  s += " @ " + (sha.size() > 12 && sha != "unknown" ? sha.substr(0, 12) : sha);
-  if (r.tool.is_object()) {
-    const auto d = r.tool.find("git_dirty");
-    if (d != r.tool.end() && d->is_boolean() && d->get<bool>()) s += "+dirty";
-  }
+  s += " @ " + env::describe_source(r.tool);
   s += ", " + gpu_name(r);
   const std::string ts = json_str(r.env, "timestamp");
   if (!ts.empty()) s += ", " + ts;
@@ -265,6 +261,44 @@ Key key_of(const Result& x) { return {x.family, x.variant, x.dataset, x.scope}; 
 
 // ---- JSON -----------------------------------------------------------------------------------------
 
+json to_json(const DatasetInfo& d) {
+  return {{"spec", d.spec}, {"shape", d.shape}, {"dtype", d.dtype}, {"hash", d.hash},
+          {"elements", d.elements}, {"distinct_values", d.distinct_values}};
+}
+
+json to_json(const Bound& b) {
+  return {{"name", b.name}, {"unit", b.unit}, {"value", num(b.value)}, {"how", b.how}};
+}
+
+json to_json(const Result& x) {
+  json o = json::object();
+  o["family"] = x.family;
+  o["variant"] = x.variant;
+  o["dataset"] = x.dataset;
+  o["scope"] = x.scope;
+  json samples = json::array();
+  for (double v : x.samples_ms) samples.push_back(num(v));
+  o["samples_ms"] = std::move(samples);
+  o["median_ms"] = num(x.median_ms);
+  o["q1_ms"] = num(x.q1_ms);
+  o["q3_ms"] = num(x.q3_ms);
+  o["min_ms"] = num(x.min_ms);
+  o["items"] = num(x.items);
+  o["unit"] = x.unit;
+  o["throughput"] = num(x.throughput);
+  o["pct_of_bound"] = x.pct_of_bound ? num(*x.pct_of_bound) : json(nullptr);
+  o["bound"] = x.bound;
+  o["verified"] = x.verified;
+  o["verification"] = x.verification;
+  o["errors"] = x.errors.is_null() ? json::object() : x.errors;
+  o["extra"] = x.extra.is_null() ? json::object() : x.extra;
+  return o;
+}
+
+DatasetInfo dataset_from_json(const json& j) { return dataset_from(j, "dataset"); }
+Bound bound_from_json(const json& j) { return bound_from(j, "bound"); }
+Result result_from_json(const json& j) { return result_from(j, "result"); }
+
 json to_json(const Report& r) {
   json j = json::object();
   j["schema_version"] = r.schema_version;
@@ -272,45 +306,15 @@ json to_json(const Report& r) {
   j["command"] = r.command;
   j["env"] = r.env.is_null() ? json::object() : r.env;
   json ds = json::array();
-  for (const auto& d : r.datasets) {
-    ds.push_back({{"spec", d.spec},
-                  {"shape", d.shape},
-                  {"dtype", d.dtype},
-                  {"hash", d.hash},
-                  {"elements", d.elements},
-                  {"distinct_values", d.distinct_values}});
-  }
+  for (const auto& d : r.datasets) ds.push_back(to_json(d));
   j["datasets"] = std::move(ds);
   json bs = json::array();
-  for (const auto& b : r.bounds)
-    bs.push_back({{"name", b.name}, {"unit", b.unit}, {"value", num(b.value)}, {"how", b.how}});
+  for (const auto& b : r.bounds) bs.push_back(to_json(b));
   j["bounds"] = std::move(bs);
   json rs = json::array();
-  for (const auto& x : r.results) {
-    json o = json::object();
-    o["family"] = x.family;
-    o["variant"] = x.variant;
-    o["dataset"] = x.dataset;
-    o["scope"] = x.scope;
-    json samples = json::array();
-    for (double v : x.samples_ms) samples.push_back(num(v));
-    o["samples_ms"] = std::move(samples);
-    o["median_ms"] = num(x.median_ms);
-    o["q1_ms"] = num(x.q1_ms);
-    o["q3_ms"] = num(x.q3_ms);
-    o["min_ms"] = num(x.min_ms);
-    o["items"] = num(x.items);
-    o["unit"] = x.unit;
-    o["throughput"] = num(x.throughput);
-    o["pct_of_bound"] = x.pct_of_bound ? num(*x.pct_of_bound) : json(nullptr);
-    o["bound"] = x.bound;
-    o["verified"] = x.verified;
-    o["verification"] = x.verification;
-    o["errors"] = x.errors.is_null() ? json::object() : x.errors;
-    o["extra"] = x.extra.is_null() ? json::object() : x.extra;
-    rs.push_back(std::move(o));
-  }
+  for (const auto& x : r.results) rs.push_back(to_json(x));
   j["results"] = std::move(rs);
+  if (!r.provenance.is_null()) j["provenance"] = r.provenance;
   return j;
 }
 
@@ -337,6 +341,7 @@ Report from_json(const json& j) {
   for (std::size_t i = 0; i < bs.size(); ++i) r.bounds.push_back(bound_from(bs[i], index("bounds", i)));
   const json& rs = get_array(j, "", "results");
   for (std::size_t i = 0; i < rs.size(); ++i) r.results.push_back(result_from(rs[i], index("results", i)));
+  if (j.contains("provenance")) r.provenance = j["provenance"];
   return r;
 }
 
@@ -422,6 +427,9 @@ void finalize(Result& r, double items_per_unit) {
 std::string summary_table(const Report& r) {
   std::ostringstream o;
   o << "# " << describe(r) << "\n";
+  if (!r.provenance.is_null())
+    o << "# rebuilt from the journal " << json_str(r.provenance, "rebuilt_from_journal", "?")
+      << " of a run that did not finish\n";
   if (const std::string w = sag_warning(r); !w.empty()) o << "# " << w << "\n";
   if (r.results.empty()) {
     o << "(no results)\n";

@@ -55,9 +55,21 @@ struct Report {
   std::vector<DatasetInfo> datasets;
   std::vector<Bound> bounds;
   std::vector<Result> results;
+  // Null for a report written by the run that measured it; for one rebuilt from a journal
+  // (`repix bench --from`): {"rebuilt_from_journal": path, "results": n, "torn_last_line_ignored"}.
+  // Written as "provenance" only when set (an optional field of schema 1).
+  nlohmann::json provenance;
 };
 
 nlohmann::json to_json(const Report& r);
+// The parts on their own (bench journals keep results one by one); the readers throw
+// repix::Error like from_json.
+nlohmann::json to_json(const Result& r);
+nlohmann::json to_json(const DatasetInfo& d);
+nlohmann::json to_json(const Bound& b);
+Result result_from_json(const nlohmann::json& j);
+DatasetInfo dataset_from_json(const nlohmann::json& j);
+Bound bound_from_json(const nlohmann::json& j);
 // Throws repix::Error with the first missing or mistyped field ("results[3].median_ms: ...").
 Report from_json(const nlohmann::json& j);
 // Atomic (temporary file, then rename); creates parent directories.

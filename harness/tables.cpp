@@ -10,12 +10,16 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/find_by_name.hpp"
+#include "harness/env.hpp"
+#include "harness/json_fields.hpp"
 #include "harness/registry.hpp"
 #include "harness/tables_common.hpp"
 #include "harness/tables_ecc.hpp"
 #include "harness/tables_iwpp.hpp"
 
 namespace repix::tables {
+
+using json_fields::path_or;
 
 namespace {
 // An IWPP paper table (tables_iwpp.hpp): same options for all but a few extras.
@@ -80,9 +84,9 @@ std::string ecc_ablation(const report::Report& r, const std::string& out_dir) {
 
   std::ostringstream md;
   nlohmann::json rows = nlohmann::json::array();
-  std::string gpu = r.env.contains("gpu") ? r.env["gpu"].value("name", std::string("?")) : "?";
+  const std::string gpu = path_or(r.env, {"gpu", "name"}, "?");
   md << "# ECC ablation ladder (kernel scope, data in GPU memory)\n\n"
-     << "GPU: " << gpu << "; repix " << r.tool.value("git_sha", std::string("?")).substr(0, 12)
+     << "GPU: " << gpu << "; repix " << env::describe_source(r.tool)
      << "; medians of raw samples, L2 flushed before each. `gain` is over the previous step, "
         "`vs naive` over gpu-naive.\n\n";
   for (const auto& ds : datasets) {

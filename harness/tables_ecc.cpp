@@ -14,6 +14,7 @@
 #include <iostream>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "core/atomic_file.hpp"
@@ -28,10 +29,13 @@
 #include "ecc/smooth.hpp"
 #include "harness/bench.hpp"
 #include "harness/env.hpp"
+#include "harness/json_fields.hpp"
 #include "harness/tables.hpp"
 #include "harness/tables_common.hpp"
 
 namespace repix::tables {
+
+using json_fields::field_or;
 
 using nlohmann::json;
 
@@ -40,13 +44,13 @@ namespace {
 // The paper's rows that cannot be reproduced, with the reason.
 std::string not_reproducible(const json& paper, json& out) {
   std::ostringstream md;
-  for (const auto& row : paper.value("rows", json::array()))
-    if (!row.value("reproducible", true)) {
+  for (const auto& row : field_or(paper, "rows", json::array()))
+    if (!field_or(row, "reproducible", true)) {
       if (out.empty()) md << "\nNot reproducible (listed with the paper's values):\n\n";
-      md << "- " << row.value("input", "") << " " << row.value("shape", "") << ": "
-         << row.value("reason", "") << "\n";
-      out.push_back({{"input", row.value("input", "")}, {"shape", row.value("shape", "")},
-                     {"reason", row.value("reason", "")}, {"paper", row}});
+      md << "- " << field_or(row, "input", "") << " " << field_or(row, "shape", "") << ": "
+         << field_or(row, "reason", "") << "\n";
+      out.push_back({{"input", field_or(row, "input", "")}, {"shape", field_or(row, "shape", "")},
+                     {"reason", field_or(row, "reason", "")}, {"paper", row}});
     }
   return md.str();
 }
@@ -89,7 +93,7 @@ std::string ecc_table1(const json& paper, const report::Report& r, const Meta& m
     datasets::Spec spec = datasets::Spec::parse(ds);
     const std::string shape = spec.shape.str();
     const json* p = paper_row(paper, [&](const json& row) {
-      return row.value("input", "") == spec.kind && row.value("shape", "") == shape;
+      return field_or(row, "input", "") == spec.kind && field_or(row, "shape", "") == shape;
     });
     const report::Result* cpu_io = get(ds, "omp", "with-io");
     const report::Result* cpu_e2e = get(ds, "omp", "end-to-end");
@@ -113,11 +117,11 @@ std::string ecc_table1(const json& paper, const report::Report& r, const Meta& m
     std::vector<std::string> notes;
     for (const report::Result* x : {cpu_io, cpu_e2e, gpu_io, gpu_e2e, kern, stream})
       if (x && !x->verified) verified = false;
-    if (kern && kern->extra.value("used_fallback", false))
+    if (kern && field_or(kern->extra, "used_fallback", false))
       notes.push_back("gpu-opt took its exact sort-based fallback (more distinct values than its 2^21-slot "
                       "global hash table holds): kernel times are the fallback's");
     if (stream)
-      notes.push_back("GPU e2e: gpu-stream on " + ds + ", " + stream->extra.value("source", std::string("streamed")) +
+      notes.push_back("GPU e2e: gpu-stream on " + ds + ", " + field_or(stream->extra, "source", std::string("streamed")) +
                       "; " + stream->verification);
     // Levels matter to the timings (distinct values drive the binning): say them.
     const std::string input = spec.kind + (spec.params.count("levels") ? ", " + spec.params.at("levels") + " levels" : "");
@@ -145,13 +149,13 @@ std::string ecc_table1(const json& paper, const report::Report& r, const Meta& m
   }
   if (!row_notes.empty()) md << "\n" << row_notes;
   std::string missing;
-  for (const auto& row : paper.value("rows", json::array())) {
-    if (!row.value("reproducible", true)) continue;
+  for (const auto& row : field_or(paper, "rows", json::array())) {
+    if (!field_or(row, "reproducible", true)) continue;
     const bool ran = std::any_of(order.begin(), order.end(), [&](const std::string& ds) {
       const datasets::Spec s = datasets::Spec::parse(ds);
-      return row.value("input", "") == s.kind && row.value("shape", "") == s.shape.str();
+      return field_or(row, "input", "") == s.kind && field_or(row, "shape", "") == s.shape.str();
     });
-    if (!ran) missing += (missing.empty() ? "" : ", ") + row.value("input", std::string()) + " " + row.value("shape", std::string());
+    if (!ran) missing += (missing.empty() ? "" : ", ") + field_or(row, "input", std::string()) + " " + field_or(row, "shape", std::string());
   }
   if (!missing.empty())
     md << "\nPaper rows not run at these sizes: " << missing
@@ -188,7 +192,7 @@ std::string ecc_table2(const json& paper, const std::vector<PipelineRun>& runs, 
      << "| ---: | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   json rows = json::array();
   for (const auto& run : runs) {
-    const json* p = paper_row(paper, [&](const json& row) { return row.value("iterations", 0) == run.iterations; });
+    const json* p = paper_row(paper, [&](const json& row) { return field_or(row, "iterations", 0) == run.iterations; });
     auto pv = [&](const char* k) { return p ? p->value(k, json()) : json(); };
     const bool g = run.gpu && run.iterations > 0;
     const json overall = num_or_null(run.setup_ms + run.loop_ms, g);
@@ -222,8 +226,8 @@ std::string ecc_table2(const json& paper, const std::vector<PipelineRun>& runs, 
                     {"verified", run.verified}, {"verification", run.verification}});
   }
   std::string missing;
-  for (const auto& row : paper.value("rows", json::array())) {
-    const int n = row.value("iterations", 0);
+  for (const auto& row : field_or(paper, "rows", json::array())) {
+    const int n = field_or(row, "iterations", 0);
     if (std::none_of(runs.begin(), runs.end(), [&](const PipelineRun& r) { return r.iterations == n; }))
       missing += (missing.empty() ? "" : ", ") + std::to_string(n);
   }
@@ -234,7 +238,7 @@ std::string ecc_table2(const json& paper, const std::vector<PipelineRun>& runs, 
   j["disk_read_ms"] = info.disk_read_ms;
   j["cuda_context_ms"] = info.context_ms >= 0 ? json(info.context_ms) : json();
   j["rows"] = rows;
-  j["paper_notes"] = paper.value("notes", json::array());
+  j["paper_notes"] = field_or(paper, "notes", json::array());
   write_outputs(out_dir, "ecc-table2", md.str(), j);
   return md.str();
 }
@@ -265,8 +269,8 @@ std::string ecc_table3(const json& paper, const std::vector<BatchRun>& runs, dou
   std::map<std::string, std::pair<json, json>> first;  // group -> (paper avg, ours avg) at the smallest N
   for (const auto& run : runs) {
     const json* p = paper_row(paper, [&](const json& row) {
-      return row.value("input", "") == run.input && row.value("shape", "") == run.shape &&
-             row.value("count", 0) == run.count;
+      return field_or(row, "input", "") == run.input && field_or(row, "shape", "") == run.shape &&
+             field_or(row, "count", 0) == run.count;
     });
     auto pv = [&](const char* k) { return p ? p->value(k, json()) : json(); };
     const double n = std::max(1, run.count);
@@ -399,7 +403,9 @@ report::Result stream_from_generator(const std::string& spec_text) {
   return r;
 }
 
-int table1(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
+std::string table1_name(const std::string& sizes) { return sizes == "big" ? "ecc-table1-big" : "ecc-table1"; }
+
+int table1(const cli::Args& a, Meta& meta, const std::string& out_dir, Session& session) {
   const std::string sizes = meta.sizes;
   std::vector<std::string> specs;
   std::vector<std::string> streamed;
@@ -427,7 +433,19 @@ int table1(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
   for (const auto& s : a.all("dataset")) specs.push_back(s);
   report::Report rep;
   int code = 0;
-  if (!specs.empty()) {
+  if (session.replaying()) {
+    // Every bench and streamed result the run had journalled; the datasets without one are missing.
+    rep = bench::report_from_journal(*session.replay());
+    for (const auto& list : {specs, streamed})
+      for (const auto& spec : list) {
+        const std::string ds = datasets::Spec::parse(spec).str();
+        if (std::none_of(rep.results.begin(), rep.results.end(),
+                         [&](const report::Result& r) { return datasets::Spec::parse(r.dataset).str() == ds; }))
+          session.note_missing(ds);
+      }
+    for (const auto& r : rep.results)
+      if (!r.verified) code = 1;
+  } else if (!specs.empty()) {
     bench::Request req;
     req.family_datasets = {{"ecc", specs}};
     req.variants = {"omp", "gpu-opt"};
@@ -437,6 +455,7 @@ int table1(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
     req.warmup = 1;
     req.command = meta.command;
     if (!out_dir.empty()) req.out_path = out_dir + "/ecc-table1-bench.json";
+    req.journal = session.writer();  // each result into the table's journal as it is taken
     code = bench::run(req, &rep);
   } else {
     rep.tool = meta.tool;
@@ -444,13 +463,17 @@ int table1(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
     rep.env = meta.env;
   }
   for (const auto& s : streamed) {
+    if (session.replaying()) break;  // already in the journal's report
     if (!gpu_available()) throw Error("--sizes big streams through the GPU: " + gpu_unavailable_reason());
     rep.results.push_back(stream_from_generator(s));
-    if (!rep.results.back().verified) code = 1;
+    const report::Result& r = rep.results.back();
+    if (session.writer())
+      session.writer()->append("result", r.family + "/" + r.variant + "/" + r.dataset + "/" + r.scope, report::to_json(r));
+    if (!r.verified) code = 1;
   }
+  session.stamp(meta);
   // The out-of-core rows get their own files so they never overwrite the in-core table.
-  std::cout << ecc_table1(ecc_paper(1, a.get("paper")), rep, meta, out_dir,
-                          sizes == "big" ? "ecc-table1-big" : "ecc-table1");
+  std::cout << ecc_table1(ecc_paper(1, a.get("paper")), rep, meta, out_dir, table1_name(sizes));
   return code;
 }
 
@@ -530,7 +553,7 @@ PipelineRun pipeline(const HostImage& img, int iterations, int reps) {
   return run;
 }
 
-int table2(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
+int table2(const cli::Args& a, Meta& meta, const std::string& out_dir, Session& session) {
   const bool quick = meta.sizes == "quick";
   if (meta.sizes != "quick" && meta.sizes != "default" && meta.sizes != "paper")
     throw cli::UsageError("--sizes for ecc-2: quick, default or paper");
@@ -544,33 +567,38 @@ int table2(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
       "separable Gaussian, 13 taps, sigma 2, clamp-to-edge borders, float32, in place (rows then columns, "
       "shared-memory tiles), then rounded to 0.01 like the GRF input (keeps ~1000 ECC bins as in the paper; "
       "unrounded, nearly every pixel would be its own bin)";
-  info.context_ms = context_ms();
-  const HostImage img = datasets::generate(datasets::Spec::parse(spec), gpu_available());
-  if (img.dtype() != DType::f32 || img.shape().ndim != 2)
-    throw Error("ecc-2 needs a float32 2D dataset, got " + dtype_name(img.dtype()) + " " + img.shape().str());
-  {
-    TempDir tmp("ecc-table2");
-    const std::string path = (tmp.path / "input.npy").string();
-    datasets::write_npy(img, path);
-    std::vector<double> reads;
-    for (int i = 0; i < 3; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const HostImage back = datasets::read_npy(path, gpu_available());
-      reads.push_back(ms_since(t0));
-      if (back.content_hash() != img.content_hash()) throw Error("ecc-2: the .npy read back differs");
-    }
-    info.disk_read_ms = median_of(reads);
+  std::optional<HostImage> img;  // only when measuring
+  if (!session.replaying()) {
+    info.context_ms = context_ms();
+    img = datasets::generate(datasets::Spec::parse(spec), gpu_available());
+    if (img->dtype() != DType::f32 || img->shape().ndim != 2)
+      throw Error("ecc-2 needs a float32 2D dataset, got " + dtype_name(img->dtype()) + " " + img->shape().str());
   }
+  info = session.take<PipelineInfo>("input", [&] {
+                   TempDir tmp("ecc-table2");
+                   const std::string path = (tmp.path / "input.npy").string();
+                   datasets::write_npy(*img, path);
+                   std::vector<double> reads;
+                   for (int i = 0; i < 3; ++i) {
+                     const auto t0 = std::chrono::steady_clock::now();
+                     const HostImage back = datasets::read_npy(path, gpu_available());
+                     reads.push_back(ms_since(t0));
+                     if (back.content_hash() != img->content_hash()) throw Error("ecc-2: the .npy read back differs");
+                   }
+                   info.disk_read_ms = median_of(reads);
+                   return info;
+                 }).value_or(info);
   std::vector<PipelineRun> runs;
-  if (gpu_available()) {
-    pipeline(img, 3, 1);  // warm-up: module loading, first allocations, clocks
-    for (int n : counts) {
+  if (img && gpu_available()) pipeline(*img, 3, 1);  // warm-up: module loading, first allocations, clocks
+  for (int n : counts) {
+    const auto run = session.take<PipelineRun>("pipeline x" + std::to_string(n), [&] {
+      if (!gpu_available()) return PipelineRun{n};  // not run: the table says "no GPU"
       std::fprintf(stderr, "repix table ecc-2: pipeline x%d...\n", n);
-      runs.push_back(pipeline(img, n, n <= 100 ? 5 : 1));
-    }
-  } else {
-    for (int n : counts) runs.push_back(PipelineRun{n});
+      return pipeline(*img, n, n <= 100 ? 5 : 1);
+    });
+    if (run) runs.push_back(*run);
   }
+  session.stamp(meta);
   std::cout << ecc_table2(ecc_paper(2, a.get("paper")), runs, info, meta, out_dir);
   for (const auto& r : runs)
     if (r.gpu && !r.verified) {
@@ -666,7 +694,7 @@ BatchRun batch(const std::string& input, const std::string& spec0, int count, in
   return run;
 }
 
-int table3(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
+int table3(const cli::Args& a, Meta& meta, const std::string& out_dir, Session& session) {
   const bool quick = meta.sizes == "quick";
   if (meta.sizes != "quick" && meta.sizes != "default" && meta.sizes != "paper")
     throw cli::UsageError("--sizes for ecc-3: quick, default or paper");
@@ -685,8 +713,9 @@ int table3(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
   } catch (const Error& e) {
     throw cli::UsageError(std::string("--batch-path: ") + e.what());
   }
-  const double ctx = context_ms();
-  TempDir dir("ecc-table3");
+  const double ctx = session.take<double>("cuda context", [] { return context_ms(); }).value_or(-1.0);
+  std::optional<TempDir> dir;  // only when measuring
+  if (!session.replaying()) dir.emplace("ecc-table3");
   std::vector<BatchRun> runs;
   struct Group {
     std::string spec;
@@ -702,10 +731,14 @@ int table3(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
     if (group_path != path)
       std::fprintf(stderr, "repix table ecc-3: %s images are too large for small-kernel: per-image\n", shape.str().c_str());
     for (int n : group.counts) {
-      std::fprintf(stderr, "repix table ecc-3: %s %s x %d...\n", parsed.kind.c_str(), shape.str().c_str(), n);
-      runs.push_back(batch(parsed.kind, group.spec, n, n <= 100 ? 5 : group.reps_above_100, group_path, dir));
+      const auto run = session.take<BatchRun>(parsed.kind + " " + shape.str() + " x" + std::to_string(n), [&] {
+        std::fprintf(stderr, "repix table ecc-3: %s %s x %d...\n", parsed.kind.c_str(), shape.str().c_str(), n);
+        return batch(parsed.kind, group.spec, n, n <= 100 ? 5 : group.reps_above_100, group_path, *dir);
+      });
+      if (run) runs.push_back(*run);
     }
   }
+  session.stamp(meta);
   std::cout << ecc_table3(ecc_paper(3, a.get("paper")), runs, ctx, meta, out_dir);
   int code = 0;
   for (const auto& r : runs)
@@ -720,19 +753,22 @@ int table3(const cli::Args& a, const Meta& meta, const std::string& out_dir) {
 
 const char* ecc_table_usage(int n) {
   switch (n) {
-    case 1: return "[--quick | --sizes quick|default|paper|big] [--dataset SPEC]... [--samples N] [--cpu-samples N] [--out-dir DIR] [--paper P.json]";
-    case 2: return "[--quick | --sizes quick|default|paper] [--iterations 1,10,100] [--dataset SPEC] [--out-dir DIR] [--paper P.json]";
+    case 1: return "[--quick | --sizes quick|default|paper|big] [--dataset SPEC]... [--samples N] [--cpu-samples N] [--out-dir DIR] [--paper P.json] | --from JOURNAL [--out-dir DIR]";
+    case 2: return "[--quick | --sizes quick|default|paper] [--iterations 1,10,100] [--dataset SPEC] [--out-dir DIR] [--paper P.json] | --from JOURNAL [--out-dir DIR]";
     default: return "[--quick | --sizes quick|default|paper] [--counts-2d 1,100] [--counts-3d 1,10] [--dataset-2d SPEC] "
-                    "[--dataset-3d SPEC] [--batch-path auto|small-kernel|per-image] [--out-dir DIR] [--paper P.json]";
+                    "[--dataset-3d SPEC] [--batch-path auto|small-kernel|per-image] [--out-dir DIR] [--paper P.json] | --from JOURNAL [--out-dir DIR]";
   }
 }
 
-int run_ecc_table(int n, const cli::Args& a) {
+int run_ecc_table(int n, const cli::Args& given) {
+  const std::string id = "ecc-" + std::to_string(n);
+  Session session(id, given);
+  const cli::Args& a = session.args();
   a.only({"sizes", "quick", "dataset", "samples", "cpu-samples", "iterations", "counts-2d", "counts-3d", "dataset-2d",
           "dataset-3d", "batch-path", "out-dir", "paper"});
   // Before anything else creates the CUDA context (the environment capture queries the GPU), so
   // the one-time cost the tables report apart is measured rather than already paid.
-  context_ms();
+  if (!session.replaying()) context_ms();
   const std::string sizes = a.has("quick") ? "quick" : a.get("sizes", "default");
   if (a.has("quick") && a.has("sizes") && a.get("sizes") != "quick") throw cli::UsageError("--quick and --sizes disagree");
   if (n != 1 && (a.has("samples") || a.has("cpu-samples"))) throw cli::UsageError("--samples belongs to ecc-1");
@@ -740,11 +776,14 @@ int run_ecc_table(int n, const cli::Args& a) {
   if (n != 3 && (a.has("counts-2d") || a.has("counts-3d") || a.has("dataset-2d") || a.has("dataset-3d") ||
                  a.has("batch-path")))
     throw cli::UsageError("--counts-2d/3d, --dataset-2d/3d and --batch-path belong to ecc-3");
-  const Meta meta = capture_meta("repix table ecc-" + std::to_string(n), sizes);
-  const std::string out_dir = a.get("out-dir", "results/" + env::machine_slug());
-  if (n == 1) return table1(a, meta, out_dir);
-  if (n == 2) return table2(a, meta, out_dir);
-  return table3(a, meta, out_dir);
+  Meta meta = session.meta("repix table " + id, sizes);
+  const std::string out_dir = a.get("out-dir", session.default_out_dir());
+  session.start(out_dir, n == 1 ? table1_name(sizes) : "ecc-table" + std::to_string(n), meta);
+  const int code = n == 1 ? table1(a, meta, out_dir, session)
+                   : n == 2 ? table2(a, meta, out_dir, session)
+                            : table3(a, meta, out_dir, session);
+  session.done();  // the table is written (whatever the verdict): its journal has served
+  return code;
 }
 
 }  // namespace repix::tables

@@ -43,6 +43,10 @@ struct PipelineInfo {
   double context_ms = -1;    // the first CUDA call of the process; -1 not measured
   std::string smoothing;     // what the smoothing step is (taps, sigma, border)
 };
+// As journalled (Session::take) and read back.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PipelineRun, iterations, setup_ms, loop_ms, smooth_ms, ecc_exec_ms, ecc_mem_ms,
+                                   gpu, verified, verification)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PipelineInfo, dataset, disk_read_ms, context_ms, smoothing)
 std::string ecc_table2(const nlohmann::json& paper, const std::vector<PipelineRun>& runs,
                        const PipelineInfo& info, const Meta& meta, const std::string& out_dir);
 
@@ -62,6 +66,8 @@ struct BatchRun {
   bool verified = false;
   std::string verification;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BatchRun, input, shape, spec, count, distinct, path, overall_ms, read_ms, device_ms,
+                                   cpu_ms, gpu, verified, verification)
 std::string ecc_table3(const nlohmann::json& paper, const std::vector<BatchRun>& runs,
                        double context_ms, const Meta& meta, const std::string& out_dir);
 

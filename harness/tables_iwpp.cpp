@@ -7,7 +7,11 @@
 #include <set>
 #include <sstream>
 
+#include "harness/json_fields.hpp"
+
 namespace repix::tables {
+
+using json_fields::field_or;
 
 using nlohmann::json;
 
@@ -27,6 +31,7 @@ json to_json(const Timing& t) {
           {"not_run", t.not_run},
           {"verified", t.verified}, {"verification", t.verification}, {"stats", t.stats}};
 }
+
 
 namespace {
 
@@ -86,15 +91,17 @@ struct Notes {
 
 std::string paper_claims_md(const json& paper) {
   std::string s;
-  for (const auto& c : paper.value("claims", json::array())) s += "- Paper: " + c.value("text", std::string()) + "\n";
-  for (const auto& n : paper.value("notes", json::array())) s += "- Note: " + n.get<std::string>() + "\n";
+  for (const auto& c : field_or(paper, "claims", json::array())) s += "- Paper: " + field_or(c, "text", std::string()) + "\n";
+  for (const auto& n : field_or(paper, "notes", json::array())) s += "- Note: " + (n.is_string() ? n.get<std::string>() : n.dump()) + "\n";
   return s.empty() ? s : "\n" + s;
 }
 
-std::string wall_md(double wall_s) {
-  return wall_s >= 0 ? "\nThis table took " + fmt("%.1f", wall_s) +
-                           " s on this machine, input generation and references included.\n"
-                     : "";
+std::string wall_md(double wall_s, const Meta& meta) {
+  if (wall_s < 0) return "";
+  if (!meta.provenance.is_null())  // built from a journal: the measuring run's time until it stopped
+    return "\nThe measuring run had taken " + fmt("%.1f", wall_s) + " s when it stopped, input generation and "
+           "references included.\n";
+  return "\nThis table took " + fmt("%.1f", wall_s) + " s on this machine, input generation and references included.\n";
 }
 
 }  // namespace
@@ -145,7 +152,7 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
     bool paper_all = true, ours_all = true;
     json jrows = json::array();
     for (const LadderRow& r : b.rows) {
-      const json* p = paper_row(paper, [&](const json& row) { return row.value("raster_scans", -1) == r.raster_scans; });
+      const json* p = paper_row(paper, [&](const json& row) { return field_or(row, "raster_scans", -1) == r.raster_scans; });
       json pm[4], om[4], whole[4];
       std::vector<const Timing*> all;
       for (int i = 0; i < 4; ++i) {
@@ -165,7 +172,7 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
         if (om[i].is_number()) ours_sum[i] += om[i].get<double>();
       }
       const json tq_stats = r.queues.size() == 4 && r.queues[kTq].ran() ? r.queues[kTq].stats : json::object();
-      const json oi = tq_stats.value("initially_queued", json()), ot = tq_stats.value("total_queued", json());
+      const json oi = field_or(tq_stats, "initially_queued", json()), ot = field_or(tq_stats, "total_queued", json());
       const std::string na = no_gpu(meta) ? "no GPU" : "-";
       auto pair = [&](const json& a, const json& o) { return cell("%.0f", a) + " / " + (o.is_null() ? na : cell("%.2f", o)); };
       auto pair_x = [&](const json& a, const json& o) { return cell("%.2fx", a) + " / " + (o.is_null() ? na : cell("%.2fx", o)); };
@@ -205,7 +212,7 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
     notes.add(b.marker, b.reference);
     md << "\n" << b.reference.variant << " (" << b.reference.scope << " scope, whole run; no raster scans, for reference): "
        << (b.reference.ran() ? fmt("%.3f ms", b.reference.median_ms()) + ", queued " +
-                                   b.reference.stats.value("total_queued", json()).dump() + ", verified " +
+                                   field_or(b.reference.stats, "total_queued", json()).dump() + ", verified " +
                                    (b.reference.verified ? "yes" : "NO")
                              : not_run_tag(b.reference))
        << ".\n";
@@ -215,11 +222,11 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
                                      {"atomic_over_scan", oa}, {"scan_over_tq", os}, {"atomic_over_warp_atomic", ow}}},
                        {"reference", to_json(b.reference)}});
   }
-  md << notes.md() << paper_claims_md(paper) << wall_md(wall_s);
+  md << notes.md() << paper_claims_md(paper) << wall_md(wall_s, meta);
   json j = meta_json("iwpp-table1", paper, meta);
   j["blocks"] = jblocks;
   j["wall_s"] = wall_s >= 0 ? json(wall_s) : json();
-  j["paper_claims"] = paper.value("claims", json::array());
+  j["paper_claims"] = field_or(paper, "claims", json::array());
   write_outputs(out_dir, "iwpp-table1", md.str(), j);
   return md.str();
 }
@@ -253,7 +260,7 @@ std::string speedup_table(const json& paper, const SpeedupTable& t, const Meta& 
   Notes notes;
   for (const auto& r : t.rows) {
     const json p = t.paper_row ? t.paper_row(r) : json();
-    const json pv = p.is_object() ? p.value(t.paper_key, json()) : json();
+    const json pv = p.is_object() ? field_or(p, t.paper_key, json()) : json();
     std::vector<const Timing*> all = {&r.seq};
     notes.add(r.label, r.seq);
     md << "| " << r.label << " | " << r.dataset << " | "
@@ -325,14 +332,14 @@ std::string speedup_table(const json& paper, const SpeedupTable& t, const Meta& 
     }
   }
   if (!cmp.str().empty()) md << "\nOurs, how much faster (time ratio):\n\n" << cmp.str();
-  md << notes.md() << paper_claims_md(paper) << wall_md(t.wall_s);
+  md << notes.md() << paper_claims_md(paper) << wall_md(t.wall_s, meta);
 
   json j = meta_json(t.id, paper, meta);
   j["explanation"] = t.explanation;
   j["rows"] = jrows;
   j["comparisons"] = jcmp;
-  j["paper_claims"] = paper.value("claims", json::array());
-  j["paper_notes"] = paper.value("notes", json::array());
+  j["paper_claims"] = field_or(paper, "claims", json::array());
+  j["paper_notes"] = field_or(paper, "notes", json::array());
   j["wall_s"] = t.wall_s >= 0 ? json(t.wall_s) : json();
   write_outputs(out_dir, t.id, md.str(), j);
   return md.str();

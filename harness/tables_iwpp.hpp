@@ -44,6 +44,9 @@ struct Timing {
   double wavefront_median_ms() const;  // 0 when it did not run or has no wavefront samples
 };
 nlohmann::json to_json(const Timing& t);
+// As journalled (Session::take) and read back: the measured fields only.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Timing, variant, scope, samples_ms, wavefront_ms, not_run, verified, verification,
+                                   stats)
 
 // ---- iwpp-table1 ---------------------------------------------------------------------------------
 // The ladder in table order; the paper has columns for the first (Naive), third (PF) and last (TQ).

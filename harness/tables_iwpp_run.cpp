@@ -20,12 +20,15 @@
 #include "harness/bench.hpp"
 #include "harness/env.hpp"
 #include "harness/iwpp_verify.hpp"
+#include "harness/json_fields.hpp"
 #include "harness/multi_device_adapter.hpp"
 #include "harness/tables_iwpp.hpp"
 #include "iwpp/edt.hpp"
 #include "iwpp/reconstruct.hpp"
 
 namespace repix::tables {
+
+using json_fields::field_or;
 
 using nlohmann::json;
 
@@ -125,6 +128,44 @@ json stats_json(const S& s) {
 }
 json stats_json(const reconstruct::Stats& s) { return bench::reconstruct_stats_json(s); }
 
+// One table run: what it measures (from its options) and where the measurements go (its Session:
+// measured and journalled, or read back from a journal with --from).
+struct Run {
+  std::string id;
+  Meta meta;
+  json paper;
+  std::string out_dir;
+  bool small = false;
+  std::vector<std::int64_t> sizes;  // --sizes N,N,... (empty: the table's own)
+  Reps reps;
+  const cli::Args* args = nullptr;
+  Session* session = nullptr;
+
+  // The table's sizes: --sizes N,... when given, else its small or paper list.
+  std::vector<std::int64_t> pick(std::vector<std::int64_t> small_list, std::vector<std::int64_t> paper_list) const {
+    if (!sizes.empty()) return sizes;
+    return small ? small_list : paper_list;
+  }
+  std::int64_t pick_one(std::int64_t small_size, std::int64_t paper_size) const {
+    const auto v = pick({small_size}, {paper_size});
+    if (v.size() != 1) throw cli::UsageError(id + " runs at one size; give one number in --sizes");
+    return v[0];
+  }
+  bool replaying() const { return session->replaying(); }
+  double wall_s() const { return session->wall_s(); }
+  // The timing `key` of the table: measure() now (journalled), or the journal's; when replaying a
+  // journal that lacks it, a Timing of `variant` in `scope` that says so.
+  template <class Measure>
+  Timing timing(const std::string& key, const std::string& variant, const std::string& scope, Measure measure) const {
+    if (auto t = session->take<Timing>(key, measure)) return *t;
+    Timing t;
+    t.variant = variant;
+    t.scope = scope;
+    t.not_run = "missing: not in the journal (the run stopped before this measurement)";
+    return t;
+  }
+};
+
 // ---- reconstruct ----------------------------------------------------------------------------------
 
 struct ReconInput {
@@ -134,27 +175,33 @@ struct ReconInput {
   Timing seq;
 };
 
-ReconInput recon_input(const std::string& spec, int connectivity, const Reps& reps, const char* table) {
+// The input of a row and its seq timing (the run's reference output with it). Replaying, only
+// the spec and seq's timing from the journal: nothing is generated.
+ReconInput recon_input(const Run& run, const std::string& spec, int connectivity, const Reps& reps) {
   ReconInput in;
   in.spec = datasets::Spec::parse(spec).str();
-  std::fprintf(stderr, "repix table %s: generating %s...\n", table, in.spec.c_str());
-  const datasets::Spec s = datasets::Spec::parse(spec);
-  in.marker = datasets::generate(s, gpu_available());  // pinned where a GPU exists: full-speed uploads
-  in.mask = datasets::generate(datasets::mask_spec(s), gpu_available());
-  std::fprintf(stderr, "repix table %s: seq...\n", table);
-  reconstruct::Options opt;
-  opt.connectivity = connectivity;
-  const reconstruct::Variant& seq = reconstruct::find_variant("seq");
-  in.seq.variant = "seq";
-  in.seq.scope = "end-to-end";
-  host_timing(in.seq, false, reps, [&] { return seq.run(in.marker, in.mask, opt); },
-              [&](reconstruct::Result& r) {
-                in.reference = std::move(r.image);
-                in.seq.stats = stats_json(r.stats);
-                in.seq.verified = true;  // the reference itself (checked against the definition in tests/iwpp)
-                in.seq.verification = "the reference";
-                return true;
-              });
+  in.seq = run.timing("seq " + in.spec, "seq", "end-to-end", [&] {
+    std::fprintf(stderr, "repix table %s: generating %s...\n", run.id.c_str(), in.spec.c_str());
+    const datasets::Spec s = datasets::Spec::parse(spec);
+    in.marker = datasets::generate(s, gpu_available());  // pinned where a GPU exists: full-speed uploads
+    in.mask = datasets::generate(datasets::mask_spec(s), gpu_available());
+    std::fprintf(stderr, "repix table %s: seq...\n", run.id.c_str());
+    reconstruct::Options opt;
+    opt.connectivity = connectivity;
+    const reconstruct::Variant& seq = reconstruct::find_variant("seq");
+    Timing t;
+    t.variant = "seq";
+    t.scope = "end-to-end";
+    host_timing(t, false, reps, [&] { return seq.run(in.marker, in.mask, opt); },
+                [&](reconstruct::Result& r) {
+                  in.reference = std::move(r.image);
+                  t.stats = stats_json(r.stats);
+                  t.verified = true;  // the reference itself (checked against the definition in tests/iwpp)
+                  t.verification = "the reference";
+                  return true;
+                });
+    return t;
+  });
   return in;
 }
 
@@ -265,14 +312,18 @@ Timing time_edt(const edt::Variant& v, const EdtInput& in, const edt::Options& t
   });
 }
 
-EdtInput edt_input(const std::string& spec, const Reps& reps, const char* table) {
+// As recon_input: the image, seq-exact's result (the reference) and seq's timing; replaying, the
+// spec and seq's timing from the journal only.
+EdtInput edt_input(const Run& run, const std::string& spec, const Reps& reps) {
   EdtInput in;
   in.spec = datasets::Spec::parse(spec).str();
-  std::fprintf(stderr, "repix table %s: generating %s...\n", table, in.spec.c_str());
-  in.image = datasets::generate(datasets::Spec::parse(spec), gpu_available());
-  std::fprintf(stderr, "repix table %s: seq-exact (the reference), then seq...\n", table);
-  in.exact = edt::find_variant("seq-exact").run(in.image, {});
-  in.seq = time_edt(edt::find_variant("seq"), in, distances_only(), "end-to-end", reps);
+  in.seq = run.timing("seq " + in.spec, "seq", "end-to-end", [&] {
+    std::fprintf(stderr, "repix table %s: generating %s...\n", run.id.c_str(), in.spec.c_str());
+    in.image = datasets::generate(datasets::Spec::parse(spec), gpu_available());
+    std::fprintf(stderr, "repix table %s: seq-exact (the reference), then seq...\n", run.id.c_str());
+    in.exact = edt::find_variant("seq-exact").run(in.image, {});
+    return time_edt(edt::find_variant("seq"), in, distances_only(), "end-to-end", reps);
+  });
   return in;
 }
 
@@ -323,29 +374,6 @@ std::vector<std::int64_t> parse_list(const std::string& s, const std::string& na
 
 // ---- the command ----------------------------------------------------------------------------------
 
-struct Run {
-  std::string id;
-  Meta meta;
-  json paper;
-  std::string out_dir;
-  bool small = false;
-  std::vector<std::int64_t> sizes;  // --sizes N,N,... (empty: the table's own)
-  Reps reps;
-  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-  const cli::Args* args = nullptr;
-
-  // The table's sizes: --sizes N,... when given, else its small or paper list.
-  std::vector<std::int64_t> pick(std::vector<std::int64_t> small_list, std::vector<std::int64_t> paper_list) const {
-    if (!sizes.empty()) return sizes;
-    return small ? small_list : paper_list;
-  }
-  std::int64_t pick_one(std::int64_t small_size, std::int64_t paper_size) const {
-    const auto v = pick({small_size}, {paper_size});
-    if (v.size() != 1) throw cli::UsageError(id + " runs at one size; give one number in --sizes");
-    return v[0];
-  }
-  double wall_s() const { return ms_since(t0) / 1e3; }
-};
 
 std::string size_label(std::int64_t n) { return std::to_string(n) + "^2"; }
 std::string tissue_spec(std::int64_t n, int coverage, const std::string& marker) {
@@ -399,12 +427,14 @@ int table1(Run& run) {
   for (const auto& marker : markers) {
     Reps once = run.reps;  // seq is only the reference here: one run
     once.cpu = 1;
-    const ReconInput in = recon_input(tissue_spec(n, 100, marker), 4, once, "iwpp-table1");
+    const ReconInput in = recon_input(run, tissue_spec(n, 100, marker), 4, once);
     reconstruct::Options opt;
     opt.connectivity = 4;
-    const reconstruct::Variant* gpu_opt = lookup(reconstruct::variants(), "gpu-opt");
-    const Timing reference = gpu_opt ? time_recon(*gpu_opt, in.marker, in.mask, in.reference, opt, "kernel", run.reps)
-                                     : absent("reconstruct", "gpu-opt", "kernel");
+    const Timing reference = run.timing("reference " + marker + " gpu-opt kernel", "gpu-opt", "kernel", [&] {
+      const reconstruct::Variant* gpu_opt = lookup(reconstruct::variants(), "gpu-opt");
+      return gpu_opt ? time_recon(*gpu_opt, in.marker, in.mask, in.reference, opt, "kernel", run.reps)
+                     : absent("reconstruct", "gpu-opt", "kernel");
+    });
     for (int launch : launches) {
       LadderBlock b;
       b.marker = marker;
@@ -414,21 +444,27 @@ int table1(Run& run) {
       b.reference = reference;
       opt.queue_blocks_per_sm = launch;
       for (int s : scans) {
-        std::fprintf(stderr, "repix table iwpp-table1: %s, blocks per SM %d, %d raster scan pairs...\n", marker.c_str(),
-                     launch, s);
+        if (!run.replaying())
+          std::fprintf(stderr, "repix table iwpp-table1: %s, blocks per SM %d, %d raster scan pairs...\n",
+                       marker.c_str(), launch, s);
         LadderRow row;
         row.raster_scans = s;
         opt.raster_scans = s;
         for (const char* id : kQueueLadder) {
-          const reconstruct::Variant* v = lookup(reconstruct::variants(), id);
-          row.queues.push_back(v ? time_recon(*v, in.marker, in.mask, in.reference, opt, "kernel", run.reps)
-                                 : absent("reconstruct", id, "kernel"));
+          const std::string key = marker + " blocks-per-sm " + std::to_string(launch) + " raster-scans " +
+                                  std::to_string(s) + " " + id + " kernel";
+          row.queues.push_back(run.timing(key, id, "kernel", [&] {
+            const reconstruct::Variant* v = lookup(reconstruct::variants(), id);
+            return v ? time_recon(*v, in.marker, in.mask, in.reference, opt, "kernel", run.reps)
+                     : absent("reconstruct", id, "kernel");
+          }));
         }
         b.rows.push_back(std::move(row));
       }
       blocks.push_back(std::move(b));
     }
   }
+  run.session->stamp(run.meta);
   std::cout << iwpp_table1(run.paper, blocks, run.meta, run.out_dir, run.wall_s());
   std::fprintf(stderr, "repix table iwpp-table1: %.1f s\n", run.wall_s());
   for (const auto& b : blocks) {
@@ -455,6 +491,7 @@ int exit_code(const SpeedupTable& t) {
 int finish(Run& run, SpeedupTable& t) {
   t.id = run.id;
   t.wall_s = run.wall_s();
+  run.session->stamp(run.meta);
   std::cout << speedup_table(run.paper, t, run.meta, run.out_dir);
   std::fprintf(stderr, "repix table %s: %.1f s\n", run.id.c_str(), t.wall_s);
   return exit_code(t);
@@ -462,25 +499,26 @@ int finish(Run& run, SpeedupTable& t) {
 
 // Each GPU variant of `ids` in both scopes (absent ones noted once per scope).
 template <class V, class TimeFn>
-void gpu_cells(SpeedupRow& row, const std::vector<V>& all, const std::string& family,
+void gpu_cells(const Run& run, SpeedupRow& row, const std::vector<V>& all, const std::string& family,
                const std::vector<std::string>& ids, TimeFn time) {
   for (const auto& id : ids)
-    for (const char* scope : {"kernel", "end-to-end"}) {
-      const V* v = lookup(all, id);
-      row.cells.push_back(v ? time(*v, scope) : absent(family, id, scope));
-    }
+    for (const char* scope : {"kernel", "end-to-end"})
+      row.cells.push_back(run.timing(row.label + " " + id + " " + scope, id, scope, [&] {
+        const V* v = lookup(all, id);
+        return v ? time(*v, scope) : absent(family, id, scope);
+      }));
 }
 
 SpeedupRow recon_row(const Run& run, const std::string& label, const std::string& spec, int connectivity,
                      const std::vector<std::string>& ids) {
-  const ReconInput in = recon_input(spec, connectivity, run.reps, run.id.c_str());
+  const ReconInput in = recon_input(run, spec, connectivity, run.reps);
   SpeedupRow row;
   row.label = label;
   row.dataset = in.spec;
   row.seq = in.seq;
   reconstruct::Options opt;
   opt.connectivity = connectivity;
-  gpu_cells(row, reconstruct::variants(), "reconstruct", ids, [&](const reconstruct::Variant& v, const std::string& scope) {
+  gpu_cells(run, row, reconstruct::variants(), "reconstruct", ids, [&](const reconstruct::Variant& v, const std::string& scope) {
     std::fprintf(stderr, "repix table %s: %s %s %s...\n", run.id.c_str(), label.c_str(), v.id.c_str(), scope.c_str());
     return time_recon(v, in.marker, in.mask, in.reference, opt, scope, run.reps);
   });
@@ -488,12 +526,12 @@ SpeedupRow recon_row(const Run& run, const std::string& label, const std::string
 }
 
 SpeedupRow edt_row(const Run& run, const std::string& label, const std::string& spec, const std::vector<std::string>& ids) {
-  const EdtInput in = edt_input(spec, run.reps, run.id.c_str());
+  const EdtInput in = edt_input(run, spec, run.reps);
   SpeedupRow row;
   row.label = label;
   row.dataset = in.spec;
   row.seq = in.seq;
-  gpu_cells(row, edt::variants(), "edt", ids, [&](const edt::Variant& v, const std::string& scope) {
+  gpu_cells(run, row, edt::variants(), "edt", ids, [&](const edt::Variant& v, const std::string& scope) {
     std::fprintf(stderr, "repix table %s: %s %s %s...\n", run.id.c_str(), label.c_str(), v.id.c_str(), scope.c_str());
     return time_edt(v, in, distances_only(), scope, run.reps);
   });
@@ -505,7 +543,7 @@ std::function<json(const SpeedupRow&)> paper_by(const json& paper, const std::st
                                                 std::function<json(const SpeedupRow&)> value_of) {
   return [paper, key, value_of](const SpeedupRow& r) {
     const json want = value_of(r);
-    const json* p = paper_row(paper, [&](const json& row) { return row.value(key, json()) == want; });
+    const json* p = paper_row(paper, [&](const json& row) { return field_or(row, key, json()) == want; });
     return p ? *p : json();
   };
 }
@@ -540,7 +578,8 @@ int fig10(Run& run) {
   // 4096^2 (the paper's Table 1 tile): omp-nontiled runs ~9x longer than seq, so 8192^2 would
   // cost over a minute of the device round for this CPU-only figure.
   const std::int64_t n = run.pick_one(128, 4096);
-  const int cores = omp_get_num_procs();
+  // The measuring machine's cores decide the rows: the journal's count when replaying.
+  const int cores = run.session->take<int>("cores", [] { return omp_get_num_procs(); }).value_or(omp_get_num_procs());
   std::vector<int> threads;
   if (run.args->has("threads")) {
     for (auto x : parse_list(run.args->get("threads"), "threads", 1, 4096)) threads.push_back(static_cast<int>(x));
@@ -549,7 +588,7 @@ int fig10(Run& run) {
       if (x <= cores) threads.push_back(x);
     if (cores < 16 && threads.back() != cores) threads.push_back(cores);
   }
-  const ReconInput in = recon_input(tissue_spec(n, 100, "opening"), 8, run.reps, "iwpp-fig10");
+  const ReconInput in = recon_input(run, tissue_spec(n, 100, "opening"), 8, run.reps);
   t.explanation = "Input " + in.spec + ", 8-connectivity. `omp-tiled` (the paper's tile-based parallelisation: FH per tile, "
                   "then border rounds) and `omp-nontiled` (the initial wavefront dealt round-robin to the threads, "
                   "atomic compare-and-swap updates) with Options::threads = the row's count, host clock, on the "
@@ -563,12 +602,13 @@ int fig10(Run& run) {
     reconstruct::Options opt;
     opt.connectivity = 8;
     opt.threads = th;
-    for (const char* id : {"omp-tiled", "omp-nontiled"}) {
-      std::fprintf(stderr, "repix table iwpp-fig10: %s with %d threads...\n", id, th);
-      const reconstruct::Variant* v = lookup(reconstruct::variants(), id);
-      row.cells.push_back(v ? time_recon(*v, in.marker, in.mask, in.reference, opt, "end-to-end", run.reps)
-                            : absent("reconstruct", id, "end-to-end"));
-    }
+    for (const char* id : {"omp-tiled", "omp-nontiled"})
+      row.cells.push_back(run.timing("threads " + row.label + " " + id + " end-to-end", id, "end-to-end", [&] {
+        std::fprintf(stderr, "repix table iwpp-fig10: %s with %d threads...\n", id, th);
+        const reconstruct::Variant* v = lookup(reconstruct::variants(), id);
+        return v ? time_recon(*v, in.marker, in.mask, in.reference, opt, "end-to-end", run.reps)
+                 : absent("reconstruct", id, "end-to-end");
+      }));
     t.rows.push_back(std::move(row));
   }
   t.paper_row = paper_by(run.paper, "threads", [](const SpeedupRow& r) { return json(std::stoi(r.label)); });
@@ -620,7 +660,8 @@ int fig14(Run& run) {
 // ---- iwpp-fig15 / fig16: the multi-device variant ----
 
 std::vector<MultiConfig> multi_configs(const Run& run, std::string& note) {
-  const int cores = omp_get_num_procs();
+  // The measuring machine's cores decide the CPU groups: the journal's count when replaying.
+  const int cores = run.session->take<int>("cores", [] { return omp_get_num_procs(); }).value_or(omp_get_num_procs());
   const int remaining = cores - 2;  // one host thread drives each of the 2 GPUs
   int threads = run.args->get_int("cpu-group-threads", 4);
   threads = std::max(1, std::min(threads, std::max(1, remaining)));
@@ -643,23 +684,22 @@ template <class V, class TimeFn>
 SpeedupTable multi_table(const Run& run, const V* v, const Timing& seq, const std::string& dataset, TimeFn time) {
   SpeedupTable t;
   std::string groups_note;
-  const int gpus = visible_gpus();
+  const int gpus = run.replaying() ? 0 : visible_gpus();  // replaying: the journal's verdicts
   for (const MultiConfig& c : multi_configs(run, groups_note)) {
     SpeedupRow row;
     row.label = c.label;
     row.dataset = dataset;
     row.seq = seq;
     if (c.cpu_groups > 0) row.note = groups_note;
-    if (gpus == 0) {
-      row.cells.push_back(guarded(v->id, "end-to-end", [](Timing& x) { x.not_run = "no GPU"; }));
-    } else if (c.gpus > gpus) {
-      row.cells.push_back(guarded(v->id, "end-to-end", [&](Timing& x) {
-        x.not_run = "skipped: " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + " visible";
-      }));
-    } else {
+    row.cells.push_back(run.timing(c.label + " " + v->id + " end-to-end", v->id, "end-to-end", [&] {
+      if (gpus == 0) return guarded(v->id, "end-to-end", [](Timing& x) { x.not_run = "no GPU"; });
+      if (c.gpus > gpus)
+        return guarded(v->id, "end-to-end", [&](Timing& x) {
+          x.not_run = "skipped: " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + " visible";
+        });
       std::fprintf(stderr, "repix table %s: %s...\n", run.id.c_str(), c.label.c_str());
-      row.cells.push_back(time(*v, c));
-    }
+      return time(*v, c);
+    }));
     t.rows.push_back(std::move(row));
   }
   t.x_label = "configuration";
@@ -667,7 +707,7 @@ SpeedupTable multi_table(const Run& run, const V* v, const Timing& seq, const st
   // The paper's last configuration had 3 GPUs and the CPUs: shown beside ours with CPU groups.
   t.paper_row = [paper = run.paper](const SpeedupRow& r) {
     const std::string want = r.label == "2 GPUs + CPU groups" ? "3 GPUs + CPU" : r.label;
-    const json* p = paper_row(paper, [&](const json& row) { return row.value("config", std::string()) == want; });
+    const json* p = paper_row(paper, [&](const json& row) { return field_or(row, "config", std::string()) == want; });
     return p ? *p : json();
   };
   return t;
@@ -683,7 +723,7 @@ const char* kMultiTimed =
 int fig15(Run& run) {
   const std::int64_t n = run.pick_one(128, 32768);
   const reconstruct::Variant& multi = require_multi_device(run, reconstruct::variants(), "reconstruct");
-  const ReconInput in = recon_input(tissue_spec(n, 100, "opening"), 8, run.reps, "iwpp-fig15");
+  const ReconInput in = recon_input(run, tissue_spec(n, 100, "opening"), 8, run.reps);
   SpeedupTable t = multi_table(run, &multi, in.seq, in.spec,
                                [&](const reconstruct::Variant& v, const MultiConfig& c) {
                                  reconstruct::Options opt;
@@ -701,7 +741,7 @@ int fig15(Run& run) {
 int fig16(Run& run) {
   const std::int64_t n = run.pick_one(128, 16384);
   const edt::Variant& multi = require_multi_device(run, edt::variants(), "edt");
-  const EdtInput in = edt_input(edt_spec(n, 100), run.reps, "iwpp-fig16");
+  const EdtInput in = edt_input(run, edt_spec(n, 100), run.reps);
   SpeedupTable t = multi_table(run, &multi, in.seq, in.spec, [&](const edt::Variant& v, const MultiConfig& c) {
     edt::Options opt = distances_only();
     apply_multi_device(opt, c);
@@ -745,11 +785,14 @@ const TableDef& def(const std::string& id) {
 }  // namespace
 
 std::string iwpp_table_usage(const std::string& id) {
-  return std::string("[--sizes small|paper|N,N,...] [--reps N] [--out DIR] [--paper P.json]") + def(id).extra_usage;
+  return std::string("[--sizes small|quick|paper|N,N,...] [--reps N] [--out DIR] [--paper P.json]") + def(id).extra_usage +
+         " | --from JOURNAL [--out DIR]";
 }
 
-int run_iwpp_table(const std::string& id, const cli::Args& a) {
+int run_iwpp_table(const std::string& id, const cli::Args& given) {
   const TableDef& d = def(id);
+  Session session(id, given);
+  const cli::Args& a = session.args();
   std::vector<std::string> known = {"sizes", "reps", "out", "out-dir", "paper"};
   known.insert(known.end(), d.extra_options.begin(), d.extra_options.end());
   a.only(known);
@@ -757,17 +800,21 @@ int run_iwpp_table(const std::string& id, const cli::Args& a) {
   Run run;
   run.id = id;
   run.args = &a;
+  run.session = &session;
   const std::string sizes = a.get("sizes", "paper");
-  if (sizes == "small") run.small = true;
+  if (sizes == "small" || sizes == "quick") run.small = true;  // quick: the name the ECC tables use
   else if (sizes != "paper") run.sizes = parse_list(sizes, "sizes", 1, 1 << 20);
   const int reps = a.get_int("reps", run.small ? 2 : 5);
   if (reps < 1) throw cli::UsageError("--reps must be at least 1");
   run.reps.gpu = reps;
   run.reps.cpu = std::min(reps, 3);
   run.paper = load_paper(id, a.get("paper"));
-  run.meta = capture_meta("repix table " + id, sizes);
-  run.out_dir = a.get("out", a.get("out-dir", "results/" + env::machine_slug()));
-  return d.measure(run);
+  run.meta = session.meta("repix table " + id, sizes);
+  run.out_dir = a.get("out", a.get("out-dir", session.default_out_dir()));
+  session.start(run.out_dir, id, run.meta);
+  const int code = d.measure(run);
+  session.done();  // the table is written (whatever the verdict): its journal has served
+  return code;
 }
 
 }  // namespace repix::tables

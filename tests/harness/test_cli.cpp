@@ -19,66 +19,15 @@
 #include "iwpp/edt.hpp"
 #include "iwpp/edt_verify.hpp"
 #include "harness/report.hpp"
+#include "harness/cli_test_util.hpp"
 
 namespace fs = std::filesystem;
 
 namespace repix {
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string err;  // stderr
-  std::string out;  // stdout
-};
-
-class Cli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const char* cli = std::getenv("REPIX_CLI");
-    if (!cli || !fs::exists(cli)) GTEST_SKIP() << "REPIX_CLI not set (run through ctest)";
-    cli_ = cli;
-    dir_ = fs::temp_directory_path() /
-           ("repix-cli-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  CliResult run(const std::string& args) {
-    const std::string out = (dir_ / "stdout.txt").string(), err = (dir_ / "stderr.txt").string();
-    const std::string cmd = "'" + cli_ + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int status = std::system(cmd.c_str());
-    CliResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-  static std::string slurp(const std::string& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  // No file other than the named ones (and our stdout/stderr captures) is left in the folder.
-  void expect_only(std::initializer_list<std::string> names) const {
-    for (const auto& e : fs::directory_iterator(dir_)) {
-      const std::string n = e.path().filename().string();
-      if (n == "stdout.txt" || n == "stderr.txt") continue;
-      EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << "left behind: " << n;
-    }
-  }
-  static int lines(const std::string& s) {
-    int n = 0;
-    for (char c : s) n += c == '\n';
-    return n;
-  }
-  std::string cli_;
-  fs::path dir_;
-};
+using test::CliResult;
+class Cli : public test::CliTest {};
 
 TEST_F(Cli, ListShowsFamiliesVariantsAndDatasets) {
   const CliResult r = run("list");

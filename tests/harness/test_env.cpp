@@ -99,7 +99,9 @@ TEST(Env, ToolInfoPrefersEnvironmentVariables) {
   }
 }
 
-TEST(Env, ToolInfoFallsBackToGitOrUnknown) {
+// In a clone: git. In a build from `git archive` (CI's scripts/test-archive runs these tests
+// there): the archive's commit from .repix-source, dirty state unknown. Else unknown.
+TEST(Env, ToolInfoFallsBackToGitThenArchiveThenUnknown) {
   ScopedEnv sha("REPIX_GIT_SHA", nullptr);
   ScopedEnv dirty("REPIX_GIT_DIRTY", nullptr);
   const json t = tool_info();
@@ -109,6 +111,11 @@ TEST(Env, ToolInfoFallsBackToGitOrUnknown) {
     EXPECT_TRUE(std::regex_match(t["git_sha"].get<std::string>(), std::regex("[0-9a-f]{40}")))
         << t["git_sha"];
     EXPECT_TRUE(t["git_dirty"].is_boolean());
+  } else if (src == "archive") {
+    EXPECT_TRUE(std::regex_match(t["git_sha"].get<std::string>(), std::regex("[0-9a-f]{40}")))
+        << t["git_sha"];
+    EXPECT_TRUE(t["git_dirty"].is_null());
+    EXPECT_TRUE(t["archive_date"].is_string());
   } else {
     EXPECT_EQ(src, "unknown");
     EXPECT_EQ(t["git_sha"], "unknown");

@@ -13,6 +13,7 @@
 #include "core/gpu.hpp"
 #include "harness/multi_device_adapter.hpp"
 #include "harness/tables_iwpp.hpp"
+#include "harness/cli_test_util.hpp"
 #include "harness/tables_test_util.hpp"
 #include "iwpp/edt.hpp"
 #include "iwpp/reconstruct.hpp"
@@ -297,36 +298,18 @@ TEST(TablesIwpp, MultiDeviceAdapterSetsTheFieldsOrRefuses) {
 
 // ---- the CLI at --sizes small ------------------------------------------------------------------
 
-// Runs `repix` (REPIX_CLI, set by CTest; the tests skip without it) with output to a log in a
-// fresh folder.
-class TablesIwppCli : public ::testing::Test {
+// The CLI on the tables (cli_test_util.hpp): `out` below is stdout and stderr together.
+class TablesIwppCli : public test::CliTest {
  protected:
-  struct CliRun {
-    int code = -1;
-    std::string out;  // stdout and stderr
-  };
-  void SetUp() override {
-    const char* cli = std::getenv("REPIX_CLI");
-    if (!cli || !fs::exists(cli)) GTEST_SKIP() << "REPIX_CLI not set (run through ctest)";
-    cli_ = cli;
-    dir_ = fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  CliRun run(const std::string& args) const {
-    const fs::path log = dir_ / "log.txt";
-    const int status = std::system(("'" + cli_ + "' " + args + " > '" + log.string() + "' 2>&1").c_str());
-    std::ifstream in(log);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ss.str()};
+  test::CliResult run_all(const std::string& args) const {
+    test::CliResult r = run(args);
+    r.out = r.err + r.out;
+    return r;
   }
   // `table <id> --sizes small` into the folder.
-  CliRun small(const std::string& id) const { return run("table " + id + " --sizes small --out '" + dir_.string() + "'"); }
-  std::string cli_;
-  fs::path dir_;
+  test::CliResult small(const std::string& id) const {
+    return run_all("table " + id + " --sizes small --out '" + dir_.string() + "'");
+  }
 };
 
 // Every timing in a table's JSON: what ran is verified; GPU timings did not run only where there is
@@ -351,7 +334,7 @@ void expect_cells_sound(const json& t, const std::string& id) {
 
 TEST_F(TablesIwppCli, EveryTableRunsSmall) {
   for (const char* id : {"iwpp-table1", "iwpp-table2", "iwpp-fig10", "iwpp-fig11", "iwpp-fig13", "iwpp-fig14"}) {
-    const CliRun r = small(id);
+    const test::CliResult r = small(id);
     ASSERT_EQ(r.code, 0) << id << ": " << r.out;
     EXPECT_TRUE(fs::exists(dir_ / (std::string(id) + ".md"))) << id;
     const json j = read_json(dir_ / (std::string(id) + ".json"));
@@ -397,7 +380,7 @@ TEST_F(TablesIwppCli, MultiDeviceFiguresNeedTheVariant) {
   const std::pair<const char*, bool> figs[2] = {{"iwpp-fig15", registered(reconstruct::variants())},
                                                 {"iwpp-fig16", registered(edt::variants())}};
   for (const auto& [id, present] : figs) {
-    const CliRun r = small(id);
+    const test::CliResult r = small(id);
     if (!present) {
       EXPECT_EQ(r.code, 1) << id << ": " << r.out;
       EXPECT_NE(r.out.find("needs the"), std::string::npos) << r.out;
@@ -417,7 +400,7 @@ TEST_F(TablesIwppCli, UsageErrors) {
                            "table iwpp-fig13 --sizes 64,96", "table iwpp-table1 --out a --out-dir b",
                            "table iwpp-table2 --reps 0", "table iwpp-fig10 --threads 2,x",
                            "table iwpp-table1 --blocks-per-sm -1", "table iwpp-table1 --blocks-per-sm 1,x"}) {
-    const CliRun r = run(args);
+    const test::CliResult r = run_all(args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
     EXPECT_NE(r.out.find("usage error"), std::string::npos) << args << ": " << r.out;
   }
