@@ -13,8 +13,11 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "harness/env.hpp"
+#include "harness/json_fields.hpp"
 
 namespace repix::report {
+
+using json_fields::field_or;
 
 using nlohmann::json;
 
@@ -220,26 +223,21 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-std::string json_str(const json& obj, const char* key, const std::string& dflt = "") {
-  if (!obj.is_object()) return dflt;
-  const auto it = obj.find(key);
-  return (it != obj.end() && it->is_string()) ? it->get<std::string>() : dflt;
-}
 
 std::string gpu_name(const Report& r) {
   if (!r.env.is_object()) return "unknown GPU";
   const auto g = r.env.find("gpu");
   if (g == r.env.end() || !g->is_object()) return "unknown GPU";
-  if (g->value("available", false) != true) return "no GPU";
-  return json_str(*g, "name", "unknown GPU");
+  if (!field_or(*g, "available", false)) return "no GPU";
+  return field_or(*g, "name", "unknown GPU");
 }
 
 // "repix 0.1.0 @ 0123456789ab (dirty), NVIDIA H100 80GB HBM3, 2025-01-31T12:34:56Z"
 std::string describe(const Report& r) {
-  std::string s = json_str(r.tool, "name", "repix") + " " + json_str(r.tool, "version", "?");
+  std::string s = field_or(r.tool, "name", "repix") + " " + field_or(r.tool, "version", "?");
   s += " @ " + env::describe_source(r.tool);
   s += ", " + gpu_name(r);
-  const std::string ts = json_str(r.env, "timestamp");
+  const std::string ts = field_or(r.env, "timestamp", "");
   if (!ts.empty()) s += ", " + ts;
   return s;
 }
@@ -250,7 +248,7 @@ std::string sag_warning(const Report& r) {
   if (g == r.env.end() || !g->is_object()) return "";
   const auto s = g->find("clocks_sagged");
   if (s == g->end() || !s->is_boolean() || !s->get<bool>()) return "";
-  const std::string why = json_str(*g, "clocks_sagged_why");
+  const std::string why = field_or(*g, "clocks_sagged_why", "");
   return "WARNING: GPU clocks sagged during the run" + (why.empty() ? "" : ": " + why);
 }
 
@@ -428,7 +426,7 @@ std::string summary_table(const Report& r) {
   std::ostringstream o;
   o << "# " << describe(r) << "\n";
   if (!r.provenance.is_null())
-    o << "# rebuilt from the journal " << json_str(r.provenance, "rebuilt_from_journal", "?")
+    o << "# rebuilt from the journal " << field_or(r.provenance, "rebuilt_from_journal", "?")
       << " of a run that did not finish\n";
   if (const std::string w = sag_warning(r); !w.empty()) o << "# " << w << "\n";
   if (r.results.empty()) {
