@@ -14,6 +14,7 @@
 #include "datasets/datasets.hpp"
 #include "harness/env.hpp"
 #include "harness/family.hpp"
+#include "harness/gbench.hpp"
 #include "harness/journal.hpp"
 #include "harness/json_fields.hpp"
 #include "harness/peers.hpp"
@@ -310,7 +311,8 @@ int run(const Request& req, report::Report* out) {
       }
     })->UseManualTime()->Iterations(n)->Unit(benchmark::kMillisecond);
   }
-  benchmark::RunSpecifiedBenchmarks();
+  gbench::Console console;  // the library's console output minus its DEBUG-build warning (gbench.hpp)
+  benchmark::RunSpecifiedBenchmarks(&console);
   benchmark::Shutdown();
 
   bool all_ok = true;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/gpu.hpp"
+#include "harness/gbench.hpp"
 #include "harness/json_fields.hpp"
 
 namespace repix::env {
@@ -274,6 +275,12 @@ json describe_build() {
   b["cuda_architectures"] = REPIX_CUDA_ARCHITECTURES;
   b["cuda_toolkit_headers"] = cuda_version_string(CUDART_VERSION);
   b["benchmark_version"] = REPIX_BENCHMARK_VERSION;
+  // Distribution builds of Google Benchmark keep assertions on; it only schedules the cases.
+  b["benchmark_library_debug"] = gbench::library_is_debug_build();
+  b["benchmark_note"] =
+      "Google Benchmark registers, filters and repeats the cases and prints the console table; every time in "
+      "this report is a CUDA-event or host-clock sample taken by repix (manual time), so how the library itself "
+      "was built does not change any number here";
   b["nlohmann_json_version"] = std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
                                std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
                                std::to_string(NLOHMANN_JSON_VERSION_PATCH);

@@ -69,6 +69,9 @@ TEST(Env, CaptureEnvironmentWorksWithoutAGpu) {
                         "cuda_architectures", "build_type", "benchmark_version", "repix_version"})
     EXPECT_TRUE(b[k].is_string()) << k;
   EXPECT_FALSE(b["build_type"].get<std::string>().empty());
+  // Whether the linked Google Benchmark is a debug build, and why that changes no number.
+  EXPECT_TRUE(b["benchmark_library_debug"].is_boolean());
+  EXPECT_NE(b["benchmark_note"].get<std::string>().find("manual time"), std::string::npos);
 
   EXPECT_TRUE(std::regex_match(e["timestamp"].get<std::string>(),
                                std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))

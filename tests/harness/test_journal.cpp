@@ -296,6 +296,9 @@ TEST_F(JournalCli, AFinishedBenchLeavesNoJournal) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(fs::exists(path("r.json")));
   EXPECT_FALSE(fs::exists(path("r.json.partial.jsonl")));
+  // Google Benchmark's "Library was built as DEBUG" warning is not printed (harness/gbench.hpp).
+  EXPECT_EQ(r.err.find("built as DEBUG"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("built as DEBUG"), std::string::npos) << r.out;
 }
 
 // The crash of issue 17: git_dirty recorded as null (no work tree, or REPIX_GIT_SHA without
