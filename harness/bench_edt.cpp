@@ -17,8 +17,8 @@
 #include "harness/iwpp_verify.hpp"
 #include "harness/peers.hpp"
 #include "harness/tiled_json.hpp"
-#include "iwpp/edt.hpp"
-#include "iwpp/edt_verify.hpp"
+#include "edt/edt.hpp"
+#include "edt/verify.hpp"
 
 namespace repix::bench {
 

@@ -18,7 +18,7 @@
 #include "harness/iwpp_verify.hpp"
 #include "harness/peers.hpp"
 #include "harness/tiled_json.hpp"
-#include "iwpp/reconstruct.hpp"
+#include "reconstruct/reconstruct.hpp"
 
 namespace repix::bench {
 

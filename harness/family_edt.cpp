@@ -10,8 +10,8 @@
 #include "datasets/io.hpp"
 #include "harness/family.hpp"
 #include "harness/tiled_json.hpp"
-#include "iwpp/edt.hpp"
-#include "iwpp/edt_verify.hpp"
+#include "edt/edt.hpp"
+#include "edt/verify.hpp"
 
 namespace repix::bench {
 void add_edt_cases(Context& ctx, std::vector<Case>& cases);

@@ -11,7 +11,7 @@
 #include "datasets/io.hpp"
 #include "harness/family.hpp"
 #include "harness/iwpp_verify.hpp"
-#include "iwpp/reconstruct.hpp"
+#include "reconstruct/reconstruct.hpp"
 
 namespace repix::bench {
 void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases);

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/image.hpp"
-#include "iwpp/edt_verify.hpp"
-#include "iwpp/reconstruct.hpp"
+#include "edt/verify.hpp"
+#include "reconstruct/reconstruct.hpp"
 
 namespace repix::bench {
 

@@ -23,8 +23,8 @@
 #include "harness/json_fields.hpp"
 #include "harness/multi_device_adapter.hpp"
 #include "harness/tables_iwpp.hpp"
-#include "iwpp/edt.hpp"
-#include "iwpp/reconstruct.hpp"
+#include "edt/edt.hpp"
+#include "reconstruct/reconstruct.hpp"
 
 namespace repix::tables {
 

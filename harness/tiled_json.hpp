@@ -1,15 +1,15 @@
-// JSON of what a tiled multi-device run did (iwpp::TiledRun): `repix run --json` and the bench
+// JSON of what a tiled multi-device run did (tiling::TiledRun): `repix run --json` and the bench
 // results' `extra` of the multi-device variants of every family carry it as "tiled".
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "iwpp/tile_stats.hpp"
+#include "core/tiling/tile_stats.hpp"
 
 namespace repix::harness {
 
-inline nlohmann::json tiled_json(const iwpp::TiledRun& r) {
+inline nlohmann::json tiled_json(const tiling::TiledRun& r) {
   nlohmann::json workers = nlohmann::json::array();
-  for (const iwpp::WorkerStats& w : r.workers)
+  for (const tiling::WorkerStats& w : r.workers)
     workers.push_back({{"name", w.name},
                        {"threads", w.threads},
                        {"tiles", w.tiles},
@@ -27,7 +27,7 @@ inline nlohmann::json tiled_json(const iwpp::TiledRun& r) {
 }
 
 // Adds "tiled" to a Stats JSON object when the run was a tiled multi-device one.
-inline void add_tiled(nlohmann::json& stats, const iwpp::TiledRun& r) {
+inline void add_tiled(nlohmann::json& stats, const tiling::TiledRun& r) {
   if (!r.empty()) stats["tiled"] = tiled_json(r);
 }
 

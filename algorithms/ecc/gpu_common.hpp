@@ -381,7 +381,7 @@ Variant make_ladder_variant(std::string id, std::string step, std::string descri
   return v;
 }
 
-// The ladder variants, one file each (registered in gpu_ladder_register.cpp).
+// The ladder variants, one file each (registered in register.cpp).
 Variant gpu_naive_variant();        // gpu_naive.cu
 Variant gpu_register_variant();     // gpu_register.cu
 Variant gpu_shared_hist_variant();  // gpu_shared_hist.cu

@@ -2,7 +2,7 @@
 // plus one line here; the CLI, the harness, the tests and the tables pick it up.
 #include "core/find_by_name.hpp"
 #include "ecc/ecc.hpp"
-#include "ecc/gpu_variants.hpp"
+#include "ecc/variants.hpp"
 
 namespace repix::ecc {
 
@@ -11,7 +11,16 @@ const std::vector<Variant>& variants() {
     std::vector<Variant> v;
     v.push_back({"seq", false, "reference", "Algorithm 1, one thread (the reference)", run_seq, {}, {}});
     v.push_back({"omp", false, "cpu-parallel", "OpenMP over slabs, thread-private histograms merged", run_omp, {}, {}});
-    append_gpu_variants(v);
+    v.push_back(gpu::gpu_naive_variant());
+    v.push_back(gpu::gpu_register_variant());
+    v.push_back(gpu::gpu_shared_hist_variant());
+    v.push_back(gpu::gpu_cached_variant());
+    v.push_back({"gpu-opt", true, "beyond-paper",
+                 "one pass, 4 voxels/thread, byte-sliced win words, block hash + global hash (exact sort fallback)",
+                 run_gpu_opt, make_gpu_opt_plan, {}});
+    v.push_back({"gpu-stream", true, "streaming",
+                 "out-of-core: slab chunks with halos through pinned buffers on several streams, gpu-opt kernels",
+                 run_gpu_stream, {}, run_gpu_stream_source});
     return v;
   }();
   return all;

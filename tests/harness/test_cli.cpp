@@ -15,9 +15,9 @@
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "ecc/ecc.hpp"
-#include "iwpp/reconstruct.hpp"
-#include "iwpp/edt.hpp"
-#include "iwpp/edt_verify.hpp"
+#include "reconstruct/reconstruct.hpp"
+#include "edt/edt.hpp"
+#include "edt/verify.hpp"
 #include "harness/report.hpp"
 #include "harness/cli_test_util.hpp"
 

@@ -15,8 +15,8 @@
 #include "harness/tables_iwpp.hpp"
 #include "harness/cli_test_util.hpp"
 #include "harness/tables_test_util.hpp"
-#include "iwpp/edt.hpp"
-#include "iwpp/reconstruct.hpp"
+#include "edt/edt.hpp"
+#include "reconstruct/reconstruct.hpp"
 
 namespace repix {
 namespace {

@@ -1,0 +1,78 @@
+// Euclidean distance transform by wavefront propagation (Teodoro et al. 2013, Algorithms 3 and
+// 6) and exact EDTs.
+//
+// Input: a 2D image whose zero pixels are background (the sites). Output: float32 Euclidean
+// distance of every pixel to its nearest background pixel (0 on background) and, on request,
+// the site map (linear index of the nearest background pixel; -1 where the image has no
+// background at all, where the distance is +inf).
+//
+// Exact variants (seq-exact, and any exact GPU variant) agree with each other to float32
+// rounding of sqrt of the same integer. Propagation variants depend on processing order, so they
+// are checked by properties (check_propagation in verify.cpp): every site is background and
+// the distance equals the distance to it; no 8-neighbour's site is strictly closer; exact where
+// the exact squared distance is below 169; elsewhere never below exact and at most 0.29 px above.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+#include "core/tiling/tile_stats.hpp"
+
+namespace repix::edt {
+
+struct Options {
+  int threads = 0;                  // CPU variants: OpenMP threads; 0 = OpenMP's default
+  int tile = 0;                     // tiled variants: tile edge; 0 = automatic
+  std::int64_t queue_capacity = 0;  // queue variants: elements; 0 = automatic. Overflow re-runs.
+  bool want_sites = true;           // fill Result::sites
+  int gpus = 0;                     // multi-device: GPU workers; 0 = every visible GPU
+  int cpu_groups = 0;               // multi-device: CPU workers (groups of cores), each on its own tiles
+  int cpu_group_threads = 0;        // multi-device: OpenMP threads per CPU group; 0 = share the cores out
+};
+
+struct Stats {
+  std::int64_t initially_queued = 0;
+  std::int64_t total_queued = 0;
+  std::int64_t passes = 0;
+  std::int64_t overflow_reruns = 0;
+  std::int64_t fallback_rows = 0;   // gpu-opt: rows its windowed search left to the envelope path
+  tiling::TiledRun tiled;  // multi-device: tiles, phase times, per-worker counters
+};
+
+struct Result {
+  HostImage distance;                // float32, input's shape
+  std::vector<std::int64_t> sites;   // linear index of the nearest site per pixel (if wanted)
+  Stats stats;
+};
+
+class DevicePlan {
+ public:
+  virtual ~DevicePlan() = default;
+  virtual void setup(DType dtype, const Shape& shape, const Options& opt, cudaStream_t stream) = 0;
+  // Device-resident input in; distance (and sites) in the plan's device buffers.
+  virtual void compute(const void* d_input, cudaStream_t stream) = 0;
+  virtual Result result(cudaStream_t stream) = 0;
+};
+
+struct Variant {
+  std::string id;            // seq-exact, seq, omp-tiled, gpu-queue-atomic, ..., gpu-opt
+  bool gpu = false;
+  bool exact = false;        // true: must match seq-exact; false: checked by properties
+  std::string step;
+  std::string description;
+  std::function<Result(const HostImage& input, const Options&)> run;
+  std::function<std::unique_ptr<DevicePlan>()> make_plan;
+};
+
+const std::vector<Variant>& variants();
+const Variant& find_variant(const std::string& id);
+
+// Throws repix::Error (one line) for empty or non-2D input, NaN/inf.
+void check_input(const HostImage& input);
+
+}  // namespace repix::edt

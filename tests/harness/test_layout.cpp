@@ -1,0 +1,44 @@
+// The layout a newcomer reads by path (DESIGN.md "Layout"): every family is a folder
+// algorithms/<family>/ with its registry (register.cpp) and its variants' entry points
+// (variants.hpp), and every registered variant id has its own file there, named after the id
+// (gpu-queue-tq -> gpu_queue_tq.cu or .cpp). A variant added without its file, or a file renamed
+// away from its id, fails here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "harness/registry.hpp"
+
+namespace fs = std::filesystem;
+
+namespace repix {
+namespace {
+
+fs::path family_dir(const std::string& family) { return fs::path(REPIX_SOURCE_DIR) / "algorithms" / family; }
+
+TEST(Layout, EveryFamilyHasItsFolderRegistryAndVariantsHeader) {
+  ASSERT_FALSE(registry::families().empty());
+  for (const auto& f : registry::families()) {
+    EXPECT_TRUE(fs::is_directory(family_dir(f))) << f;
+    EXPECT_TRUE(fs::exists(family_dir(f) / "register.cpp")) << f;
+    EXPECT_TRUE(fs::exists(family_dir(f) / "variants.hpp")) << f;
+    EXPECT_TRUE(fs::exists(family_dir(f) / (f + ".hpp"))) << f << ": the family's semantics and types";
+  }
+}
+
+TEST(Layout, EveryVariantIdHasItsOwnFile) {
+  const auto all = registry::variants();
+  ASSERT_FALSE(all.empty());
+  for (const auto& v : all) {
+    std::string stem = v.id;
+    std::replace(stem.begin(), stem.end(), '-', '_');
+    const fs::path cpp = family_dir(v.family) / (stem + ".cpp"), cu = family_dir(v.family) / (stem + ".cu");
+    EXPECT_TRUE(fs::exists(cpp) || fs::exists(cu))
+        << v.family << "/" << v.id << ": expected " << cpp.string() << " or " << cu.string();
+  }
+}
+
+}  // namespace
+}  // namespace repix
