@@ -17,7 +17,7 @@
 #include "harness/gbench.hpp"
 #include "harness/journal.hpp"
 #include "harness/json_fields.hpp"
-#include "harness/peers.hpp"
+#include "baselines/peers.hpp"
 #include "harness/registry.hpp"
 
 namespace repix::bench {

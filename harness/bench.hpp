@@ -12,9 +12,9 @@
 #include "core/gpu.hpp"
 #include "core/image.hpp"
 #include "harness/journal.hpp"
-#include "harness/peers.hpp"
+#include "baselines/peers.hpp"
 #include "harness/report.hpp"
-#include "harness/timing.hpp"
+#include "core/timing.hpp"
 
 namespace repix::bench {
 

@@ -15,7 +15,7 @@
 #include "core/nvtx.hpp"
 #include "harness/bench.hpp"
 #include "harness/iwpp_verify.hpp"
-#include "harness/peers.hpp"
+#include "baselines/peers.hpp"
 #include "harness/tiled_json.hpp"
 #include "edt/edt.hpp"
 #include "edt/verify.hpp"

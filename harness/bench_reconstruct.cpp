@@ -16,7 +16,7 @@
 #include "datasets/datasets.hpp"
 #include "harness/bench.hpp"
 #include "harness/iwpp_verify.hpp"
-#include "harness/peers.hpp"
+#include "baselines/peers.hpp"
 #include "harness/tiled_json.hpp"
 #include "reconstruct/reconstruct.hpp"
 

@@ -8,10 +8,10 @@
 
 #include "core/error.hpp"
 #include "core/gpu.hpp"
-#include "harness/peers.hpp"
-#include "harness/timing.hpp"
+#include "baselines/peers.hpp"
+#include "core/timing.hpp"
 
-namespace repix::peers::npp {
+namespace repix::peers {
 
 namespace {
 
@@ -35,9 +35,8 @@ NppStreamContext stream_context(cudaStream_t stream) {
   return c;
 }
 
-}  // namespace
-
 PeerRun run_edt(const HostImage& mask, int samples, int warmup) {
+  if (mask.dtype() != DType::u8) throw Unsupported("peer npp-pba takes uint8 input only");
   const Shape& s = mask.shape();
   if (s.ndim != 2) throw Error("peer npp-pba: 2D images only");
   // NPP's PBA keeps Voronoi coordinates as 16-bit signed integers.
@@ -75,4 +74,13 @@ PeerRun run_edt(const HostImage& mask, int samples, int warmup) {
   return r;
 }
 
-}  // namespace repix::peers::npp
+}  // namespace
+
+NativePeer npp_pba_peer() {
+  return {{"edt", "npp-pba", "NPP nppiDistanceTransformPBA_8u32f_C1R_Ctx (PBA+, exact, uint8 input)", true, true},
+          [](const std::vector<const HostImage*>& inputs, const nlohmann::json&, int samples, int warmup) {
+            return run_edt(*inputs.at(0), samples, warmup);
+          }};
+}
+
+}  // namespace repix::peers

@@ -1,6 +1,6 @@
 // Peers: Python ones through `python3 baselines/peers.py` (see its docstring for the protocol),
-// C++ ones in-process (NPP, compiled only where the toolkit has it).
-#include "harness/peers.hpp"
+// native ones in process (native_peers(), baselines/register.cpp).
+#include "baselines/peers.hpp"
 
 #include <unistd.h>
 
@@ -17,20 +17,11 @@
 #include "datasets/io.hpp"
 #include "harness/json_fields.hpp"
 
-#ifdef REPIX_HAVE_NPP
-namespace repix::peers::npp {
-// baselines/npp/npp_edt.cu
-PeerRun run_edt(const HostImage& mask, int samples, int warmup);
-}
-#endif
-
 namespace repix::peers {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* kNppEdt = "npp-pba";
 
 std::string python() {
   const char* p = std::getenv("REPIX_PYTHON");
@@ -141,11 +132,8 @@ std::vector<Peer> available(const std::string& family) {
   static std::vector<Peer> all;
   std::call_once(once, [] {
     all = python_peers();
-#ifdef REPIX_HAVE_NPP
-    if (gpu_available())
-      all.push_back({"edt", kNppEdt, "NPP nppiDistanceTransformPBA_8u32f_C1R_Ctx (PBA+, exact, uint8 input)",
-                     true, true});
-#endif
+    for (const NativePeer& n : native_peers())
+      if (!n.peer.gpu || gpu_available()) all.push_back(n.peer);
   });
   std::vector<Peer> out;
   for (const auto& p : all)
@@ -156,12 +144,8 @@ std::vector<Peer> available(const std::string& family) {
 PeerRun run(const Peer& peer, const std::vector<const HostImage*>& inputs, const nlohmann::json& params,
             int samples, int warmup) {
   if (inputs.empty()) throw Error("peer " + peer.id + ": no input");
-#ifdef REPIX_HAVE_NPP
-  if (peer.id == kNppEdt) {
-    if (inputs[0]->dtype() != DType::u8) throw Unsupported("peer npp-pba takes uint8 input only");
-    return npp::run_edt(*inputs[0], samples, warmup);
-  }
-#endif
+  for (const NativePeer& n : native_peers())
+    if (n.peer.id == peer.id) return n.run(inputs, params, samples, warmup);
   return run_python(peer, inputs, params, samples, peer.gpu ? warmup : 0);
 }
 

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "harness/timing.hpp"
+#include "core/timing.hpp"
 #include "core/image.hpp"
 #include "core/nvtx.hpp"
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,18 @@ struct PeerRun {
   std::string scope;               // what the samples cover: "kernel" or "end-to-end"
   std::string version;             // the peer library's version, for the report
 };
+
+// A peer compiled into repix and run in process (NPP's EDT), as opposed to a Python one listed by
+// baselines/peers.py. Each is one file under baselines/ and one line in baselines/register.cpp.
+struct NativePeer {
+  Peer peer;
+  // As run() below; throws Unsupported for inputs the peer cannot take.
+  std::function<PeerRun(const std::vector<const HostImage*>& inputs, const nlohmann::json& params, int samples,
+                        int warmup)>
+      run;
+};
+// The in-process peers of this build (baselines/register.cpp), whether or not this machine can run them.
+const std::vector<NativePeer>& native_peers();
 
 // Runs `peer` on the inputs (edt: {mask}; reconstruct: {marker, mask}) with `params`
 // (e.g. {"connectivity": 8}). Throws repix::Error with the peer's message on failure, Unsupported

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "harness/peers.hpp"
+#include "baselines/peers.hpp"
 
 namespace repix {
 namespace {
