@@ -110,10 +110,10 @@ void add_ecc_cases(Context& ctx, std::vector<Case>& cases) {
           me.bytes_per_item = static_cast<double>(dtype_size(img.dtype()));
           k->timer = std::make_unique<KernelTimer>();
           k->plan = v.make_plan();
-          k->plan->setup(img.dtype(), img.shape(), k->timer->stream());
+          k->plan->setup({img.dtype(), img.shape()}, {}, k->timer->stream());
           k->timer->upload({&img});
           ecc::DevicePlan* plan = k->plan.get();
-          k->timer->start([plan](const std::vector<const void*>& in, cudaStream_t s) { plan->compute(in[0], s); },
+          k->timer->start([plan](const std::vector<const void*>& in, cudaStream_t s) { plan->compute({in[0]}, s); },
                           ctx.req.warmup, "ecc/" + v.id);
         };
         c.sample = [k] { return k->timer->sample(); };

@@ -143,10 +143,10 @@ void add_edt_cases(Context& ctx, std::vector<Case>& cases) {
           me.result.items = static_cast<double>(img.size());
           k->timer = std::make_unique<KernelTimer>();
           k->plan = v.make_plan();
-          k->plan->setup(img.dtype(), img.shape(), timed_options(ctx.req), k->timer->stream());
+          k->plan->setup({img.dtype(), img.shape()}, timed_options(ctx.req), k->timer->stream());
           k->timer->upload({&img});
           edt::DevicePlan* plan = k->plan.get();
-          k->timer->start([plan](const std::vector<const void*>& in, cudaStream_t s) { plan->compute(in[0], s); },
+          k->timer->start([plan](const std::vector<const void*>& in, cudaStream_t s) { plan->compute(in, s); },
                           ctx.req.warmup, "edt/" + v.id);
         };
         c.sample = [k] { return k->timer->sample(); };

@@ -184,11 +184,11 @@ void add_reconstruct_cases(Context& ctx, std::vector<Case>& cases) {
           const reconstruct::Options opt = bench_options(ctx.req, state->connectivity);
           k->timer = std::make_unique<KernelTimer>();
           k->plan = v.make_plan();
-          k->plan->setup(state->mask->dtype(), state->mask->shape(), opt, k->timer->stream());
+          k->plan->setup({state->mask->dtype(), state->mask->shape()}, opt, k->timer->stream());
           k->timer->upload({state->marker.get(), state->mask.get()});
           reconstruct::DevicePlan* plan = k->plan.get();
           k->timer->start(
-              [plan](const std::vector<const void*>& in, cudaStream_t s) { plan->compute(in[0], in[1], s); },
+              [plan](const std::vector<const void*>& in, cudaStream_t s) { plan->compute(in, s); },
               ctx.req.warmup, "reconstruct/" + v.id);
         };
         c.sample = [k] { return k->timer->sample(); };

@@ -496,7 +496,7 @@ PipelineRun pipeline(const HostImage& img, int iterations, int reps) {
     const auto t0 = std::chrono::steady_clock::now();
     DeviceBuffer<float> cur(n), tmp(n);
     ecc::OptPlan plan;
-    plan.setup(DType::f32, img.shape(), s);
+    plan.setup({DType::f32, img.shape()}, {}, s);
     REPIX_CUDA(cudaMemcpyAsync(cur.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice, s));
     stream.sync();
     setups.push_back(ms_since(t0));
@@ -507,7 +507,7 @@ PipelineRun pipeline(const HostImage& img, int iterations, int reps) {
       ecc::smooth::smooth_gpu(cur.get(), cur.get(), tmp.get(), nx, ny, s);
       ecc::smooth::round_hundredths_gpu(cur.get(), static_cast<std::int64_t>(n), s);
       e1.record(s);
-      plan.compute(cur.get(), s);
+      plan.compute({cur.get()}, s);
       e2.record(s);
       const auto h0 = std::chrono::steady_clock::now();
       last = plan.result(s);

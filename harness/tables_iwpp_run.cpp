@@ -230,10 +230,10 @@ Timing time_recon(const reconstruct::Variant& v, const HostImage& marker, const 
           t, reps.gpu, "reconstruct/" + v.id,
           [&](bench::KernelTimer& timer) {
             plan = v.make_plan();
-            plan->setup(mask.dtype(), mask.shape(), opt, timer.stream());
+            plan->setup({mask.dtype(), mask.shape()}, opt, timer.stream());
             timer.upload({&marker, &mask});
             reconstruct::DevicePlan* p = plan.get();
-            return [p](const std::vector<const void*>& d, cudaStream_t s) { p->compute(d[0], d[1], s); };
+            return [p](const std::vector<const void*>& d, cudaStream_t s) { p->compute(d, s); };
           },
           [&](cudaStream_t s) { return check(plan->result(s)); },
           [&] {  // queue variants time their wavefront phase; the others leave -1
@@ -289,10 +289,10 @@ Timing time_edt(const edt::Variant& v, const EdtInput& in, const edt::Options& t
           t, reps.gpu, "edt/" + v.id,
           [&](bench::KernelTimer& timer) {
             plan = v.make_plan();
-            plan->setup(in.image.dtype(), in.image.shape(), timed, timer.stream());
+            plan->setup({in.image.dtype(), in.image.shape()}, timed, timer.stream());
             timer.upload({&in.image});
             edt::DevicePlan* p = plan.get();
-            return [p](const std::vector<const void*>& d, cudaStream_t s) { p->compute(d[0], s); };
+            return [p](const std::vector<const void*>& d, cudaStream_t s) { p->compute(d, s); };
           },
           [&](cudaStream_t s) { return check_edt(t, v, in, plan->result(s), "kernel-scope output"); }, [] {});
       return;

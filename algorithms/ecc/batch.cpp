@@ -125,7 +125,7 @@ class PerImagePath final : public Path {
     for (int i = 0; i < std::max(1, streams); ++i) {
       streams_.push_back(std::make_unique<CudaStream>());
       plans_.push_back(std::make_unique<OptPlan>());
-      plans_.back()->setup(dtype, shape, streams_.back()->get());
+      plans_.back()->setup({dtype, shape}, {}, streams_.back()->get());
     }
   }
 

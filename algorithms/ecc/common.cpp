@@ -121,7 +121,7 @@ Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::str
   {
     nvtx::Range r("init");
     d_in.allocate(img.bytes());
-    plan.setup(img.dtype(), img.shape(), stream.get());
+    plan.setup({img.dtype(), img.shape()}, {}, stream.get());
   }
   {
     nvtx::Range r("h2d", static_cast<std::int64_t>(img.bytes()));
@@ -130,7 +130,7 @@ Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::str
   }
   {
     nvtx::Range r("kernel");
-    plan.compute(d_in.get(), stream.get());
+    plan.compute({d_in.get()}, stream.get());
   }
   nvtx::Range r("d2h");
   return plan.result(stream.get());

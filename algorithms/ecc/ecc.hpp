@@ -8,7 +8,8 @@
 // image nothing ever wins. VCEC(t) = sum over voxels of value t of (-1)^dim(cell) over the cells
 // they introduce, and ECC is its prefix sum.
 //
-// Every variant is one function (or one DevicePlan for GPU variants) registered in register.cpp.
+// Every variant is one function (or one DevicePlan for GPU variants) registered in register.cpp,
+// in the shape of core/variant.hpp.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -20,6 +21,7 @@
 
 #include "core/image.hpp"
 #include "core/slab_source.hpp"
+#include "core/variant.hpp"
 
 namespace repix::ecc {
 
@@ -35,28 +37,18 @@ struct Options {
   int streams = 3;                  // gpu-stream: concurrent chunk pipelines
 };
 
-// GPU variants expose a plan so the harness can time them on device-resident data ("kernel"
-// scope) as well as end to end.
-class DevicePlan {
- public:
-  virtual ~DevicePlan() = default;
-  // Allocate all workspace compute() needs for inputs of this type and shape. Not timed.
-  virtual void setup(DType dtype, const Shape& shape, cudaStream_t stream) = 0;
-  // Device-resident input in, device-resident VCEC out; asynchronous on `stream`.
-  virtual void compute(const void* d_input, cudaStream_t stream) = 0;
-  // The curve of the last compute(): copies to host and synchronises `stream`.
-  virtual Curve result(cudaStream_t stream) = 0;
+// What a run counts of itself.
+struct Stats {
+  // gpu-opt's float path overflowed its global hash table and took the exact sort-based path: a
+  // different algorithm, so a timing says which one it timed.
+  bool used_fallback = false;
 };
 
-struct Variant {
-  std::string id;            // stable, lowercase: seq, omp, gpu-naive, gpu-opt, ...
-  bool gpu = false;
-  std::string step;          // the ablation step it represents
-  std::string description;   // one line
-  // End to end: host image in, curve in host memory out.
-  std::function<Curve(const HostImage&, const Options&)> run;
-  // GPU variants only: a fresh plan for kernel-scope timing.
-  std::function<std::unique_ptr<DevicePlan>()> make_plan;
+// GPU variants expose a plan (core/variant.hpp): one input image, the curve out, so the harness
+// can time them on device-resident data ("kernel" scope) as well as end to end.
+using DevicePlan = repix::DevicePlan<Options, Curve, Stats>;
+
+struct Variant : repix::Variant<Curve(const HostImage&, const Options&), DevicePlan> {
   // Streaming variants only: the image comes from a slab source, never held whole.
   std::function<Curve(SlabSource&, const Options&)> run_source;
 };

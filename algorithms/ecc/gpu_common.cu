@@ -105,7 +105,9 @@ void FloatRanker::run(const float* d_in, cudaStream_t stream) {
 
 // ---- LadderPlan -------------------------------------------------------------------------------
 
-void LadderPlan::setup(DType dtype, const Shape& shape, cudaStream_t) {
+void LadderPlan::setup(const InputDesc& in, const Options&, cudaStream_t) {
+  const DType dtype = in.dtype;
+  const Shape& shape = in.shape;
   ready_ = computed_ = false;
   if (shape.size() <= 0) throw Error("empty image");
   dtype_ = dtype;
@@ -128,7 +130,8 @@ void LadderPlan::setup(DType dtype, const Shape& shape, cudaStream_t) {
   ready_ = true;
 }
 
-void LadderPlan::compute(const void* d_input, cudaStream_t stream) {
+void LadderPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
+  const void* d_input = in.at(0);
   if (!ready_) throw Error("internal: ecc plan compute() before setup()");
   computed_ = false;
   LadderLaunch a;

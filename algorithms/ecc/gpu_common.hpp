@@ -344,8 +344,8 @@ class FloatRanker {
 // variant's launch(), result() downloads and builds the curve.
 class LadderPlan : public DevicePlan {
  public:
-  void setup(DType dtype, const Shape& shape, cudaStream_t stream) override;
-  void compute(const void* d_input, cudaStream_t stream) override;
+  void setup(const InputDesc& in, const Options& opt, cudaStream_t stream) override;
+  void compute(const DeviceInputs& in, cudaStream_t stream) override;
   Curve result(cudaStream_t stream) override;
 
  protected:

@@ -1036,9 +1036,9 @@ std::size_t Engine::workspace_bytes(DType dtype, const Shape& shape, bool stream
 
 // ---- OptPlan ---------------------------------------------------------------------------------------
 
-void OptPlan::setup(DType dtype, const Shape& shape, cudaStream_t) {
-  shape_ = shape;
-  engine_.setup(dtype, shape, false);
+void OptPlan::setup(const InputDesc& in, const Options&, cudaStream_t) {
+  shape_ = in.shape;
+  engine_.setup(in.dtype, in.shape, false);
 }
 
 void OptPlan::accumulate_all(const void* d_input, cudaStream_t stream) {
@@ -1047,7 +1047,8 @@ void OptPlan::accumulate_all(const void* d_input, cudaStream_t stream) {
   engine_.accumulate(d_input, 0, 0, slab_count(shape_), stream);
 }
 
-void OptPlan::compute(const void* d_input, cudaStream_t stream) {
+void OptPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
+  const void* d_input = in.at(0);
   accumulate_all(d_input, stream);
   if (engine_.finish(stream)) {
     used_fallback_ = true;

@@ -74,9 +74,10 @@ class Engine {
 // gpu-opt's plan: one pass over a device-resident image.
 class OptPlan final : public DevicePlan {
  public:
-  void setup(DType dtype, const Shape& shape, cudaStream_t stream) override;
-  void compute(const void* d_input, cudaStream_t stream) override;
+  void setup(const InputDesc& in, const Options& opt, cudaStream_t stream) override;
+  void compute(const DeviceInputs& in, cudaStream_t stream) override;
   Curve result(cudaStream_t stream) override;
+  Stats stats() const override { return {used_fallback_}; }
   // compute() then result() without the host synchronisation compute() makes for float images:
   // compute_queued() queues the pass and its read-back on `stream`; collect() waits once and
   // returns the curve, running the exact fallback (synchronously) when the table overflowed.

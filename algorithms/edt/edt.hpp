@@ -22,6 +22,7 @@
 
 #include "core/image.hpp"
 #include "core/tiling/tile_stats.hpp"
+#include "core/variant.hpp"
 
 namespace repix::edt {
 
@@ -50,23 +51,12 @@ struct Result {
   Stats stats;
 };
 
-class DevicePlan {
- public:
-  virtual ~DevicePlan() = default;
-  virtual void setup(DType dtype, const Shape& shape, const Options& opt, cudaStream_t stream) = 0;
-  // Device-resident input in; distance (and sites) in the plan's device buffers.
-  virtual void compute(const void* d_input, cudaStream_t stream) = 0;
-  virtual Result result(cudaStream_t stream) = 0;
-};
+// GPU variants' plans (core/variant.hpp): input {image}; distance (and sites, if wanted) in the
+// plan's device buffers.
+using DevicePlan = repix::DevicePlan<Options, Result, Stats>;
 
-struct Variant {
-  std::string id;            // seq-exact, seq, omp-tiled, gpu-queue-atomic, ..., gpu-opt
-  bool gpu = false;
-  bool exact = false;        // true: must match seq-exact; false: checked by properties
-  std::string step;
-  std::string description;
-  std::function<Result(const HostImage& input, const Options&)> run;
-  std::function<std::unique_ptr<DevicePlan>()> make_plan;
+struct Variant : repix::Variant<Result(const HostImage& input, const Options&), DevicePlan> {
+  bool exact = false;  // true: must match seq-exact; false: checked by the propagation properties
 };
 
 const std::vector<Variant>& variants();

@@ -119,7 +119,9 @@ __global__ void __launch_bounds__(kThreads) window_fill_kernel(Columns cols, i64
 class SeparablePlan final : public DevicePlan {
  public:
   explicit SeparablePlan(SeparableFill fill) : fill_(fill) {}
-  void setup(DType dtype, const Shape& shape, const Options& opt, cudaStream_t stream) override {
+  void setup(const InputDesc& in, const Options& opt, cudaStream_t stream) override {
+    const DType dtype = in.dtype;
+    const Shape& shape = in.shape;
     ready_ = computed_ = false;
     if (shape.size() <= 0 || shape.ndim != 2) throw Error("edt: this variant needs a non-empty 2D image");
     if (shape.nx > kMaxSide || shape.ny > kMaxSide) throw Error("edt: image has a side over 2^30 pixels");
@@ -155,8 +157,9 @@ class SeparablePlan final : public DevicePlan {
     ready_ = true;
   }
 
-  void compute(const void* d_input, cudaStream_t stream) override {
+  void compute(const DeviceInputs& in, cudaStream_t stream) override {
     if (!ready_) throw Error("internal: edt plan compute() before setup()");
+    const void* d_input = in.at(0);
     computed_ = false;
     const i64 nx = shape_.nx, ny = shape_.ny;
     {
@@ -260,7 +263,7 @@ Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Opti
   {
     nvtx::Range r("init");
     d_in.allocate(input.bytes());
-    plan.setup(input.dtype(), input.shape(), opt, stream.get());
+    plan.setup({input.dtype(), input.shape()}, opt, stream.get());
   }
   {
     nvtx::Range r("h2d", static_cast<std::int64_t>(input.bytes()));
@@ -268,7 +271,7 @@ Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Opti
   }
   {
     nvtx::Range r("kernel");
-    plan.compute(d_in.get(), stream.get());
+    plan.compute({d_in.get()}, stream.get());
   }
   nvtx::Range r("d2h");
   return plan.result(stream.get());
@@ -283,9 +286,10 @@ Result run_gpu_variant(const char* nvtx_name, DevicePlan&& plan, const HostImage
 
 Variant separable_variant(const char* id, const char* step, const char* description, SeparableFill fill) {
   const std::string nvtx_name = std::string("edt/") + id;
-  return {id, true, true, step, description,
-          [=](const HostImage& in, const Options& o) { return run_gpu_variant(nvtx_name.c_str(), SeparablePlan(fill), in, o); },
-          [=] { return std::unique_ptr<DevicePlan>(new SeparablePlan(fill)); }};
+  return {{id, true, step, description,
+           [=](const HostImage& in, const Options& o) { return run_gpu_variant(nvtx_name.c_str(), SeparablePlan(fill), in, o); },
+           [=] { return std::unique_ptr<DevicePlan>(new SeparablePlan(fill)); }},
+          /*exact=*/true};
 }
 
 Variant gpu_opt_variant() {

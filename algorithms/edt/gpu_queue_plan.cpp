@@ -20,7 +20,9 @@ class QueuePlan final : public DevicePlan {
  public:
   explicit QueuePlan(iwpp::QueuePolicy policy) : policy_(policy) {}
 
-  void setup(DType dtype, const Shape& shape, const Options& opt, cudaStream_t) override {
+  void setup(const InputDesc& in, const Options& opt, cudaStream_t) override {
+    const DType dtype = in.dtype;
+    const Shape& shape = in.shape;
     ready_ = computed_ = false;
     if (shape.size() <= 0 || shape.ndim != 2) throw Error("edt: the queue variants need a non-empty 2D image, got " + shape.str());
     if (shape.nx > kMaxSide || shape.ny > kMaxSide) throw Error("edt: image " + shape.str() + " has a side over 2^30 pixels");
@@ -40,8 +42,9 @@ class QueuePlan final : public DevicePlan {
     ready_ = true;
   }
 
-  void compute(const void* d_input, cudaStream_t stream) override {
+  void compute(const DeviceInputs& in, cudaStream_t stream) override {
     if (!ready_) throw Error("internal: edt plan compute() before setup()");
+    const void* d_input = in.at(0);
     computed_ = false;
     const Window all{0, 0, shape_.nx, shape_.ny};
     tile_.reset_stats();
@@ -79,11 +82,12 @@ class QueuePlan final : public DevicePlan {
 Variant make_queue_variant(iwpp::QueuePolicy policy, const std::string& id, const std::string& step,
                            const std::string& description) {
   const std::string nvtx_name = "edt/" + id;
-  return {id, true, false, step, description,
-          [policy, nvtx_name](const HostImage& in, const Options& o) {
-            return run_gpu_variant(nvtx_name.c_str(), QueuePlan(policy), in, o);
-          },
-          [policy] { return std::unique_ptr<DevicePlan>(new QueuePlan(policy)); }};
+  return {{id, true, step, description,
+           [policy, nvtx_name](const HostImage& in, const Options& o) {
+             return run_gpu_variant(nvtx_name.c_str(), QueuePlan(policy), in, o);
+           },
+           [policy] { return std::unique_ptr<DevicePlan>(new QueuePlan(policy)); }},
+          /*exact=*/false};
 }
 
 }  // namespace repix::edt

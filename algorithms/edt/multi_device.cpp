@@ -239,10 +239,11 @@ Result run_multi_device_with(const HostImage& input, const Options& opt, tiling:
 }
 
 Variant multi_device_variant() {
-  return {"multi-device", true, false, "multi-device",
-          "tiles dealt on demand to every GPU (queue propagation per tile) and to CPU groups (omp-tiled per tile), "
-          "then border rounds until stable (section 4)",
-          run_multi_device, {}};
+  return {{"multi-device", true, "multi-device",
+           "tiles dealt on demand to every GPU (queue propagation per tile) and to CPU groups (omp-tiled per tile), "
+           "then border rounds until stable (section 4)",
+           run_multi_device, {}},
+          /*exact=*/false};
 }
 
 }  // namespace repix::edt

@@ -11,15 +11,17 @@ namespace repix::edt {
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> all = [] {
     std::vector<Variant> v;
-    v.push_back({"seq-exact", false, true, "oracle",
-                 "exact separable EDT: nearest background row per column, then the lower envelope of parabolas per row (int64)",
-                 run_seq_exact, {}});
-    v.push_back({"seq", false, false, "reference",
-                 "the paper's Algorithm 3: 8-neighbour nearest-site propagation with a FIFO queue",
-                 run_seq, {}});
-    v.push_back({"omp-tiled", false, false, "cpu-parallel",
-                 "Algorithm 3 per tile in parallel (OpenMP), then border rounds on a snapshot until stable",
-                 run_omp_tiled, {}});
+    v.push_back({{"seq-exact", false, "oracle",
+                  "exact separable EDT: nearest background row per column, then the lower envelope of parabolas per row (int64)",
+                  run_seq_exact, {}},
+                 /*exact=*/true});
+    v.push_back({{"seq", false, "reference",
+                  "the paper's Algorithm 3: 8-neighbour nearest-site propagation with a FIFO queue", run_seq, {}},
+                 /*exact=*/false});
+    v.push_back({{"omp-tiled", false, "cpu-parallel",
+                  "Algorithm 3 per tile in parallel (OpenMP), then border rounds on a snapshot until stable",
+                  run_omp_tiled, {}},
+                 /*exact=*/false});
     v.push_back(gpu_queue_atomic_variant());
     v.push_back(gpu_queue_warp_atomic_variant());
     v.push_back(gpu_queue_scan_variant());

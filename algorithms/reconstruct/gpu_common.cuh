@@ -257,7 +257,9 @@ class TypedPlan {
 template <template <class> class Impl>
 class Plan final : public DevicePlan {
  public:
-  void setup(DType dtype, const Shape& shape, const Options& opt, cudaStream_t s) override {
+  void setup(const InputDesc& in, const Options& opt, cudaStream_t s) override {
+    const DType dtype = in.dtype;
+    const Shape& shape = in.shape;
     ready_ = computed_ = false;
     if (shape.size() <= 0 || shape.nz != 1 || shape.ndim > 2)
       throw Error("reconstruct: a non-empty 2D image is needed, got " + shape.str());
@@ -283,8 +285,11 @@ class Plan final : public DevicePlan {
     }
     ready_ = true;
   }
-  void compute(const void* marker, const void* mask, cudaStream_t s) override {
+  void compute(const DeviceInputs& in, cudaStream_t s) override {
     if (!ready_) throw Error("internal: reconstruct plan compute() before setup()");
+    if (in.size() != 2) throw Error("internal: reconstruct plans take {marker, mask}");
+    const void* marker = in[0];
+    const void* mask = in[1];
     computed_ = false;
     stats_ = Stats{};
     switch (dtype_) {
@@ -333,14 +338,14 @@ Result run_end_to_end(const std::string& id, const HostImage& marker, const Host
   nvtx::Range range(name.c_str());
   CudaStream stream;
   Plan<Impl> plan;
-  plan.setup(mask.dtype(), mask.shape(), opt, stream.get());
+  plan.setup({mask.dtype(), mask.shape()}, opt, stream.get());
   DeviceBuffer<unsigned char> d_marker(marker.bytes()), d_mask(mask.bytes());
   {
     nvtx::Range r("h2d");
     REPIX_CUDA(cudaMemcpyAsync(d_marker.get(), marker.raw(), marker.bytes(), cudaMemcpyHostToDevice, stream.get()));
     REPIX_CUDA(cudaMemcpyAsync(d_mask.get(), mask.raw(), mask.bytes(), cudaMemcpyHostToDevice, stream.get()));
   }
-  plan.compute(d_marker.get(), d_mask.get(), stream.get());
+  plan.compute({d_marker.get(), d_mask.get()}, stream.get());
   return plan.result(stream.get());
 }
 

@@ -197,7 +197,7 @@ class GpuWorker final : public tiling::GpuTileWorker<ReconstructSlot<T>> {
   void complete(const Rect& r) override {
     auto& s = this->slot_of(r);
     DevicePlan& plan = plan_for(r);
-    this->compute(s, [&](cudaStream_t st) { plan.compute(s.marker.get(), s.mask.get(), st); });
+    this->compute(s, [&](cudaStream_t st) { plan.compute({s.marker.get(), s.mask.get()}, st); });
     const DevicePlan::DeviceResult out = plan.device_result();
     f_.add_queued(out.stats.initially_queued, out.stats.total_queued);
     HostImage& J = f_.J();
@@ -210,7 +210,7 @@ class GpuWorker final : public tiling::GpuTileWorker<ReconstructSlot<T>> {
     auto& p = plans_[{r.width(), r.height()}];
     if (!p) {
       p = gpu::gpu_opt_variant().make_plan();
-      p->setup(f_.mask().dtype(), Shape::d2(r.width(), r.height()), f_.opt(), this->compute_.get());
+      p->setup({f_.mask().dtype(), Shape::d2(r.width(), r.height())}, f_.opt(), this->compute_.get());
     }
     return *p;
   }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/image.hpp"
+#include "core/variant.hpp"
 #include "core/tiling/tile_stats.hpp"
 
 namespace repix::reconstruct {
@@ -54,17 +55,11 @@ struct Result {
   Stats stats;
 };
 
-// GPU variants expose a plan so the harness can time them on device-resident data.
-class DevicePlan {
+// GPU variants expose a plan (core/variant.hpp) so the harness can time them on device-resident
+// data: inputs {marker, mask} (already checked: same shape/dtype, marker <= mask unless clip), the
+// result in the plan's device buffer; compute() may synchronise its stream (convergence checks).
+class DevicePlan : public repix::DevicePlan<Options, Result, Stats> {
  public:
-  virtual ~DevicePlan() = default;
-  // Allocate all workspace for inputs of this type and shape. Not timed.
-  virtual void setup(DType dtype, const Shape& shape, const Options& opt, cudaStream_t stream) = 0;
-  // Device-resident marker and mask in (already checked: same shape/dtype, marker <= mask unless
-  // clip), result in the plan's device buffer. May synchronise `stream` (convergence checks).
-  virtual void compute(const void* d_marker, const void* d_mask, cudaStream_t stream) = 0;
-  // The result of the last compute(): copies to host and synchronises `stream`.
-  virtual Result result(cudaStream_t stream) = 0;
   // The result of the last compute() where it lies on the device (the mask's dtype, rows back to
   // back; valid until the next setup or compute), with its Stats: for callers that copy it
   // themselves (multi-device moves tiles into a larger host image).
@@ -73,18 +68,10 @@ class DevicePlan {
     Stats stats;
   };
   virtual DeviceResult device_result() const;
+  Stats stats() const override { return device_result().stats; }
 };
 
-struct Variant {
-  std::string id;            // seq, seq-sr, seq-qb, omp-tiled, gpu-naive, gpu-queue-tq, gpu-opt, ...
-  bool gpu = false;
-  std::string step;          // the ablation step it represents
-  std::string description;   // one line
-  // End to end: host marker and mask in (checked by the variant via check_inputs), host result out.
-  std::function<Result(const HostImage& marker, const HostImage& mask, const Options&)> run;
-  // GPU variants only: a fresh plan for kernel-scope timing.
-  std::function<std::unique_ptr<DevicePlan>()> make_plan;
-};
+using Variant = repix::Variant<Result(const HostImage& marker, const HostImage& mask, const Options&), DevicePlan>;
 
 // All registered variants, in ablation order (register.cpp).
 const std::vector<Variant>& variants();

@@ -201,7 +201,7 @@ TEST(EccBatchGpu, QueuedReadBackAndFallback) {
   copy_to_device_sync(df.get(), few.raw(), few.bytes());
   CudaStream s;
   ecc::OptPlan plan;
-  plan.setup(DType::f32, many.shape(), s.get());
+  plan.setup({DType::f32, many.shape()}, {}, s.get());
   for (int i = 0; i < 2; ++i) {
     plan.compute_queued(dm.get(), s.get());
     EXPECT_TRUE(test::same_curve(plan.collect(s.get()), want_many)) << "many, pass " << i;
@@ -218,7 +218,7 @@ TEST(EccBatchGpu, QueuedReadBackAndFallback) {
   EXPECT_TRUE(test::same_curve(plan.collect(s.get()), want_few)) << "after the fallback";
   EXPECT_FALSE(plan.used_fallback());
   // The synchronous pair still works on the same plan.
-  plan.compute(dm.get(), s.get());
+  plan.compute({dm.get()}, s.get());
   EXPECT_TRUE(test::same_curve(plan.result(s.get()), want_many)) << "compute/result";
 }
 

@@ -181,11 +181,11 @@ TEST(EccGpu, PlanReuse) {
         std::unique_ptr<ecc::DevicePlan> plan = v->make_plan();
         DeviceBuffer<unsigned char> d_in(inputs[0].bytes());
         try {
-          plan->setup(dt, sh, stream.get());
+          plan->setup({dt, sh}, {}, stream.get());
           for (const HostImage& img : inputs) {
             REPIX_CUDA(cudaMemcpyAsync(d_in.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice,
                                        stream.get()));
-            plan->compute(d_in.get(), stream.get());
+            plan->compute({d_in.get()}, stream.get());
             const ecc::Curve got = plan->result(stream.get());
             EXPECT_TRUE(test::same_curve(got, ecc::run_seq(img, {})))
                 << v->id << " plan reused on " << test::describe(img);
@@ -210,10 +210,10 @@ TEST(EccGpu, ImpossibleSetupThrowsOutOfMemory) {
     CudaStream stream;
     std::unique_ptr<ecc::DevicePlan> plan = v->make_plan();
     if (is_ladder(*v)) {
-      EXPECT_THROW(plan->setup(DType::f32, huge, stream.get()), CudaOutOfMemory) << v->id;
+      EXPECT_THROW(plan->setup({DType::f32, huge}, {}, stream.get()), CudaOutOfMemory) << v->id;
     } else {
       try {
-        plan->setup(DType::f32, huge, stream.get());
+        plan->setup({DType::f32, huge}, {}, stream.get());
       } catch (const CudaOutOfMemory&) {
       } catch (const std::exception& e) {
         ADD_FAILURE() << v->id << ": expected success or CudaOutOfMemory, got: " << e.what();

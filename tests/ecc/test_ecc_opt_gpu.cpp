@@ -60,8 +60,8 @@ ecc::Curve run_plan(ecc::OptPlan& plan, const HostImage& img, bool do_setup = tr
   CudaStream s;
   DeviceBuffer<unsigned char> d(img.bytes());
   copy_to_device_sync(d.get(), img.raw(), img.bytes());
-  if (do_setup) plan.setup(img.dtype(), img.shape(), s.get());
-  plan.compute(d.get(), s.get());
+  if (do_setup) plan.setup({img.dtype(), img.shape()}, {}, s.get());
+  plan.compute({d.get()}, s.get());
   return plan.result(s.get());
 }
 
@@ -129,7 +129,7 @@ TEST(EccGpuOpt, GlobalOverflowFallbackIsExact) {
     const HostImage img = make_image(DType::f32, sh, Pattern::random, 2000, 21);
     ecc::OptPlan plan;
     CudaStream s;
-    plan.setup(img.dtype(), img.shape(), s.get());
+    plan.setup({img.dtype(), img.shape()}, {}, s.get());
     plan.set_global_capacity_for_tests(16);
     expect_same(run_plan(plan, img, false), ecc::run_seq(img, {}), "fallback " + sh.str());
     EXPECT_TRUE(plan.used_fallback());
@@ -150,7 +150,7 @@ TEST(EccGpuOpt, PlanReuseOnTwoInputs) {
       const HostImage b = make_image(dt, sh, Pattern::random, 700, 200);
       ecc::OptPlan plan;
       CudaStream s;
-      plan.setup(dt, sh, s.get());
+      plan.setup({dt, sh}, {}, s.get());
       expect_same(run_plan(plan, a, false), ecc::run_seq(a, {}), "a " + label(dt, sh, 40));
       expect_same(run_plan(plan, b, false), ecc::run_seq(b, {}), "b " + label(dt, sh, 700));
       expect_same(run_plan(plan, a, false), ecc::run_seq(a, {}), "a again " + label(dt, sh, 40));

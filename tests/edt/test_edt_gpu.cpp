@@ -42,9 +42,9 @@ TEST(EdtGpu, ExactGpuPlansReusedAcrossShapes) {
     for (const HostImage& img : test::exact_variant_inputs()) {
       DeviceBuffer<unsigned char> d(img.bytes());
       copy_to_device_sync(d.get(), img.raw(), img.bytes());
-      plan->setup(img.dtype(), img.shape(), {}, stream.get());
-      plan->compute(d.get(), stream.get());
-      plan->compute(d.get(), stream.get());  // twice: nothing may depend on a previous run
+      plan->setup({img.dtype(), img.shape()}, {}, stream.get());
+      plan->compute({d.get()}, stream.get());
+      plan->compute({d.get()}, stream.get());  // twice: nothing may depend on a previous run
       expect_exact(img, plan->result(stream.get()), std::string(id) + " plan");
     }
   }

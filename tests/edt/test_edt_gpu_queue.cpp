@@ -150,9 +150,9 @@ TEST(EdtGpuQueue, PlansReusedAcrossShapesWithAndWithoutSites) {
         copy_to_device_sync(d.get(), img.raw(), img.bytes());
         edt::Options o;
         o.want_sites = sites;
-        plan->setup(img.dtype(), img.shape(), o, stream.get());
-        plan->compute(d.get(), stream.get());
-        plan->compute(d.get(), stream.get());  // twice: nothing may depend on a previous run
+        plan->setup({img.dtype(), img.shape()}, o, stream.get());
+        plan->compute({d.get()}, stream.get());
+        plan->compute({d.get()}, stream.get());  // twice: nothing may depend on a previous run
         const edt::Result r = plan->result(stream.get());
         EXPECT_EQ(r.sites.empty(), !sites) << id;
         expect_propagation_ok(img, r, std::string(id) + " plan" + (sites ? "" : " without sites"));
@@ -166,10 +166,10 @@ TEST(EdtGpuQueue, PlanSetupRejectsWhatItCannotIndex) {
   for (const char* id : kLadder) {
     auto plan = edt::find_variant(id).make_plan();
     edt::Options o;
-    EXPECT_THROW(plan->setup(DType::u8, Shape::d2(70000, 70000), o, nullptr), Error) << id;  // > 2^32-1 pixels
-    EXPECT_THROW(plan->setup(DType::u8, Shape::d2(std::int64_t(1) << 31, 1), o, nullptr), Error) << id;
-    EXPECT_THROW(plan->setup(DType::u8, Shape::d3(4, 4, 4), o, nullptr), Error) << id;
-    EXPECT_THROW(plan->compute(nullptr, nullptr), Error) << id << ": compute before setup";
+    EXPECT_THROW(plan->setup({DType::u8, Shape::d2(70000, 70000)}, o, nullptr), Error) << id;  // > 2^32-1 pixels
+    EXPECT_THROW(plan->setup({DType::u8, Shape::d2(std::int64_t(1) << 31, 1)}, o, nullptr), Error) << id;
+    EXPECT_THROW(plan->setup({DType::u8, Shape::d3(4, 4, 4)}, o, nullptr), Error) << id;
+    EXPECT_THROW(plan->compute({nullptr}, nullptr), Error) << id << ": compute before setup";
     EXPECT_THROW(plan->result(nullptr), Error) << id << ": result before compute";
   }
   edt::TilePropagator tile;

@@ -340,12 +340,12 @@ TEST(ReconstructGpu, PlanReuse) {
     auto plan = v->make_plan();
     Options opt;
     opt.connectivity = 8;
-    plan->setup(DType::u16, sh, opt, stream.get());
+    plan->setup({DType::u16, sh}, opt, stream.get());
     DeviceBuffer<std::uint16_t> marker(static_cast<std::size_t>(sh.size())), mask(static_cast<std::size_t>(sh.size()));
     for (const Pair* p : {&a, &b, &a}) {
       REPIX_CUDA(cudaMemcpyAsync(marker.get(), p->marker.raw(), p->marker.bytes(), cudaMemcpyHostToDevice, stream.get()));
       REPIX_CUDA(cudaMemcpyAsync(mask.get(), p->mask.raw(), p->mask.bytes(), cudaMemcpyHostToDevice, stream.get()));
-      plan->compute(marker.get(), mask.get(), stream.get());
+      plan->compute({marker.get(), mask.get()}, stream.get());
       const Result r = plan->result(stream.get());
       EXPECT_EQ(compare_with_oracle(*p, r.image, 8), "") << v->id << " plan on " << p->what;
     }
@@ -358,11 +358,11 @@ TEST(ReconstructGpu, PlanSetupRejectsWhatItCannotIndex) {
     if (!v->make_plan) continue;  // multi-device: no plan (its own tests check its inputs)
     auto plan = v->make_plan();
     Options opt;
-    EXPECT_THROW(plan->setup(DType::u8, Shape::d2(70000, 70000), opt, nullptr), Error) << v->id;
-    EXPECT_THROW(plan->setup(DType::u8, Shape::d3(4, 4, 4), opt, nullptr), Error) << v->id;
+    EXPECT_THROW(plan->setup({DType::u8, Shape::d2(70000, 70000)}, opt, nullptr), Error) << v->id;
+    EXPECT_THROW(plan->setup({DType::u8, Shape::d3(4, 4, 4)}, opt, nullptr), Error) << v->id;
     opt.connectivity = 6;
-    EXPECT_THROW(plan->setup(DType::u8, Shape::d2(4, 4), opt, nullptr), Error) << v->id;
-    EXPECT_THROW(plan->compute(nullptr, nullptr, nullptr), Error) << v->id << ": compute before setup";
+    EXPECT_THROW(plan->setup({DType::u8, Shape::d2(4, 4)}, opt, nullptr), Error) << v->id;
+    EXPECT_THROW(plan->compute({nullptr, nullptr}, nullptr), Error) << v->id << ": compute before setup";
   }
 }
 
