@@ -1,4 +1,5 @@
-// Dispatch of file: specs and paths to the readers and writers by extension.
+// The file kind (file_kind() at the end): file: specs dispatched to the readers and writers by
+// extension.
 #include "datasets/io.hpp"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include <cstring>
 
 #include "datasets/datasets.hpp"
+#include "datasets/kind.hpp"
 
 namespace repix::datasets {
 namespace {
@@ -140,5 +142,33 @@ void save(const HostImage& img, const std::string& path) {
   throw Error("don't know how to write '" + path + "' (" + (ext.empty() ? "no extension" : "extension " + ext) +
               "; repix writes .npy, .raw/.dat, and .png/.pgm/.tif with OpenCV)");
 }
+
+namespace detail {
+
+Kind file_kind() {
+  Kind k;
+  k.name = "file";
+  k.description = "an .npy, .raw/.dat (needs shape= and dtype=) or image file";
+  k.keys = {"shape", "dtype"};
+  k.takes_path = true;
+  k.canonicalise = [](Spec& s) {
+    auto& p = s.params;
+    if (p.count("shape")) {
+      s.shape = Shape::parse(p["shape"]);
+      p["shape"] = s.shape.str();
+    }
+    if (p.count("dtype")) p["dtype"] = dtype_name(parse_dtype(p["dtype"]));
+  };
+  k.generate = [](const Spec& s, bool pinned) { return load_file(s, pinned); };
+  k.open_source = [](const Spec& s) { return open_file_source(s); };
+  // .npy and raw files stream; images are read whole.
+  k.chunk_addressable = [](const Spec& s) { return format_of(s) == Format::npy || format_of(s) == Format::raw; };
+  k.dtype = [](const Spec& s) { return open_file_source(s)->dtype(); };
+  k.shape = [](const Spec& s) { return open_file_source(s)->shape(); };
+  return k;
+}
+
+}  // namespace detail
+
 
 }  // namespace repix::datasets
