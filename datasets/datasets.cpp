@@ -2,6 +2,7 @@
 // kind's file says how it is generated, streamed and typed, file: specs included.
 #include "datasets/datasets.hpp"
 
+#include "datasets/io.hpp"
 #include "datasets/kind.hpp"
 
 namespace repix::datasets {
@@ -42,5 +43,14 @@ Spec mask_spec(const Spec& marker_spec) {
 }
 
 std::vector<std::pair<std::string, std::string>> kinds() { return spec_kinds(); }
+
+// Declared in io.hpp (its callers read files and specs alike); defined here because a spec
+// may name any kind.
+HostImage load(const std::string& path_or_spec, bool pinned) {
+  const std::string prefix = path_or_spec.substr(0, path_or_spec.find(':'));
+  for (const auto& k : registered_kinds())
+    if (prefix == k.name && path_or_spec.size() > prefix.size()) return generate(Spec::parse(path_or_spec), pinned);
+  return load_file(Spec::parse("file:" + path_or_spec), pinned);
+}
 
 }  // namespace repix::datasets

@@ -3,9 +3,8 @@
 
 #include <omp.h>
 
+#include <cstring>
 #include <utility>
-
-#include "datasets/io.hpp"
 
 namespace repix::datasets::detail {
 namespace {
@@ -50,9 +49,26 @@ class ElementwiseSource final : public SlabSource {
   Shape shape_;
 };
 
+class OwnedSource final : public SlabSource {
+ public:
+  explicit OwnedSource(HostImage img) : img_(std::move(img)) {}
+  DType dtype() const override { return img_.dtype(); }
+  Shape shape() const override { return img_.shape(); }
+  void read(std::int64_t s0, std::int64_t s1, void* dst) override {
+    check_slab_range(s0, s1, img_.shape());
+    const std::size_t slab_bytes = static_cast<std::size_t>(slab_elems(img_.shape())) * dtype_size(img_.dtype());
+    std::memcpy(dst, static_cast<const char*>(img_.raw()) + s0 * slab_bytes, (s1 - s0) * slab_bytes);
+  }
+
+ private:
+  HostImage img_;
+};
+
 Shape spec_shape_of(const Spec& s) { return s.shape; }
 
 }  // namespace
+
+std::unique_ptr<SlabSource> make_owned_source(HostImage img) { return std::make_unique<OwnedSource>(std::move(img)); }
 
 Kind elementwise_kind(std::string name, std::string description, std::vector<std::string> keys,
                       std::function<void(Spec&)> canonicalise, std::function<Elementwise(const Spec&)> make) {

@@ -81,6 +81,9 @@ Kind whole_image_kind(std::string name, std::string description, std::vector<std
                       std::function<void(Spec&)> canonicalise, DType dtype,
                       std::function<HostImage(const Spec&, bool pinned)> generate);
 
+// Serves slabs of an image it owns.
+std::unique_ptr<SlabSource> make_owned_source(HostImage img);
+
 // ---- for canonicalise functions: the checks Spec's getters make, and shared limits ---------
 // Strict number parsing (the whole text is the number); errors name `key` (spec.cpp).
 std::int64_t parse_int(const std::string& key, const std::string& v);
