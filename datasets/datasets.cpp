@@ -34,11 +34,16 @@ Shape spec_shape(const Spec& spec) {
   return find_kind(s.kind).shape(s);
 }
 
-bool is_marker_spec(const Spec& spec) { return canonical(spec).has("marker"); }
+bool is_marker_spec(const Spec& spec) {
+  const Spec s = canonical(spec);
+  for (const auto& key : find_kind(s.kind).marker_keys)
+    if (s.has(key)) return true;
+  return false;
+}
 
 Spec mask_spec(const Spec& marker_spec) {
   Spec s = canonical(marker_spec);
-  for (const char* key : {"marker", "radius", "h"}) s.params.erase(key);
+  for (const auto& key : find_kind(s.kind).marker_keys) s.params.erase(key);
   return canonical(s);
 }
 

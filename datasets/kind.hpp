@@ -28,6 +28,9 @@ struct Kind {
   // path) instead of KIND:SHAPE[:key=value]*; the shape then comes from the data.
   bool takes_path = false;
   bool two_d_only = false;         // refuses 1D and 3D shapes
+  // Keys that make a spec the marker of the mask the same spec without them names
+  // (mask_spec(), is_marker_spec()); empty for kinds without markers.
+  std::vector<std::string> marker_keys;
 
   // Checks the kind's parameters and fills in its defaults, in place. Called with the kind, the
   // key names, the shape (or the path) already checked; errors are repix::Error with the detail

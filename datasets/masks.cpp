@@ -277,6 +277,7 @@ Kind mask_kind(std::string name, std::string description, std::string main_key, 
   Kind k = whole_image_kind(std::move(name), std::move(description), {main_key, "seed", "marker", "radius", "h"},
                             canonicalise, DType::u8, generate);
   k.two_d_only = true;
+  k.marker_keys = {"marker", "radius", "h"};
   return k;
 }
 

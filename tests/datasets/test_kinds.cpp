@@ -33,6 +33,7 @@ TEST(Kinds, EveryKindIsDescribed) {
     EXPECT_EQ(k.description.find('\n'), std::string::npos) << k.name;
     std::set<std::string> keys(k.keys.begin(), k.keys.end());
     EXPECT_EQ(keys.size(), k.keys.size()) << k.name << ": a key listed twice";
+    for (const auto& mk : k.marker_keys) EXPECT_EQ(keys.count(mk), 1u) << k.name << ": marker key " << mk;
     EXPECT_TRUE(k.canonicalise && k.generate && k.open_source && k.chunk_addressable && k.dtype && k.shape)
         << k.name << ": a Kind function is missing";
   }
@@ -96,6 +97,16 @@ TEST(Kinds, RegistryDescribesWhatIsGenerated) {
     EXPECT_EQ(slabs.content_hash(), img.content_hash()) << k.name;
     EXPECT_FALSE(is_marker_spec(s)) << k.name;
   }
+}
+
+// Only a kind's own marker keys make a marker: blobs' radius is its own parameter.
+TEST(Kinds, MaskSpecRemovesOnlyMarkerKeys) {
+  const Spec blobs = Spec::parse("blobs:64x64:radius=24:fill=0.45");
+  EXPECT_FALSE(is_marker_spec(blobs));
+  EXPECT_EQ(mask_spec(blobs).str(), blobs.str());
+  const Spec marker = Spec::parse("noise-mask:64x64:sigma=2:marker=opening:radius=3");
+  EXPECT_TRUE(is_marker_spec(marker));
+  EXPECT_EQ(mask_spec(marker).str(), "noise-mask:64x64:sigma=2:seed=1");
 }
 
 // Adding a kind includes its row in the table of datasets/README.md.
