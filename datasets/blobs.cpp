@@ -9,7 +9,7 @@
 
 #include "core/philox.hpp"
 #include "datasets/datasets.hpp"
-#include "datasets/generators.hpp"
+#include "datasets/kind.hpp"
 
 namespace repix::datasets::detail {
 namespace {
@@ -22,7 +22,17 @@ std::int64_t below(std::uint32_t w, std::int64_t n) {
 std::int64_t clamp_lo(std::int64_t v) { return v < 0 ? 0 : v; }
 std::int64_t clamp_hi(std::int64_t v, std::int64_t n) { return v > n - 1 ? n - 1 : v; }
 
-}  // namespace
+void canonicalise(Spec& s) {
+  auto& p = s.params;
+  const double radius = s.get_double("radius", 16.0);
+  if (!(radius >= 0.5 && radius <= 1e6)) throw Error("radius=" + p["radius"] + " must be in [0.5, 1e6]");
+  const double fill = s.get_double("fill", 0.5);
+  // Covering close to everything needs ever more balls (coupon collector): stop at 0.99.
+  if (!(fill > 0.0 && fill <= 0.99)) throw Error("fill=" + p["fill"] + " must be in (0, 0.99]");
+  p["radius"] = format_double(radius);
+  p["fill"] = format_double(fill);
+  canonicalise_seed(s);
+}
 
 HostImage generate_blobs(const Spec& s, bool pinned) {
   const Shape sh = s.shape;
@@ -60,6 +70,13 @@ HostImage generate_blobs(const Spec& s, bool pinned) {
     }
   }
   return img;
+}
+
+}  // namespace
+
+Kind blobs_kind() {
+  return whole_image_kind("blobs", "uint8 0/255 union of random disks/balls of a radius until fill is covered",
+                          {"radius", "fill", "seed"}, canonicalise, DType::u8, generate_blobs);
 }
 
 }  // namespace repix::datasets::detail

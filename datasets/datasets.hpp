@@ -5,7 +5,8 @@
 // floating-point work uses only exactly-rounded IEEE operations and the det:: functions
 // (core/det_math.hpp), compiled without FMA contraction. A golden-checksum test guards this.
 //
-// Kinds and how they are produced:
+// Kinds and how they are produced (each kind is defined in its own file with its generator and
+// registered by one line in kinds.cpp; see kind.hpp and README.md):
 //   uniform  chunk-addressable. Element i (linear index, x fastest) takes
 //            w = philox::bits_at(seed, i, kStreamUniform) (word i%4 of the Philox block at
 //            counter i/4); integer levels L: philox::uniform_below(w, L); float32 without

@@ -21,7 +21,7 @@
 #include "core/philox.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/fft.hpp"
-#include "datasets/generators.hpp"
+#include "datasets/kind.hpp"
 
 namespace repix::datasets::detail {
 namespace {
@@ -82,7 +82,10 @@ double fixed_order_sum(const Complex* c, std::int64_t n, F f) {
   return total;
 }
 
-}  // namespace
+void canonicalise(Spec& s) {
+  s.params["alpha"] = format_double(s.get_double("alpha", 3.0));
+  canonicalise_seed(s);
+}
 
 HostImage generate_grf(const Spec& s, bool pinned) {
   const Shape sh = s.shape;
@@ -146,6 +149,14 @@ HostImage generate_grf(const Spec& s, bool pinned) {
     out[i] = static_cast<float>(std::round(z * 100.0) / 100.0);  // std::round is exact
   }
   return img;
+}
+
+}  // namespace
+
+Kind grf_kind() {
+  return whole_image_kind("grf",
+                          "Gaussian random field, power spectrum |k|^-alpha (ECC paper's inputs), float32, 0.01 steps",
+                          {"alpha", "seed"}, canonicalise, DType::f32, generate_grf);
 }
 
 }  // namespace repix::datasets::detail

@@ -1,11 +1,12 @@
-// Dispatch of file: specs and paths to the readers and writers by extension.
+// The file kind: file: specs dispatched to the readers by extension, and writes by extension.
+// Depends on the readers and writers (npy.cpp, raw.cpp, image_io.cpp) and on specs, never on
+// the generators: datasets.cpp reaches files through this kind, not the other way round.
 #include "datasets/io.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 
-#include "datasets/datasets.hpp"
+#include "datasets/kind.hpp"
 
 namespace repix::datasets {
 namespace {
@@ -47,23 +48,6 @@ void check_matches(const Spec& s, Shape shape, DType dtype) {
     throw Error("'" + s.path + "' is " + dtype_name(dtype) + ", but the spec says dtype=" + s.get("dtype"));
 }
 
-class OwnedSource final : public SlabSource {
- public:
-  explicit OwnedSource(HostImage img) : img_(std::move(img)) {}
-  DType dtype() const override { return img_.dtype(); }
-  Shape shape() const override { return img_.shape(); }
-  void read(std::int64_t s0, std::int64_t s1, void* dst) override {
-    if (s0 < 0 || s1 < s0 || s1 > slab_count(img_.shape()))
-      throw Error("internal: slab range [" + std::to_string(s0) + ", " + std::to_string(s1) + ") outside 0.." +
-                  std::to_string(slab_count(img_.shape())));
-    const std::size_t slab_bytes = static_cast<std::size_t>(slab_elems(img_.shape())) * dtype_size(img_.dtype());
-    std::memcpy(dst, static_cast<const char*>(img_.raw()) + s0 * slab_bytes, (s1 - s0) * slab_bytes);
-  }
-
- private:
-  HostImage img_;
-};
-
 Spec as_file_spec(const Spec& s) {
   Spec c = canonical(s);
   if (!c.is_file()) throw Error("internal: '" + c.str() + "' is not a file: spec");
@@ -82,8 +66,6 @@ std::string extension(const std::string& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   return ext;
 }
-
-std::unique_ptr<SlabSource> make_owned_source(HostImage img) { return std::make_unique<OwnedSource>(std::move(img)); }
 
 }  // namespace detail
 
@@ -125,13 +107,6 @@ std::unique_ptr<SlabSource> open_file_source(const Spec& spec) {
   unknown_format(s.path);
 }
 
-HostImage load(const std::string& path_or_spec, bool pinned) {
-  const std::string prefix = path_or_spec.substr(0, path_or_spec.find(':'));
-  for (const auto& [name, desc] : spec_kinds())
-    if (prefix == name && path_or_spec.size() > prefix.size()) return generate(Spec::parse(path_or_spec), pinned);
-  return load_file(Spec::parse("file:" + path_or_spec), pinned);
-}
-
 void save(const HostImage& img, const std::string& path) {
   const std::string ext = detail::extension(path);
   if (ext == ".npy") return write_npy(img, path);
@@ -140,5 +115,32 @@ void save(const HostImage& img, const std::string& path) {
   throw Error("don't know how to write '" + path + "' (" + (ext.empty() ? "no extension" : "extension " + ext) +
               "; repix writes .npy, .raw/.dat, and .png/.pgm/.tif with OpenCV)");
 }
+
+namespace detail {
+
+Kind file_kind() {
+  Kind k;
+  k.name = "file";
+  k.description = "an .npy, .raw/.dat (needs shape= and dtype=) or image file";
+  k.keys = {"shape", "dtype"};
+  k.takes_path = true;
+  k.canonicalise = [](Spec& s) {
+    auto& p = s.params;
+    if (p.count("shape")) {
+      s.shape = Shape::parse(p["shape"]);
+      p["shape"] = s.shape.str();
+    }
+    if (p.count("dtype")) p["dtype"] = dtype_name(parse_dtype(p["dtype"]));
+  };
+  k.generate = [](const Spec& s, bool pinned) { return load_file(s, pinned); };
+  k.open_source = [](const Spec& s) { return open_file_source(s); };
+  // .npy and raw files stream; images are read whole.
+  k.chunk_addressable = [](const Spec& s) { return format_of(s) == Format::npy || format_of(s) == Format::raw; };
+  k.dtype = [](const Spec& s) { return open_file_source(s)->dtype(); };
+  k.shape = [](const Spec& s) { return open_file_source(s)->shape(); };
+  return k;
+}
+
+}  // namespace detail
 
 }  // namespace repix::datasets

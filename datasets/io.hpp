@@ -44,11 +44,12 @@ void write_image(const HostImage& img, const std::string& path);
 
 // ---- dispatch --------------------------------------------------------------------------------
 // A spec of any kind ("uniform:64x64", "file:a.npy") is generated or loaded; anything else is
-// a path, read as file:PATH (so "a.dat:shape=128x128:dtype=float32" works too).
+// a path, read as file:PATH (so "a.dat:shape=128x128:dtype=float32" works too). Declared here,
+// defined with generate() in datasets.cpp: it needs every kind, and file IO needs none.
 HostImage load(const std::string& path_or_spec, bool pinned = false);
-// Loads a file: spec, by extension: .npy; .raw/.dat (or any other name when shape= and dtype=
-// are given) as raw; .png/.pgm/.pnm/.tif/.tiff as images. shape=/dtype= given for an .npy or
-// image file must match the file.
+// The file kind (io.cpp). Loads a file: spec, by extension: .npy; .raw/.dat (or any other name
+// when shape= and dtype= are given) as raw; .png/.pgm/.pnm/.tif/.tiff as images. shape=/dtype=
+// given for an .npy or image file must match the file.
 HostImage load_file(const Spec& spec, bool pinned = false);
 // Writes by extension: .npy, .raw/.dat, image extensions (with OpenCV).
 void save(const HostImage& img, const std::string& path);
@@ -62,8 +63,6 @@ namespace detail {
 // Serves slabs of [offset, offset + shape.size() * dtype_size) of a file, read on demand.
 std::unique_ptr<SlabSource> make_file_slab_source(const std::string& path, std::int64_t offset,
                                                   Shape shape, DType dtype);
-// Serves slabs of an image it owns.
-std::unique_ptr<SlabSource> make_owned_source(HostImage img);
 // Size of a file in bytes; throws "cannot open 'path': ..." when it cannot be read.
 std::int64_t file_size(const std::string& path);
 // Lower-case extension with the dot ("a/b.NPY" -> ".npy"), "" when none.

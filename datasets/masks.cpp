@@ -16,12 +16,52 @@
 
 #include "core/philox.hpp"
 #include "datasets/datasets.hpp"
-#include "datasets/generators.hpp"
+#include "datasets/kind.hpp"
 
 namespace repix::datasets::detail {
 namespace {
 
 using Field = std::vector<std::uint16_t>;  // nx * ny values 0..65535
+
+// ---- parameters ------------------------------------------------------------------------------
+
+// seed and the marker keys, shared by both kinds: marker= (opening, h-minus, frame,
+// single-seed), radius= only with opening (default 5), h= only with h-minus (default 20).
+void canonicalise_seed_and_marker(Spec& s) {
+  auto& p = s.params;
+  canonicalise_seed(s);
+  const std::string marker = p.count("marker") ? p["marker"] : "";
+  if (!marker.empty() && marker != "opening" && marker != "h-minus" && marker != "frame" && marker != "single-seed")
+    throw Error("marker=" + marker + " is not one of opening, h-minus, frame, single-seed");
+  if (p.count("marker") && marker.empty()) throw Error("marker= needs a value (opening, h-minus, frame, single-seed)");
+  if (p.count("radius") && marker != "opening") throw Error("radius= belongs to marker=opening");
+  if (p.count("h") && marker != "h-minus") throw Error("h= belongs to marker=h-minus");
+  if (marker == "opening") {
+    const std::int64_t r = s.get_int("radius", 5);
+    if (r < 0 || r > 1000) throw Error("radius=" + p["radius"] + " must be in 0..1000");
+    p["radius"] = std::to_string(r);
+  } else if (marker == "h-minus") {
+    const std::int64_t h = s.get_int("h", 20);
+    if (h < 0 || h > 255) throw Error("h=" + p["h"] + " must be in 0..255");
+    p["h"] = std::to_string(h);
+  }
+}
+
+void canonicalise_noise_mask(Spec& s) {
+  const double sigma = s.get_double("sigma", 4.0);
+  if (!(sigma >= 0.5 && sigma <= 1e4)) throw Error("sigma=" + s.params["sigma"] + " must be in [0.5, 10000]");
+  s.params["sigma"] = format_double(sigma);
+  canonicalise_seed_and_marker(s);
+}
+
+void canonicalise_tissue(Spec& s) {
+  const std::int64_t c = s.get_int("coverage", 50);
+  if (c < 1 || c > 100) throw Error("coverage=" + s.params["coverage"] + " must be a percentage in 1..100");
+  s.params["coverage"] = std::to_string(c);
+  canonicalise_seed_and_marker(s);
+}
+
+// ---- masks -----------------------------------------------------------------------------------
 
 // Philox noise, 16 bits per pixel.
 Field noise(std::uint64_t seed, std::uint32_t stream, std::int64_t n) {
@@ -222,13 +262,36 @@ HostImage make_marker(const HostImage& mask, const Spec& s, bool pinned) {
   return out;
 }
 
-}  // namespace
-
-HostImage generate_mask_kind(const Spec& s, bool pinned) {
+// The mask `make_mask` produces, or its marker when the spec has marker=.
+template <HostImage (*make_mask)(const Spec&, bool)>
+HostImage mask_or_marker(const Spec& s, bool pinned) {
   const bool marker = s.has("marker");
-  HostImage mask = s.kind == "tissue" ? tissue(s, pinned && !marker) : noise_mask(s, pinned && !marker);
+  HostImage mask = make_mask(s, pinned && !marker);
   if (!marker) return mask;
   return make_marker(mask, s, pinned);
+}
+
+// Both kinds: uint8, 2D, the marker keys.
+Kind mask_kind(std::string name, std::string description, std::string main_key, void (*canonicalise)(Spec&),
+               HostImage (*generate)(const Spec&, bool)) {
+  Kind k = whole_image_kind(std::move(name), std::move(description), {main_key, "seed", "marker", "radius", "h"},
+                            canonicalise, DType::u8, generate);
+  k.two_d_only = true;
+  k.marker_keys = {"marker", "radius", "h"};
+  return k;
+}
+
+}  // namespace
+
+Kind noise_mask_kind() {
+  return mask_kind("noise-mask", "uint8 smoothed noise 0..255 (box blurs, std ~ sigma); marker= gives a marker of it",
+                   "sigma", canonicalise_noise_mask, mask_or_marker<noise_mask>);
+}
+
+Kind tissue_kind() {
+  return mask_kind("tissue",
+                   "uint8 blobby textured tissue covering coverage % of the image; marker= gives a marker of it",
+                   "coverage", canonicalise_tissue, mask_or_marker<tissue>);
 }
 
 }  // namespace repix::datasets::detail

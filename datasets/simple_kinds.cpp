@@ -2,10 +2,50 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "datasets/generators.hpp"
+#include "datasets/kind.hpp"
 
 namespace repix::datasets::detail {
 namespace {
+
+// ---- parameters ------------------------------------------------------------------------------
+
+// A value to be stored in dtype t: integers in range for integer dtypes, any finite number
+// (rounded to float32 when stored) for float32. Returns its canonical text.
+std::string canonical_value(const std::string& key, const std::string& v, DType t) {
+  if (t == DType::f32) return format_double(parse_double(key, v));
+  const std::int64_t x = parse_int(key, v);
+  if (x < 0 || x > static_cast<std::int64_t>(dtype_max(t)))
+    throw Error(key + "=" + v + " does not fit in " + dtype_name(t) + " (0.." +
+                std::to_string(static_cast<std::int64_t>(dtype_max(t))) + ")");
+  return std::to_string(x);
+}
+
+// dtype=, default uint8: the key all three kinds share. Returns it.
+DType canonicalise_dtype(Spec& s) {
+  const DType dt = s.get_dtype(DType::u8);
+  s.params["dtype"] = dtype_name(dt);
+  return dt;
+}
+
+void canonicalise_const(Spec& s) {
+  auto& p = s.params;
+  const DType dt = canonicalise_dtype(s);
+  p["value"] = canonical_value("value", p.count("value") ? p["value"] : "0", dt);
+}
+
+void canonicalise_checker(Spec& s) {
+  auto& p = s.params;
+  const DType dt = canonicalise_dtype(s);
+  const std::int64_t period = s.get_int("period", 8);
+  if (period < 1 || period > kMaxElements) throw Error("period=" + p["period"] + " must be >= 1");
+  p["period"] = std::to_string(period);
+  p["low"] = canonical_value("low", p.count("low") ? p["low"] : "0", dt);
+  p["high"] = canonical_value("high", p.count("high") ? p["high"] : format_double(dtype_max(dt)), dt);
+}
+
+void canonicalise_ramp(Spec& s) { canonicalise_dtype(s); }
+
+// ---- elements --------------------------------------------------------------------------------
 
 // Converts a canonical value (spec text) to the element type.
 template <class T>
@@ -66,22 +106,42 @@ Elementwise make_ramp() {
   return g;
 }
 
-template <class T>
-Elementwise make_typed(const Spec& s) {
-  if (s.kind == "const") return make_const<T>(s);
-  if (s.kind == "checker") return make_checker<T>(s);
-  return make_ramp<T>();
+// make(T{}) for the spec's element type (dtype=, uint8 by default).
+template <class Make>
+Elementwise for_dtype(const Spec& s, Make make) {
+  switch (s.get_dtype(DType::u8)) {
+    case DType::u8: return make(std::uint8_t{});
+    case DType::u16: return make(std::uint16_t{});
+    case DType::f32: break;
+  }
+  return make(float{});
+}
+
+Elementwise make_const_any(const Spec& s) {
+  return for_dtype(s, [&s](auto t) { return make_const<decltype(t)>(s); });
+}
+Elementwise make_checker_any(const Spec& s) {
+  return for_dtype(s, [&s](auto t) { return make_checker<decltype(t)>(s); });
+}
+Elementwise make_ramp_any(const Spec& s) {
+  return for_dtype(s, [](auto t) { return make_ramp<decltype(t)>(); });
 }
 
 }  // namespace
 
-Elementwise make_simple(const Spec& s) {
-  switch (s.get_dtype(DType::u8)) {
-    case DType::u8: return make_typed<std::uint8_t>(s);
-    case DType::u16: return make_typed<std::uint16_t>(s);
-    case DType::f32: break;
-  }
-  return make_typed<float>(s);
+Kind const_kind() {
+  return elementwise_kind("const", "every element equal to value", {"value", "dtype"}, canonicalise_const,
+                          make_const_any);
+}
+
+Kind checker_kind() {
+  return elementwise_kind("checker", "checkerboard of period-sized squares/cubes alternating low and high",
+                          {"period", "dtype", "low", "high"}, canonicalise_checker, make_checker_any);
+}
+
+Kind ramp_kind() {
+  return elementwise_kind("ramp", "element = its linear index (mod 2^bits for integer dtypes)", {"dtype"},
+                          canonicalise_ramp, make_ramp_any);
 }
 
 }  // namespace repix::datasets::detail

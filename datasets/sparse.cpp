@@ -6,9 +6,17 @@
 
 #include "core/philox.hpp"
 #include "datasets/datasets.hpp"
-#include "datasets/generators.hpp"
+#include "datasets/kind.hpp"
 
 namespace repix::datasets::detail {
+namespace {
+
+void canonicalise(Spec& s) {
+  const double density = s.get_double("density", 0.001);
+  if (!(density >= 0.0 && density <= 1.0)) throw Error("density=" + s.params["density"] + " must be in [0, 1]");
+  s.params["density"] = format_double(density);
+  canonicalise_seed(s);
+}
 
 Elementwise make_sparse(const Spec& s) {
   const std::uint64_t seed = s.get_u64("seed", 1);
@@ -22,6 +30,14 @@ Elementwise make_sparse(const Spec& s) {
       *out++ = philox::bits_at(seed, static_cast<std::uint64_t>(i), kStreamSparse) < threshold ? 0 : 255;
   };
   return g;
+}
+
+}  // namespace
+
+Kind sparse_kind() {
+  return elementwise_kind("sparse",
+                          "uint8 255 with zero (background) points at random, each element with probability density",
+                          {"density", "seed"}, canonicalise, make_sparse);
 }
 
 }  // namespace repix::datasets::detail

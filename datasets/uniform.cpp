@@ -3,10 +3,34 @@
 
 #include "core/philox.hpp"
 #include "datasets/datasets.hpp"
-#include "datasets/generators.hpp"
+#include "datasets/kind.hpp"
 
 namespace repix::datasets::detail {
 namespace {
+
+// levels (1..2^24) and dtype: the dtype defaults to the smallest that holds the levels; an
+// integer dtype without levels means its full range, no levels and no dtype float32 in [0, 1).
+void canonicalise(Spec& s) {
+  auto& p = s.params;
+  const bool has_dtype = p.count("dtype") != 0;
+  const DType given = s.get_dtype(DType::f32);
+  if (p.count("levels")) {
+    const std::int64_t levels = s.get_int("levels", 0);
+    if (levels < 1 || levels > (1 << 24))
+      throw Error("levels=" + p["levels"] + " is out of range (1..16777216)");
+    const DType dt = has_dtype ? given
+                     : levels <= 256 ? DType::u8 : levels <= 65536 ? DType::u16 : DType::f32;
+    if (static_cast<double>(levels - 1) > dtype_max(dt) && dt != DType::f32)
+      throw Error("levels=" + std::to_string(levels) + " does not fit in " + dtype_name(dt));
+    p["levels"] = std::to_string(levels);
+    p["dtype"] = dtype_name(dt);
+  } else {
+    // Integer dtype without levels: the dtype's full range.
+    if (given != DType::f32) p["levels"] = given == DType::u8 ? "256" : "65536";
+    p["dtype"] = dtype_name(given);
+  }
+  canonicalise_seed(s);
+}
 
 // Writes elements [begin, end). Element i uses word i%4 of the block at counter i/4 (exactly
 // philox::bits_at), but each block is computed once for its four elements.
@@ -19,8 +43,6 @@ void fill_words(std::uint64_t seed, std::int64_t begin, std::int64_t end, T* out
     for (; i < block_end; ++i) *out++ = conv(b.v[i & 3]);
   }
 }
-
-}  // namespace
 
 Elementwise make_uniform(const Spec& s) {
   const std::uint64_t seed = s.get_u64("seed", 1);
@@ -58,6 +80,13 @@ Elementwise make_uniform(const Spec& s) {
       break;
   }
   return g;
+}
+
+}  // namespace
+
+Kind uniform_kind() {
+  return elementwise_kind("uniform", "i.i.d. uniform noise: integers 0..levels-1, or float32 in [0,1) without levels",
+                          {"levels", "dtype", "seed"}, canonicalise, make_uniform);
 }
 
 }  // namespace repix::datasets::detail
