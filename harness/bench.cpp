@@ -25,19 +25,6 @@ namespace repix::bench {
 using json_fields::field_or;
 using nlohmann::json;
 
-const HostImage& DatasetCache::get(const std::string& spec) {
-  if (spec != spec_ || !img_) {
-    img_.reset();  // free the previous input first: inputs can be many GiB
-    nvtx::Range r("dataset");
-    // Pinned where a GPU exists, so end-to-end uploads run at full PCIe speed.
-    img_ = std::make_shared<HostImage>(datasets::generate(datasets::Spec::parse(spec), gpu_available()));
-    spec_ = spec;
-  }
-  return *img_;
-}
-
-report::DatasetInfo DatasetCache::info(const std::string& spec) { return describe_dataset(spec, get(spec)); }
-
 report::DatasetInfo describe_dataset(const std::string& spec, const HostImage& img) {
   report::DatasetInfo d;
   d.spec = datasets::Spec::parse(spec).str();
@@ -241,7 +228,7 @@ int run(const Request& req, report::Report* out) {
   std::deque<Context> contexts;
   std::vector<Case> cases;
   for (const auto& [fam, specs] : req.family_datasets) {
-    contexts.push_back(Context{req, fam, specs, {}, {}, gpu, bandwidths});
+    contexts.push_back(Context{req, fam, specs, {}, gpu, bandwidths});
     family::find(fam).add_bench_cases(contexts.back(), cases);
   }
   add_bounds(contexts.front(), rep);

@@ -11,6 +11,7 @@
 
 #include "core/gpu.hpp"
 #include "core/image.hpp"
+#include "harness/args.hpp"
 #include "harness/journal.hpp"
 #include "baselines/peers.hpp"
 #include "harness/report.hpp"
@@ -28,13 +29,12 @@ struct Request {
   int gpu_samples = 30;
   int cpu_samples = 5;
   int warmup = 2;
-  // Workers of the multi-device variants (--gpus, --cpu-groups, --cpu-group-threads; see the
-  // families' Options): every GPU, no CPU group unless told.
-  int gpus = 0, cpu_groups = 0, cpu_group_threads = 0;
+  // The families' own options given to the bench (--connectivity, --gpus, ...: each family's
+  // adapter declares which it takes, harness/options.hpp); a family takes those it declares.
+  cli::Args family_options;
   std::string out_path;                // "" = no file
   std::vector<std::string> gbench_args;  // e.g. --benchmark_filter=...
   std::string command;                 // recorded in the report
-  int connectivity = 8;                // reconstruct family: 4 or 8 (each result's extra records it)
   // Where each result, bound and dataset goes the moment it is measured (journal.hpp): this
   // writer (a table's journal) when given, else a journal beside out_path that the bench removes
   // once the report is written; none without either.
@@ -53,19 +53,6 @@ struct Case {
   std::function<void()> finish;   // untimed: re-verify the timed path's output, release memory
 };
 
-// Holds the current input so consecutive cases on the same dataset share it (one at a time:
-// inputs are large).
-class DatasetCache {
- public:
-  const HostImage& get(const std::string& spec);
-  report::DatasetInfo info(const std::string& spec);
-  void drop() { spec_.clear(); img_.reset(); }
-
- private:
-  std::string spec_;
-  std::shared_ptr<HostImage> img_;
-};
-
 // The report entry of an image generated from (or loaded by) `spec`.
 report::DatasetInfo describe_dataset(const std::string& spec, const HostImage& img);
 
@@ -73,7 +60,6 @@ struct Context {
   const Request& req;
   std::string family;                  // the family whose cases are being added
   std::vector<std::string> specs;      // its dataset specs
-  DatasetCache datasets;
   std::vector<report::DatasetInfo> dataset_infos;
   bool gpu = false;
   timing::Bandwidths bandwidths;

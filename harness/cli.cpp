@@ -22,6 +22,7 @@
 #include "harness/bench.hpp"
 #include "harness/env.hpp"
 #include "harness/family.hpp"
+#include "harness/options.hpp"
 #include "harness/journal.hpp"
 #include "harness/registry.hpp"
 #include "harness/report.hpp"
@@ -40,9 +41,8 @@ commands:
   run FAMILY --variant V ...             one variant on one input (options per family below)
   bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]
         [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]
-        [--out PATH|auto] [--connectivity 4|8] [--gpus N] [--cpu-groups N] [--cpu-group-threads N]
+        [--out PATH|auto] [FAMILY OPTIONS (below)]
         [--benchmark_filter=REGEX ...]   verify and time variants, write a JSON report
-                                         (--gpus/--cpu-groups/...: multi-device's workers)
   bench --from R.json.partial.jsonl [--out R.json]
                                          the report of what an unfinished bench had measured
   table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)
@@ -134,8 +134,17 @@ int bench_from_journal(const Args& a) {
 
 int cmd_bench(int argc, char** argv, const Args& a) {
   if (a.has("from")) return bench_from_journal(a);
-  a.only({"family", "variants", "variant", "exclude", "dataset", "datasets", "suite", "scopes",
-          "samples", "cpu-samples", "warmup", "out", "connectivity", "gpus", "cpu-groups", "cpu-group-threads"});
+  // The bench's own options, and the families' (each family declares those its bench cases take).
+  std::vector<std::string> known = {"family", "variants", "variant", "exclude", "dataset", "datasets", "suite",
+                                    "scopes", "samples", "cpu-samples", "warmup", "out"};
+  std::map<std::string, std::vector<std::string>> declared_by;  // family option -> families declaring it
+  for (const auto& f : family::all())
+    for (const options::Spec& o : f->option_specs())
+      if (o.commands & options::kBench) {
+        if (!declared_by.count(o.name)) known.push_back(o.name);
+        declared_by[o.name].push_back(f->name());
+      }
+  a.only(known);
   bench::Request req;
   const std::string family_name = a.get("family");
   if (!family_name.empty()) registry::check_family(family_name);
@@ -150,8 +159,8 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   std::string suite_name = a.get("suite");
   if (!specs.empty()) {
     if (!suite_name.empty()) throw UsageError("give --dataset or --suite, not both");
-    // Explicit datasets belong to one family; ECC unless told.
-    req.family_datasets.push_back({family_name.empty() ? "ecc" : family_name, specs});
+    // Explicit datasets belong to one family: the first registered unless told.
+    req.family_datasets.push_back({family_name.empty() ? family::all().front()->name() : family_name, specs});
   } else {
     if (suite_name.empty()) suite_name = "default";
     const suites::Suite& s = suites::find(suite_name);
@@ -168,17 +177,25 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   req.gpu_samples = std::max(1, a.get_int("samples", req.gpu_samples));
   req.cpu_samples = std::max(1, a.get_int("cpu-samples", req.cpu_samples));
   req.warmup = a.get_int("warmup", req.warmup);
-  if (a.has("connectivity")) {
-    const std::string c = a.get("connectivity");
-    if (c != "4" && c != "8") throw UsageError("--connectivity must be 4 or 8, got '" + c + "'");
-    const bool reconstruct = std::any_of(req.family_datasets.begin(), req.family_datasets.end(),
-                                         [](const auto& fd) { return fd.first == "reconstruct"; });
-    if (!reconstruct) throw UsageError("--connectivity applies to the reconstruct family, which this bench does not run");
-    req.connectivity = std::stoi(c);
+  // A family option goes to the families of this bench that declare it; one that none of them
+  // declares is a usage error (checked here, before anything is measured).
+  for (const auto& [name, families] : declared_by) {
+    if (!a.has(name)) continue;
+    const bool applies = std::any_of(req.family_datasets.begin(), req.family_datasets.end(), [&](const auto& fd) {
+      return std::find(families.begin(), families.end(), fd.first) != families.end();
+    });
+    if (!applies) {
+      std::string who;
+      for (std::size_t i = 0; i < families.size(); ++i)
+        who += (i == 0 ? "" : i + 1 == families.size() ? " and " : ", ") + families[i];
+      throw UsageError("--" + name + " applies to the " + who + (families.size() == 1 ? " family" : " families") +
+                       ", which this bench does not run");
+    }
+    for (const auto& f : family::all())
+      for (const options::Spec& o : f->option_specs())
+        if (o.name == name) o.check(a.get(name));  // refused before anything is measured
+    req.family_options.options.emplace(name, a.get(name));
   }
-  req.gpus = a.get_int("gpus", 0);
-  req.cpu_groups = a.get_int("cpu-groups", 0);
-  req.cpu_group_threads = a.get_int("cpu-group-threads", 0);
   req.out_path = a.get("out");
   if (req.out_path == "auto")
     req.out_path = std::string("results/") + env::machine_slug() + "/bench-" +
@@ -216,7 +233,16 @@ int main(int argc, char** argv) {
     const std::string cmd = argv[1];
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       std::cout << kUsage << "\nper family:\n";
-      for (const auto& f : family::all()) std::cout << "  " << f.run_usage << "\n";
+      for (const auto& f : family::all()) {
+        std::cout << "  " << f->run_usage() << "\n";
+        // The family's options that profile and bench take too (declared once, in its adapter).
+        for (const auto& [command, label] : {std::pair{options::kProfile, "profile"}, std::pair{options::kBench, "bench"}}) {
+          std::string u;
+          for (const options::Spec& o : f->option_specs())
+            if (o.commands & command) u += " " + o.usage();
+          if (!u.empty()) std::cout << "        " << label << " " << f->name() << " also takes" << u << "\n";
+        }
+      }
       std::cout << kSpecs;
       for (const auto& s : suites::all()) std::cout << s.name << " ";
       std::cout << "\n";

@@ -19,7 +19,8 @@
 #include "datasets/datasets.hpp"
 #include "harness/bench.hpp"
 #include "harness/env.hpp"
-#include "harness/iwpp_verify.hpp"
+#include "harness/families/edt/checks.hpp"
+#include "harness/families/reconstruct/checks.hpp"
 #include "harness/json_fields.hpp"
 #include "harness/multi_device_adapter.hpp"
 #include "harness/tables_iwpp.hpp"
@@ -121,12 +122,9 @@ void set_verdict(Timing& t, bool ok, const std::string& text) {
   t.verified = ok && (first || t.verified);
 }
 
-template <class S>
-json stats_json(const S& s) {
-  return {{"initially_queued", s.initially_queued}, {"total_queued", s.total_queued}, {"passes", s.passes},
-          {"overflow_reruns", s.overflow_reruns}};
-}
-json stats_json(const reconstruct::Stats& s) { return bench::reconstruct_stats_json(s); }
+// Each family's Stats as its adapter serialises them (one copy per Stats type).
+json stats_json(const reconstruct::Stats& s) { return family::reconstruct_checks::stats_json(s); }
+json stats_json(const edt::Stats& s) { return family::edt_checks::stats_json(s); }
 
 // One table run: what it measures (from its options) and where the measurements go (its Session:
 // measured and journalled, or read back from a journal with --from).
@@ -215,7 +213,7 @@ Timing time_recon(const reconstruct::Variant& v, const HostImage& marker, const 
       return;
     }
     auto check = [&](const reconstruct::Result& r) {
-      const std::string why = bench::reconstruct_mismatch(r.image, reference);
+      const std::string why = family::reconstruct_checks::mismatch(r.image, reference);
       set_verdict(t, why.empty(), why.empty() ? "exact match with seq (" + std::to_string(reference.size()) + " pixels)" : why);
       t.stats = stats_json(r.stats);
       return t.verified;
@@ -265,7 +263,7 @@ edt::Options distances_only() {
 // properties (with sites when `got` has them).
 bool check_edt(Timing& t, const edt::Variant& v, const EdtInput& in, const edt::Result& got, const std::string& what) {
   const edt::Check c = v.exact ? edt::compare_exact(in.image, in.exact, got) : edt::check_propagation(in.image, in.exact, got);
-  const bench::EdtVerdict verdict = bench::edt_verdict(c, v.exact, what);
+  const family::edt_checks::Verdict verdict = family::edt_checks::verdict(c, v.exact, what);
   set_verdict(t, verdict.ok, verdict.text);
   t.stats = stats_json(got.stats);
   t.stats["errors"] = verdict.errors;

@@ -3,6 +3,7 @@
 // one (the peer's one-line error becomes the exception text). Each ctest case is its own
 // process, so the cached peer list starts empty.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -44,7 +45,10 @@ print(json.dumps({"samples_ms": [1.5] * n, "scope": "end-to-end", "version": "9.
 class Peers : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("repix-test-peers-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+    // One folder per test process: ctest runs the tests of this suite in parallel processes, and
+    // gtest's random_seed() is 0 in every one of them unless shuffling.
+    dir_ = fs::temp_directory_path() / ("repix-test-peers-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     std::ofstream(dir_ / "peers.py") << kFakePeers;
     ::setenv("REPIX_BASELINES_DIR", dir_.c_str(), 1);

@@ -4,6 +4,7 @@
 #pragma once
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -30,8 +31,7 @@ class CliTest : public ::testing::Test {
     cli_ = cli;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = std::filesystem::temp_directory_path() /
-           ("repix-cli-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-            info->test_suite_name() + "-" + info->name());
+           ("repix-cli-" + std::to_string(::getpid()) + "-" + info->test_suite_name() + "-" + info->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }

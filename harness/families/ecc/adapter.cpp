@@ -1,0 +1,151 @@
+// The ECC family's harness knowledge (see harness/family_of.hpp for what the generic part does):
+// one input image per dataset; the reference is seq; every output must equal it exactly; the
+// bench times the kernel, end-to-end and with-io scopes in GVox/s (the input read once: dtype
+// bytes per voxel); gpu-opt's kernel cases say whether its exact sort fallback ran.
+// `repix run ecc` streams its input file through gpu-stream when an in-core GPU variant could not
+// hold it, and writes the curve as CSV and/or JSON.
+#include <cstdio>
+#include <sstream>
+
+#include "core/atomic_file.hpp"
+#include "datasets/datasets.hpp"
+#include "ecc/ecc.hpp"
+#include "harness/family_of.hpp"
+
+namespace repix::family {
+
+namespace {
+
+std::string describe_mismatch(const ecc::Curve& got, const ecc::Curve& want) {
+  std::ostringstream o;
+  o << "MISMATCH vs seq: ";
+  if (got.values.size() != want.values.size())
+    o << got.values.size() << " values instead of " << want.values.size() << "; ";
+  const std::size_t n = std::min(got.values.size(), want.values.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (got.values[i] != want.values[i] || got.ecc[i] != want.ecc[i]) {
+      o << "first difference at index " << i << ": got (" << got.values[i] << ", " << got.ecc[i] << "), want ("
+        << want.values[i] << ", " << want.ecc[i] << ")";
+      break;
+    }
+  return o.str();
+}
+
+// True when an in-core GPU variant can hold the input plus its workspace (budgeted at 1.5x the
+// input: the float paths keep a key or rank image beside it) in the GPU's free memory.
+bool fits_on_gpu(DType dtype, const Shape& shape) {
+  if (!gpu_available()) return true;  // the variant itself reports the missing GPU
+  std::size_t free_b = 0, total_b = 0;
+  REPIX_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const double need = 2.5 * static_cast<double>(shape.size()) * dtype_size(dtype) + (64 << 20);
+  return need < static_cast<double>(free_b);
+}
+
+class EccFamily final : public FamilyOf<ecc::Variant> {
+ public:
+  std::string name() const override { return "ecc"; }
+
+ protected:
+  const std::vector<Variant>& registry() const override { return ecc::variants(); }
+  const std::vector<Option>& option_table() const override {
+    static const std::vector<Option> t = {
+        options::bind_int(&Options::threads, {"threads", "N", "CPU threads of the omp variants (0: OpenMP's default)", "0"}),
+        {{"chunk-mib", "N", "gpu-stream chunk size in MiB (0: automatic)", "0"},
+         [](Options& o, const std::string& v) { o.chunk_bytes = static_cast<std::size_t>(std::stoll(v)) << 20; },
+         [](const Options& o) { return nlohmann::json(o.chunk_bytes >> 20); }},
+        {{"streams", "N", "gpu-stream: concurrent chunk pipelines (at least 1)", "3"},
+         [](Options& o, const std::string& v) { o.streams = std::max(1, std::stoi(v)); },
+         [](const Options& o) { return nlohmann::json(o.streams); }},
+    };
+    return t;
+  }
+  std::string reference_id() const override { return "seq"; }
+  std::string unit() const override { return "GVox/s"; }
+
+  Inputs load(const std::string& spec, bool pinned) const override {
+    Inputs in;
+    in.push_back(datasets::generate(datasets::Spec::parse(spec), pinned));
+    return in;
+  }
+  std::vector<report::DatasetInfo> describe(const std::string& spec, const Inputs& in,
+                                            const Result& reference) const override {
+    report::DatasetInfo d = bench::describe_dataset(spec, in.at(0));
+    d.distinct_values = static_cast<std::int64_t>(reference.values.size());
+    return {d};
+  }
+  Result run_variant(const Variant& v, const Inputs& in, const Options& opt) const override {
+    return v.run(in.at(0), opt);
+  }
+  Stats stats_of(const Result&) const override { return {}; }
+  Verdict check(const Variant&, const Inputs&, const Result& ref, const Result& got,
+                const std::string& what) const override {
+    if (got == ref) return {true, "exact match with seq (" + std::to_string(ref.values.size()) + " values)"};
+    const std::string why = describe_mismatch(got, ref);
+    return {false, what.empty() ? why : what + ": " + why};
+  }
+
+  double bytes_per_item(const Inputs& in) const override { return static_cast<double>(dtype_size(in.at(0).dtype())); }
+  std::string bound(const Variant& v, const std::string& scope) const override {
+    if (scope == "kernel") return "dram-read";
+    return v.gpu ? "h2d-pinned" : "";
+  }
+  nlohmann::json extra(const Variant&, const std::string& scope, const Stats&, const Options&) const override {
+    if (scope == "with-io")
+      return {{"io", "npy file written untimed before sampling; read inside every sample (OS page cache state not controlled)"}};
+    return nlohmann::json::object();
+  }
+  // gpu-opt's float path falls back to an exact sort when the values overflow its global hash
+  // table: a different algorithm, so the report says which one was timed.
+  void kernel_extra(nlohmann::json& extra, const Result&, const Plan& plan, const Options&) const override {
+    extra["used_fallback"] = plan.stats().used_fallback;
+  }
+  bool supports_with_io() const override { return true; }
+  // Streaming variants stream straight from the file, never holding it whole.
+  Result run_from_file(const Variant& v, const std::string& path, const Options& opt, bool pinned) const override {
+    if (v.run_source) {
+      auto src = datasets::open_file_source(datasets::Spec::parse("file:" + path));
+      return v.run_source(*src, opt);
+    }
+    return v.run(datasets::read_npy(path, pinned), opt);
+  }
+
+  std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
+  std::string run_synopsis() const override { return "--variant V --input F --output OUT.csv [--json OUT.json]"; }
+  std::string run_summary() const override { return "Euler characteristic curve as value,ecc CSV"; }
+  int run_command(const cli::Args& a, const Options& opt) const override {
+    const std::string input = a.need("input");
+    const std::string output = a.get("output");
+    const std::string json_out = a.get("json");
+    if (output.empty() && json_out.empty()) throw cli::UsageError("run needs --output and/or --json");
+    const Variant* v = &find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
+    // Streaming variants read the input as they go (never whole); the others load it. An in-core
+    // GPU variant asked for an input larger than the GPU's free memory hands over to the
+    // streaming variant.
+    auto source = datasets::open_file_source(datasets::Spec::parse(input.rfind("file:", 0) == 0 ? input : "file:" + input));
+    if (v->gpu && !v->run_source && !fits_on_gpu(source->dtype(), source->shape())) {
+      std::fprintf(stderr, "repix run: input does not fit in GPU memory; using gpu-stream\n");
+      v = &find_variant("gpu-stream");
+    }
+    ecc::Curve curve;
+    if (v->run_source) {
+      curve = v->run_source(*source, opt);
+    } else {
+      source.reset();
+      curve = v->run(datasets::load(input, v->gpu && gpu_available()), opt);
+    }
+    if (!output.empty()) ecc::write_csv(curve, output);
+    if (!json_out.empty()) {
+      nlohmann::json j = {{"family", "ecc"}, {"variant", v->id}, {"input", input}};
+      j["values"] = curve.values;
+      j["ecc"] = curve.ecc;
+      write_file_atomic(json_out, j.dump(1) + "\n");
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Family> ecc_family() { return std::make_unique<EccFamily>(); }
+
+}  // namespace repix::family

@@ -1,0 +1,138 @@
+// The edt family's harness knowledge (see harness/family_of.hpp): one mask per dataset (zero =
+// background); the reference is seq-exact with sites; exact variants must give its distances bit
+// for bit (and nearest sites), propagation variants must pass check_propagation, whose error
+// statistics go into the result. The verifying run asks for sites (the full check); timed runs
+// ask for distances only, as `repix run edt --output` does (`extra.sites = false`). Peers are
+// compared with seq-exact within float rounding (1e-6 relative).
+#include <chrono>
+#include <sstream>
+
+#include "core/atomic_file.hpp"
+#include "datasets/datasets.hpp"
+#include "edt/edt.hpp"
+#include "edt/verify.hpp"
+#include "harness/family_of.hpp"
+#include "harness/families/edt/checks.hpp"
+#include "harness/tiled_json.hpp"
+
+namespace repix::family {
+
+namespace {
+
+using options::bind_int;
+using options::kBench;
+using options::kProfile;
+using options::kRun;
+
+constexpr double kPeerRelTol = 1e-6;  // peers computing in another precision: a few float ulps
+
+Verdict verdict(const edt::Check& c, bool exact, const std::string& what) {
+  const edt_checks::Verdict v = edt_checks::verdict(c, exact, what);
+  return {v.ok, v.text, v.errors};
+}
+
+using edt_checks::stats_json;
+
+class EdtFamily final : public FamilyOf<edt::Variant> {
+ public:
+  std::string name() const override { return "edt"; }
+
+ protected:
+  const std::vector<Variant>& registry() const override { return edt::variants(); }
+  const std::vector<Option>& option_table() const override {
+    static const std::vector<Option> t = options::with<Options>({
+        bind_int(&Options::threads, {"threads", "N", "CPU variants: OpenMP threads (0: OpenMP's default)", "0", {}, 0,
+                                     std::numeric_limits<int>::max(), false, kRun}),
+        bind_int(&Options::tile, {"tile", "N", "tiled variants: tile edge (0: automatic)", "0"}),
+        bind_int(&Options::queue_capacity, {"queue-capacity", "N", "queue variants: elements (0: automatic)", "0", {}, 0,
+                                            std::numeric_limits<int>::max(), false, kRun}),
+    }, options::tiling_worker_options<Options>());
+    return t;
+  }
+  std::string reference_id() const override { return "seq-exact"; }
+  std::string unit() const override { return "GPx/s"; }
+
+  Inputs load(const std::string& spec, bool pinned) const override {
+    Inputs in;
+    in.push_back(datasets::generate(datasets::Spec::parse(spec), pinned));
+    return in;
+  }
+  std::vector<report::DatasetInfo> describe(const std::string& spec, const Inputs& in, const Result&) const override {
+    return {bench::describe_dataset(spec, in.at(0))};
+  }
+  Result run_variant(const Variant& v, const Inputs& in, const Options& opt) const override { return v.run(in.at(0), opt); }
+  Stats stats_of(const Result& r) const override { return r.stats; }
+  Verdict check(const Variant& v, const Inputs& in, const Result& ref, const Result& got,
+                const std::string& what) const override {
+    const edt::Check c = v.exact ? edt::compare_exact(in.at(0), ref, got) : edt::check_propagation(in.at(0), ref, got);
+    return verdict(c, v.exact, what.empty() ? "end to end, with sites" : what);
+  }
+  Options verifying_options(Options o) const override {
+    o.want_sites = true;
+    return o;
+  }
+  Options timed_options(Options o) const override {
+    o.want_sites = false;
+    return o;
+  }
+  // The verifying run's counters (gpu-opt's fallback rows, the queues', a multi-device run's
+  // tiles) and that the timed runs ask for distances only.
+  nlohmann::json extra(const Variant&, const std::string&, const Stats& verifying, const Options&) const override {
+    nlohmann::json j = stats_json(verifying);
+    j["sites"] = false;
+    return j;
+  }
+  void kernel_extra(nlohmann::json& extra, const Result& timed, const Plan&, const Options&) const override {
+    extra["kernel_stats"] = stats_json(timed.stats);
+  }
+  Verdict check_peer(const peers::Peer& p, const Inputs& in, const Result& ref, HostImage output) const override {
+    edt::Result got;
+    got.distance = std::move(output);
+    const edt::Check c = p.exact ? edt::compare_exact(in.at(0), ref, got, kPeerRelTol)
+                                 : edt::check_propagation(in.at(0), ref, got);
+    return verdict(c, p.exact, p.exact ? "distances within 1e-6 relative" : "distances");
+  }
+
+  std::vector<std::string> run_arguments() const override { return {"input", "output", "sites", "json"}; }
+  std::string run_synopsis() const override {
+    return "--variant V --input MASK --output OUT.npy [--sites SITES.npy] [--json OUT.json]";
+  }
+  std::string run_summary() const override {
+    return "float32 distance to the nearest zero pixel; sites: int64 index of that pixel";
+  }
+  int run_command(const cli::Args& a, const Options& given) const override {
+    Options opt = given;
+    const std::string input = a.need("input");
+    const std::string output = a.get("output"), sites_out = a.get("sites"), json_out = a.get("json");
+    if (output.empty() && sites_out.empty() && json_out.empty())
+      throw cli::UsageError("run edt needs --output, --sites and/or --json");
+    // The default is exact: gpu-opt where a GPU exists, the exact CPU oracle otherwise.
+    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "seq-exact"));
+    opt.want_sites = !sites_out.empty() || (!json_out.empty() && !v.exact);
+    const HostImage img = datasets::load(input, v.gpu && gpu_available());
+    edt::check_input(img);
+    const Result r = v.run(img, opt);
+    if (!output.empty()) datasets::write_npy(r.distance, output);
+    if (!sites_out.empty()) datasets::write_npy_int64(r.sites.data(), img.shape(), sites_out);
+    if (!json_out.empty()) {
+      nlohmann::json j = {{"family", "edt"}, {"variant", v.id}, {"input", input}, {"shape", img.shape().str()},
+                          {"exact", v.exact}, {"stats", stats_json(r.stats)}};
+      // Propagation variants: their error against the exact EDT, and the property checks.
+      if (!v.exact) {
+        const Result exact = find_variant("seq-exact").run(img, {});
+        const edt::Check c = edt::check_propagation(img, exact, r);
+        j["errors"] = c.errors();
+        j["properties_ok"] = c.ok;
+        if (!c.ok) j["first_violation"] = c.first_violation;
+      }
+      write_file_atomic(json_out, j.dump(1) + "\n");
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Family> edt_family() { return std::make_unique<EdtFamily>(); }
+
+}  // namespace repix::family

@@ -1,0 +1,157 @@
+// The reconstruct family's harness knowledge (see harness/family_of.hpp): a dataset is a marker
+// spec (noise-mask or tissue with marker=), its mask the same spec without the marker keys; the
+// reference is seq and every output must equal it pixel for pixel; GPx/s with marker and mask
+// read (2 x dtype bytes per pixel); each result's `extra` holds the run's queue counters and the
+// connectivity. Peers (scikit-image) get the connectivity and are held to the same exactness.
+#include <chrono>
+#include <cstring>
+#include <sstream>
+
+#include "core/atomic_file.hpp"
+#include "datasets/datasets.hpp"
+#include "harness/family_of.hpp"
+#include "harness/families/reconstruct/checks.hpp"
+#include "reconstruct/reconstruct.hpp"
+
+namespace repix::family {
+
+namespace {
+
+using options::bind_int;
+using options::kBench;
+using options::kProfile;
+using options::kRun;
+
+nlohmann::json stats_with_connectivity(const reconstruct::Stats& s, int connectivity) {
+  nlohmann::json j = reconstruct_checks::stats_json(s);
+  j["connectivity"] = connectivity;
+  return j;
+}
+
+class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
+ public:
+  std::string name() const override { return "reconstruct"; }
+
+ protected:
+  const std::vector<Variant>& registry() const override { return reconstruct::variants(); }
+  const std::vector<Option>& option_table() const override {
+    static const std::vector<Option> t = options::with<Options>({
+        bind_int(&Options::connectivity, {"connectivity", "4|8", "neighbourhood: 4 or 8", "8", {"4", "8"}, 0, 0, false,
+                                          kRun | kProfile | kBench}),
+        options::bind_flag(&Options::clip, {"clip", "", "clip a marker that rises above the mask instead of refusing it",
+                                            "", {}, 0, 0, true, kRun}),
+        bind_int(&Options::threads, {"threads", "N", "CPU variants: OpenMP threads (0: OpenMP's default)", "0"}),
+        bind_int(&Options::tile, {"tile", "N", "tiled variants: tile edge in pixels (0: automatic)", "0"}),
+        {{"raster-scans", "N", "hybrid variants: raster + anti-raster pairs before the queue phase (at least 1)", "1"},
+         [](Options& o, const std::string& v) { o.raster_scans = std::max(1, std::stoi(v)); },
+         [](const Options& o) { return nlohmann::json(o.raster_scans); }},
+        bind_int(&Options::queue_capacity, {"queue-capacity", "N", "queue variants: elements (0: automatic)", "0"}),
+        bind_int(&Options::queue_blocks_per_sm,
+                 {"queue-blocks-per-sm", "N", "queue variants: persistent blocks per SM (0: as many as fit)", "0"}),
+    }, options::tiling_worker_options<Options>());
+    return t;
+  }
+  std::string reference_id() const override { return "seq"; }
+  std::string unit() const override { return "GPx/s"; }
+
+  void check_bench_dataset(const std::string& spec) const override {
+    if (!datasets::is_marker_spec(datasets::Spec::parse(spec)))
+      throw Error("reconstruct datasets are marker specs (noise-mask or tissue with marker=), got '" + spec + "'");
+  }
+  Inputs load(const std::string& spec, bool pinned) const override {
+    const datasets::Spec marker = datasets::Spec::parse(spec);
+    Inputs in;
+    in.push_back(datasets::generate(marker, pinned));
+    in.push_back(datasets::generate(datasets::mask_spec(marker), pinned));
+    return in;
+  }
+  Inputs load_for_profile(const std::string& spec, bool pinned) const override {
+    if (!datasets::is_marker_spec(datasets::Spec::parse(spec)))
+      throw cli::UsageError("--dataset must be a marker spec, e.g. noise-mask:4096x4096:marker=opening");
+    return load(spec, pinned);
+  }
+  std::vector<report::DatasetInfo> describe(const std::string& spec, const Inputs& in, const Result&) const override {
+    return {bench::describe_dataset(spec, in.at(0)),
+            bench::describe_dataset(datasets::mask_spec(datasets::Spec::parse(spec)).str(), in.at(1))};
+  }
+  Result run_variant(const Variant& v, const Inputs& in, const Options& opt) const override {
+    return v.run(in.at(0), in.at(1), opt);
+  }
+  Stats stats_of(const Result& r) const override { return r.stats; }
+  Verdict check(const Variant&, const Inputs&, const Result& ref, const Result& got,
+                const std::string& what) const override {
+    const std::string why = reconstruct_checks::mismatch(got.image, ref.image);
+    if (why.empty()) return {true, "exact match with seq (" + std::to_string(ref.image.size()) + " pixels)"};
+    return {false, what.empty() ? why : what + ": " + why};
+  }
+
+  double items(const Inputs& in) const override { return static_cast<double>(in.at(1).size()); }
+  // Marker and mask are read.
+  double bytes_per_item(const Inputs& in) const override { return 2.0 * static_cast<double>(dtype_size(in.at(1).dtype())); }
+  std::string bound(const Variant& v, const std::string& scope) const override {
+    if (scope == "kernel") return "dram-read";
+    return v.gpu ? "h2d-pinned" : "";
+  }
+  nlohmann::json extra(const Variant&, const std::string&, const Stats& verifying, const Options& o) const override {
+    return stats_with_connectivity(verifying, o.connectivity);
+  }
+  void kernel_extra(nlohmann::json& extra, const Result& timed, const Plan&, const Options& o) const override {
+    extra["kernel_stats"] = stats_with_connectivity(timed.stats, o.connectivity);
+  }
+  nlohmann::json peer_params(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
+  nlohmann::json peer_extra(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
+  Verdict check_peer(const peers::Peer&, const Inputs&, const Result& ref, HostImage output) const override {
+    const std::string why = reconstruct_checks::mismatch(output, ref.image);
+    if (why.empty()) return {true, "exact match with seq (" + std::to_string(ref.image.size()) + " pixels)"};
+    return {false, why};
+  }
+
+  std::vector<std::string> run_arguments() const override { return {"marker", "mask", "output", "json"}; }
+  std::string run_synopsis() const override {
+    return "--variant V --marker M.npy --mask K.npy --output OUT.npy [--json STATS.json]";
+  }
+  std::string run_summary() const override {
+    return "grayscale reconstruction by dilation (marker/mask: files or dataset specs)";
+  }
+  int run_command(const cli::Args& a, const Options& opt) const override {
+    std::string id = a.get("variant");
+    if (id.empty()) {
+      id = gpu_available() ? "gpu-opt" : "omp-tiled";
+      bool known = false;
+      for (const auto& v : registry()) known = known || v.id == id;
+      if (!known) id = "omp-tiled";
+    }
+    const Variant& v = find_variant(id);
+    const std::string marker_in = a.need("marker"), mask_in = a.need("mask");
+    const std::string output = a.get("output"), json_out = a.get("json");
+    if (output.empty() && json_out.empty()) throw cli::UsageError("run needs --output and/or --json");
+    // Files or dataset specs (`--marker noise-mask:512x512:marker=opening`); pinned for GPU uploads.
+    const bool pinned = v.gpu && gpu_available();
+    const HostImage marker = datasets::load(marker_in, pinned);
+    const HostImage mask = datasets::load(mask_in, pinned);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Result r = v.run(marker, mask, opt);
+    const double ms = ms_since(t0);
+    if (!output.empty()) datasets::save(r.image, output);
+    if (!json_out.empty()) {
+      const nlohmann::json j = {{"family", "reconstruct"},
+                                {"variant", v.id},
+                                {"marker", marker_in},
+                                {"mask", mask_in},
+                                {"shape", mask.shape().str()},
+                                {"dtype", dtype_name(mask.dtype())},
+                                {"connectivity", opt.connectivity},
+                                {"clip", opt.clip},
+                                {"ms", ms},
+                                {"stats", reconstruct_checks::stats_json(r.stats)}};
+      write_file_atomic(json_out, j.dump(1) + "\n");
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Family> reconstruct_family() { return std::make_unique<ReconstructFamily>(); }
+
+}  // namespace repix::family

@@ -1,0 +1,376 @@
+// FamilyOf<V>: the generic machinery of every family's harness, written once, over the family's
+// Variant type V (and through it its DevicePlan, Options, Result and Stats; algorithms/core/
+// variant.hpp). An
+// adapter (harness/families/<family>/adapter.cpp) derives from it and supplies only what it
+// knows: the registry, the declared options, how a dataset spec becomes the inputs, the
+// reference and how an output is checked against it, the stats as JSON, and the `run` command's
+// inputs and outputs. The bench cases (kernel, end-to-end, with-io, peers: verified before they
+// are timed, the timed path's output verified again), `repix profile` and the option handling of
+// `repix run` are here.
+#pragma once
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "baselines/peers.hpp"
+#include "core/error.hpp"
+#include "core/find_by_name.hpp"
+#include "core/gpu.hpp"
+#include "core/nvtx.hpp"
+#include "core/variant.hpp"
+#include "datasets/io.hpp"
+#include "harness/bench.hpp"
+#include "harness/family.hpp"
+#include "harness/options.hpp"
+
+namespace repix::family {
+
+template <class V>
+class FamilyOf : public Family {
+ public:
+  using Variant = V;
+  using Plan = typename decltype(V::make_plan)::result_type::element_type;
+  using Options = typename Plan::options_type;
+  using Result = typename Plan::result_type;
+  using Stats = typename Plan::stats_type;
+  using Option = options::Option<Options>;
+  // A call's host inputs, in the family's input order (all of one type and shape).
+  using Inputs = std::vector<HostImage>;
+
+  // ---- Family ----------------------------------------------------------------------------------
+
+  std::vector<registry::VariantInfo> variants() const override {
+    std::vector<registry::VariantInfo> out;
+    for (const Variant& v : registry()) out.push_back({name(), v.id, v.gpu, v.step, v.description});
+    return out;
+  }
+
+  std::vector<options::Spec> option_specs() const override {
+    std::vector<options::Spec> out;
+    for (const Option& o : option_table()) out.push_back(o.spec);
+    return out;
+  }
+
+  // "run <family> <synopsis> [--option ...]..." with every option `repix run` takes, then the
+  // summary: the lines `repix help` prints.
+  std::string run_usage() const override {
+    std::string s = "run " + name() + " " + run_synopsis(), line;
+    for (const Option& o : option_table()) {
+      if (!(o.spec.commands & options::kRun)) continue;
+      const std::string u = o.spec.usage();
+      if (s.size() - s.rfind('\n') + u.size() > 100) s += "\n       ";
+      s += " " + u;
+    }
+    return s + "\n        " + run_summary();
+  }
+
+  int run(const cli::Args& a) const override {
+    std::vector<std::string> known = options::names(option_table(), options::kRun);
+    for (const auto& k : run_arguments()) known.push_back(k);
+    known.push_back("variant");
+    a.only(known);
+    if (a.positional.size() != 1)
+      throw cli::UsageError("run takes the family name (e.g. `repix run " + name() + " ...`)");
+    return run_command(a, options::parse(option_table(), a, options::kRun));
+  }
+
+  // NVTX: a "dataset" range, a "warmup" run, then each run one `<family>/<variant>` range (the
+  // variant opens it) with its phases inside, so that Nsight timelines and filters line up run by run.
+  int profile(const cli::Args& a) const override {
+    std::vector<std::string> known = options::names(option_table(), options::kProfile);
+    for (const char* k : {"variant", "dataset", "iterations"}) known.push_back(k);
+    a.only(known);
+    if (a.positional.size() != 1) throw cli::UsageError("profile takes the family name");
+    const Variant& v = find_variant(a.need("variant"));
+    const Options opt = timed_options(options::parse(option_table(), a, options::kProfile));
+    const int iterations = std::max(1, a.get_int("iterations", 5));
+    Inputs in;
+    {
+      nvtx::Range r("dataset");
+      in = load_for_profile(a.need("dataset"), v.gpu && gpu_available());
+    }
+    {
+      nvtx::Range r("warmup");
+      run_variant(v, in, opt);
+    }
+    for (int i = 0; i < iterations; ++i) run_variant(v, in, opt);
+    if (v.gpu) REPIX_CUDA(cudaDeviceSynchronize());
+    std::fprintf(stderr, "repix profile: %d runs of %s/%s done\n", iterations, name().c_str(), v.id.c_str());
+    return 0;
+  }
+
+  void add_bench_cases(bench::Context& ctx, std::vector<bench::Case>& cases) const override {
+    for (const std::string& spec : ctx.specs) check_bench_dataset(spec);
+    auto state = std::make_shared<State>();
+    state->options = options::parse(option_table(), ctx.req.family_options, options::kBench);
+    std::vector<const Variant*> chosen = bench::chosen_variants(ctx, registry());
+    const std::vector<peers::Peer> peer_list = bench::choose_peers(ctx);
+    for (const std::string& spec : ctx.specs) {
+      for (const Variant* v : chosen) {
+        if (v->gpu && v->make_plan && bench::wants_scope(ctx, "kernel")) cases.push_back(kernel_case(ctx, cases, state, *v, spec));
+        if (bench::wants_scope(ctx, "end-to-end")) cases.push_back(end_to_end_case(ctx, cases, state, *v, spec));
+        if (supports_with_io() && bench::wants_scope(ctx, "with-io"))
+          cases.push_back(with_io_case(ctx, cases, state, *v, spec));
+      }
+      for (const peers::Peer& p : peer_list) add_peer_case(ctx, cases, state, p, spec);
+    }
+  }
+
+ protected:
+  // ---- what the adapter supplies ---------------------------------------------------------------
+
+  virtual const std::vector<Variant>& registry() const = 0;
+  virtual const std::vector<Option>& option_table() const = 0;
+  // The variant every other is checked against.
+  virtual std::string reference_id() const = 0;
+  // Throughput unit of the bench ("GVox/s", "GPx/s"): items per second / 1e9.
+  virtual std::string unit() const = 0;
+  // The inputs a dataset spec gives, pinned where asked (and a GPU exists).
+  virtual Inputs load(const std::string& spec, bool pinned) const = 0;
+  // The report's entries for the inputs of `spec`, once the reference exists.
+  virtual std::vector<report::DatasetInfo> describe(const std::string& spec, const Inputs& in,
+                                                    const Result& reference) const = 0;
+  virtual Result run_variant(const Variant& v, const Inputs& in, const Options& opt) const = 0;
+  virtual Stats stats_of(const Result& r) const = 0;
+  // `got` against the reference. `what` names the output checked ("" for the verifying run,
+  // "kernel-scope output", "with-io output").
+  virtual Verdict check(const Variant& v, const Inputs& in, const Result& reference, const Result& got,
+                        const std::string& what) const = 0;
+  // The `repix run` command once its options are parsed: `run_arguments()` are its other options
+  // (inputs, outputs, --json); it chooses the variant, loads, runs and writes. The synopsis
+  // names them ("--variant V --input F --output OUT.csv [--json OUT.json]"), the summary says in
+  // a line what the command writes.
+  virtual std::vector<std::string> run_arguments() const = 0;
+  virtual std::string run_synopsis() const = 0;
+  virtual std::string run_summary() const = 0;
+  virtual int run_command(const cli::Args& a, const Options& opt) const = 0;
+
+  // Optional knowledge (defaults: none).
+  // Refuses a bench dataset before anything is generated (reconstruct: marker specs only).
+  virtual void check_bench_dataset(const std::string& /*spec*/) const {}
+  // The inputs of `repix profile --dataset SPEC`.
+  virtual Inputs load_for_profile(const std::string& spec, bool pinned) const { return load(spec, pinned); }
+  // Options of the verifying run (full output) and of timed runs (edt: no sites).
+  virtual Options verifying_options(Options o) const { return o; }
+  virtual Options timed_options(Options o) const { return o; }
+  // Items one run processes, and bytes it must read per item (for % of the read bound; 0: none).
+  virtual double items(const Inputs& in) const { return static_cast<double>(in.at(0).size()); }
+  virtual double bytes_per_item(const Inputs&) const { return 0; }
+  // The bound a case is compared with ("dram-read", "h2d-pinned", "": none).
+  virtual std::string bound(const Variant&, const std::string& /*scope*/) const { return ""; }
+  // A case's `extra`: the verifying run's stats, the options that matter.
+  virtual nlohmann::json extra(const Variant&, const std::string& /*scope*/, const Stats& /*verifying*/,
+                               const Options&) const {
+    return nlohmann::json::object();
+  }
+  // What a kernel-scope case adds to `extra` after its samples (the timed output's own counters).
+  virtual void kernel_extra(nlohmann::json& /*extra*/, const Result& /*timed*/, const Plan& /*plan*/,
+                            const Options&) const {}
+  // with-io scope: the input read from an .npy file inside every sample.
+  virtual bool supports_with_io() const { return false; }
+  virtual Result run_from_file(const Variant& v, const std::string& path, const Options& opt, bool pinned) const {
+    return run_variant(v, load_files({path}, pinned), opt);
+  }
+  // Peers: their parameters, their output against the reference, what their results add to `extra`.
+  virtual nlohmann::json peer_params(const Options&) const { return nlohmann::json::object(); }
+  virtual Verdict check_peer(const peers::Peer& p, const Inputs&, const Result&, HostImage) const {
+    throw Error("internal: family " + name() + " has peer " + p.id + " but no check_peer");
+  }
+  virtual nlohmann::json peer_extra(const Options&) const { return nlohmann::json::object(); }
+
+  // ---- helpers for adapters ----------------------------------------------------------------------
+
+  const Variant& find_variant(const std::string& id) const {
+    return find_by_name(registry(), id, name() + " variant", [](const Variant& v) { return v.id; });
+  }
+  static Inputs load_files(const std::vector<std::string>& paths, bool pinned) {
+    Inputs in;
+    for (const auto& p : paths) in.push_back(datasets::read_npy(p, pinned));
+    return in;
+  }
+  static double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+ private:
+  // The current dataset's inputs and reference (one dataset at a time: inputs are large), and
+  // each variant's verdict on it, shared by that variant's scopes.
+  struct State {
+    Options options;
+    std::string spec;
+    Inputs inputs;
+    std::optional<Result> reference;
+    std::map<std::string, Verdict> verdicts;  // variant|spec
+    std::map<std::string, Stats> stats;       // variant|spec: of the verifying run
+  };
+
+  const Inputs& inputs_of(State& s, const std::string& spec) const {
+    if (s.spec != spec || s.inputs.empty()) {
+      s.inputs.clear();  // free the previous inputs first
+      s.reference.reset();
+      nvtx::Range r("dataset");
+      // Pinned where a GPU exists, so end-to-end uploads run at full PCIe speed.
+      s.inputs = load(spec, gpu_available());
+      s.spec = spec;
+    }
+    return s.inputs;
+  }
+  const Result& reference_of(bench::Context& ctx, State& s, const std::string& spec) const {
+    const Inputs& in = inputs_of(s, spec);
+    if (!s.reference) {
+      std::fprintf(stderr, "repix bench: reference (%s) on %s...\n", reference_id().c_str(), spec.c_str());
+      s.reference = run_variant(find_variant(reference_id()), in, verifying_options(s.options));
+      for (const auto& d : describe(spec, in, *s.reference)) bench::record_dataset(ctx, d);
+    }
+    return *s.reference;
+  }
+  // Runs the variant once with the full output and checks it; kept for its other scopes.
+  const Verdict& verify(bench::Context& ctx, State& s, const Variant& v, const std::string& spec) const {
+    const std::string key = v.id + "|" + spec;
+    const auto it = s.verdicts.find(key);
+    if (it != s.verdicts.end()) return it->second;
+    const Result& ref = reference_of(ctx, s, spec);
+    const Result got = run_variant(v, s.inputs, verifying_options(s.options));
+    s.stats[key] = stats_of(got);
+    return s.verdicts[key] = check(v, s.inputs, ref, got, "");
+  }
+  static void apply(report::Result& r, const Verdict& v) {
+    r.verified = v.ok;
+    r.verification = v.text;
+    r.errors = v.errors;
+  }
+  bench::Case base_case(const Variant& v, const std::string& spec, const std::string& scope) const {
+    bench::Case c;
+    c.gpu = v.gpu;
+    c.result.family = name();
+    c.result.variant = v.id;
+    c.result.dataset = spec;
+    c.result.scope = scope;
+    c.result.unit = unit();
+    c.result.bound = bound(v, scope);
+    return c;
+  }
+  // What every case of a variant does first: verify (once per dataset), then its identity fields.
+  void prepare_common(bench::Context& ctx, State& s, const Variant& v, const std::string& spec,
+                      bench::Case& me) const {
+    apply(me.result, verify(ctx, s, v, spec));
+    me.result.extra = extra(v, me.result.scope, s.stats[v.id + "|" + spec], s.options);
+    me.result.items = items(s.inputs);
+    me.bytes_per_item = bytes_per_item(s.inputs);
+  }
+
+  bench::Case kernel_case(bench::Context& ctx, std::vector<bench::Case>& cases, const std::shared_ptr<State>& state,
+                          const Variant& v, const std::string& spec) const {
+    bench::Case c = base_case(v, spec, "kernel");
+    struct Kernel {
+      std::unique_ptr<Plan> plan;
+      std::unique_ptr<bench::KernelTimer> timer;
+    };
+    auto k = std::make_shared<Kernel>();
+    const std::size_t index = cases.size();
+    c.prepare = [this, &ctx, &cases, index, state, k, &v, spec] {
+      bench::Case& me = cases[index];
+      prepare_common(ctx, *state, v, spec, me);
+      const Inputs& in = state->inputs;
+      k->timer = std::make_unique<bench::KernelTimer>();
+      k->plan = v.make_plan();
+      k->plan->setup({in.at(0).dtype(), in.at(0).shape()}, timed_options(state->options), k->timer->stream());
+      std::vector<const HostImage*> host;
+      for (const HostImage& img : in) host.push_back(&img);
+      k->timer->upload(host);
+      Plan* plan = k->plan.get();
+      k->timer->start([plan](const repix::DeviceInputs& d, cudaStream_t s) { plan->compute(d, s); }, ctx.req.warmup,
+                      name() + "/" + v.id);
+    };
+    c.sample = [k] { return k->timer->sample(); };
+    c.finish = [this, &cases, index, state, k, &v] {
+      bench::Case& me = cases[index];
+      // The output of the timed path itself must be right, not only the verifying run's.
+      const Result got = k->plan->result(k->timer->stream());
+      const Verdict again = check(v, state->inputs, *state->reference, got, "kernel-scope output");
+      if (!again.ok) apply(me.result, again);
+      kernel_extra(me.result.extra, got, *k->plan, state->options);
+      k->plan.reset();
+      k->timer.reset();
+    };
+    return c;
+  }
+
+  bench::Case end_to_end_case(bench::Context& ctx, std::vector<bench::Case>& cases,
+                              const std::shared_ptr<State>& state, const Variant& v, const std::string& spec) const {
+    bench::Case c = base_case(v, spec, "end-to-end");
+    const std::size_t index = cases.size();
+    c.prepare = [this, &ctx, &cases, index, state, &v, spec] { prepare_common(ctx, *state, v, spec, cases[index]); };
+    c.sample = [this, state, &v] {
+      const Options opt = timed_options(state->options);
+      const auto t0 = std::chrono::steady_clock::now();
+      const Result out = run_variant(v, state->inputs, opt);
+      return ms_since(t0);
+    };
+    c.finish = [] {};
+    return c;
+  }
+
+  // The dataset is written once to a temporary .npy (untimed); each sample reads it back and runs
+  // the variant. The file usually sits in the OS page cache after the write (dropping caches
+  // needs root): this measures the read path (syscalls, copies, pinning), not the disk.
+  bench::Case with_io_case(bench::Context& ctx, std::vector<bench::Case>& cases, const std::shared_ptr<State>& state,
+                           const Variant& v, const std::string& spec) const {
+    bench::Case c = base_case(v, spec, "with-io");
+    struct Io {
+      std::string path;
+      std::optional<Result> last;
+    };
+    auto io = std::make_shared<Io>();
+    const std::size_t index = cases.size();
+    c.prepare = [this, &ctx, &cases, index, state, io, &v, spec] {
+      bench::Case& me = cases[index];
+      prepare_common(ctx, *state, v, spec, me);
+      const HostImage& img = state->inputs.at(0);
+      char file[96];  // the pid keeps concurrent runs on the same dataset apart
+      std::snprintf(file, sizeof file, "repix-with-io-%ld-%016llx.npy", static_cast<long>(::getpid()),
+                    static_cast<unsigned long long>(img.content_hash()));
+      io->path = (std::filesystem::temp_directory_path() / file).string();
+      datasets::write_npy(img, io->path);
+    };
+    c.sample = [this, state, io, &v, gpu = ctx.gpu] {
+      const auto t0 = std::chrono::steady_clock::now();
+      io->last = run_from_file(v, io->path, timed_options(state->options), gpu && v.gpu);
+      return ms_since(t0);
+    };
+    c.finish = [this, &cases, index, state, io, &v] {
+      bench::Case& me = cases[index];
+      const Verdict again = check(v, state->inputs, *state->reference, *io->last, "with-io output");
+      if (!again.ok) apply(me.result, again);
+      std::error_code ec;
+      std::filesystem::remove(io->path, ec);
+      io->last.reset();
+    };
+    return c;
+  }
+
+  void add_peer_case(bench::Context& ctx, std::vector<bench::Case>& cases, const std::shared_ptr<State>& state,
+                     const peers::Peer& p, const std::string& spec) const {
+    bench::add_peer_case(ctx, cases, p, spec, unit(), [this, &ctx, state, p, spec](bench::Case& me, int n, int warmup) {
+      const Result& ref = reference_of(ctx, *state, spec);
+      const Inputs& in = state->inputs;
+      me.result.items = items(in);
+      me.bytes_per_item = bytes_per_item(in);
+      std::vector<const HostImage*> host;
+      for (const HostImage& img : in) host.push_back(&img);
+      peers::PeerRun run = peers::run(p, host, peer_params(state->options), n, warmup);
+      for (const auto& [k, value] : peer_extra(state->options).items()) me.result.extra[k] = value;
+      apply(me.result, check_peer(p, in, ref, std::move(run.output)));
+      return run;
+    });
+  }
+};
+
+}  // namespace repix::family

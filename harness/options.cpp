@@ -1,0 +1,38 @@
+#include "harness/options.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+namespace repix::options {
+
+std::string Spec::check(const std::string& value) const {
+  if (flag) {
+    if (value == "1" || value == "true") return "1";
+    if (value == "0" || value == "false") return "0";
+    throw cli::UsageError("--" + name + " is a flag (or --" + name + "=1/0), got '" + value + "'");
+  }
+  if (!choices.empty()) {
+    if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
+    std::string list;
+    for (std::size_t i = 0; i < choices.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+    throw cli::UsageError("--" + name + " must be " + list + ", got '" + value + "'");
+  }
+  // An integer: the whole text, in range.
+  const bool digits = !value.empty() && value.find_first_not_of("0123456789", value[0] == '-' ? 1 : 0) == std::string::npos &&
+                      value != "-";
+  errno = 0;
+  const long long v = digits ? std::strtoll(value.c_str(), nullptr, 10) : 0;
+  if (!digits || errno == ERANGE || v < min || v > max) {
+    const std::string range = min == 0 && max == std::numeric_limits<int>::max()
+                                  ? "a non-negative integer"
+                                  : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+    throw cli::UsageError("--" + name + " expects " + range + ", got '" + value + "'");
+  }
+  return std::to_string(v);
+}
+
+std::string Spec::usage() const { return flag ? "[--" + name + "]" : "[--" + name + " " + placeholder + "]"; }
+
+}  // namespace repix::options

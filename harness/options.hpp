@@ -1,0 +1,106 @@
+// A family's command-line options, declared once (harness/families/<family>/adapter.cpp): each
+// declaration gives the option's name, what it accepts, its default, its help and the commands it
+// belongs to, and binds it to a field of the family's Options. Parsing, validation, the usage
+// lines of `repix help` and `repix list options`, and the JSON a run records all follow from it.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "harness/args.hpp"
+
+namespace repix::options {
+
+// The commands an option belongs to.
+enum Command : unsigned { kRun = 1u, kProfile = 2u, kBench = 4u };
+
+// What an option accepts.
+struct Spec {
+  std::string name;          // "connectivity" -> --connectivity
+  std::string placeholder;   // "4|8", "N"
+  std::string help;          // one line
+  std::string default_text;  // the default as written on the command line ("8"); "" for flags
+  std::vector<std::string> choices;  // the accepted values; empty: an integer in [min, max], or a flag
+  long long min = 0;
+  long long max = std::numeric_limits<int>::max();
+  bool flag = false;         // takes no value (--clip); --clip=1/0/true/false also accepted
+  unsigned commands = kRun | kProfile;
+
+  // The value given on a command line, checked: a UsageError naming the option when it is not
+  // accepted. Flags return "1" or "0".
+  std::string check(const std::string& value) const;
+  // "[--connectivity 4|8]", "[--clip]".
+  std::string usage() const;
+};
+
+// A Spec bound to a field of the family's Options.
+template <class Options>
+struct Option {
+  Spec spec;
+  std::function<void(Options&, const std::string& checked_value)> set;
+  std::function<nlohmann::json(const Options&)> get;  // for the JSON a run records
+};
+
+// An integer option bound to a member (int, std::int64_t): `bind_int(&Options::threads, spec)`.
+template <class Options, class Field>
+Option<Options> bind_int(Field Options::*member, Spec spec) {
+  return {std::move(spec), [member](Options& o, const std::string& v) { o.*member = static_cast<Field>(std::stoll(v)); },
+          [member](const Options& o) { return nlohmann::json(o.*member); }};
+}
+// A flag bound to a bool member.
+template <class Options>
+Option<Options> bind_flag(bool Options::*member, Spec spec) {
+  spec.flag = true;
+  return {std::move(spec), [member](Options& o, const std::string& v) { o.*member = v == "1"; },
+          [member](const Options& o) { return nlohmann::json(o.*member); }};
+}
+
+// --gpus, --cpu-groups, --cpu-group-threads: the workers of a family's multi-device variant (the
+// tiled engine of algorithms/core/tiling/), for Options with the fields gpus, cpu_groups and
+// cpu_group_threads; run, profile and bench take them.
+template <class Options>
+std::vector<Option<Options>> tiling_worker_options() {
+  const long long any = std::numeric_limits<int>::max();
+  const unsigned all = kRun | kProfile | kBench;
+  return {bind_int(&Options::gpus, {"gpus", "N", "multi-device: GPU workers (0: every visible GPU)", "0", {}, 0, any, false, all}),
+          bind_int(&Options::cpu_groups, {"cpu-groups", "N", "multi-device: CPU workers", "0", {}, 0, any, false, all}),
+          bind_int(&Options::cpu_group_threads,
+                   {"cpu-group-threads", "N", "multi-device: OpenMP threads per CPU group (0: share the cores out)", "0",
+                    {}, 0, any, false, all})};
+}
+
+// `first` followed by `rest`: a family's table built from shared groups and its own options.
+template <class Options>
+std::vector<Option<Options>> with(std::vector<Option<Options>> first, std::vector<Option<Options>> rest) {
+  first.insert(first.end(), rest.begin(), rest.end());
+  return first;
+}
+
+// Applies every option of `table` given in `a` (and, for those not given, nothing: the Options'
+// own defaults stand) for `command`. An option of the table that does not belong to `command`
+// is a usage error.
+template <class Options>
+Options parse(const std::vector<Option<Options>>& table, const cli::Args& a, Command command) {
+  Options o;
+  for (const Option<Options>& opt : table) {
+    if (!a.has(opt.spec.name)) continue;
+    if (!(opt.spec.commands & command))
+      throw cli::UsageError("--" + opt.spec.name + " does not apply to this command");
+    opt.set(o, opt.spec.check(a.get(opt.spec.name)));
+  }
+  return o;
+}
+
+// The names of the options of `table` that belong to `command` (for Args::only).
+template <class Options>
+std::vector<std::string> names(const std::vector<Option<Options>>& table, Command command) {
+  std::vector<std::string> out;
+  for (const auto& o : table)
+    if (o.spec.commands & command) out.push_back(o.spec.name);
+  return out;
+}
+
+}  // namespace repix::options
