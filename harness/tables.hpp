@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "harness/args.hpp"
-#include "harness/report.hpp"
 
 namespace repix::tables {
 
@@ -16,16 +15,14 @@ struct TableInfo {
   std::string usage;                            // options after `repix table <id>`
   std::function<int(const cli::Args&)> run;     // `repix table <id> ...`; returns the exit code
 };
-// Every table, one line each in tables.cpp; the tables themselves live in tables_<family>.cpp.
+// Every table: each paper's (harness/papers/<paper>/register.cpp), one line per paper in
+// tables.cpp, in the order of the issues.
 const std::vector<TableInfo>& all();
+std::vector<TableInfo> ecc_paper_tables();   // papers/ecc/register.cpp
+std::vector<TableInfo> iwpp_paper_tables();  // papers/iwpp/register.cpp
 const TableInfo& find(const std::string& id);
 // The command line being run (recorded in the tables' JSON); set by the CLI.
 void set_command_line(const std::string& s);
 const std::string& command_line();
-
-// The ECC ablation ladder from a bench report: for each dataset, the kernel-scope median of each
-// GPU variant in registration (ablation) order, the gain over the previous step and over
-// gpu-naive, and % of the read bound. Returns the markdown; writes <out_dir>/ecc-ablation.{md,json}.
-std::string ecc_ablation(const report::Report& r, const std::string& out_dir);
 
 }  // namespace repix::tables

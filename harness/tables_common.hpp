@@ -1,4 +1,4 @@
-// What every paper table (tables_ecc.cpp, tables_iwpp.cpp) shares: the metadata recorded with
+// What every paper table (harness/papers/<paper>/) shares: the metadata recorded with
 // each table, the paper transcriptions under results/paper/, number formatting and ratios that
 // tolerate missing values, the markdown header and the side-by-side .md/.json outputs, and the
 // Session that journals every measurement as it is taken and rebuilds a table from a journal.

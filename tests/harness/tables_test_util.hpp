@@ -1,4 +1,4 @@
-// What the paper-table tests (test_tables_ecc.cpp, test_tables_iwpp.cpp) share: the committed
+// What the paper-table tests (tests/harness/papers/) share: the committed
 // transcriptions, a Meta as a table run would fill it, and a fresh scratch folder.
 #pragma once
 #include <filesystem>

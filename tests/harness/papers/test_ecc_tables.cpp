@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/tables_ecc.hpp"
+#include "harness/papers/ecc/tables.hpp"
 #include "harness/tables_test_util.hpp"
 
 namespace repix {

@@ -8,7 +8,7 @@
 //   iwpp-fig14    EDT vs tissue coverage
 //   iwpp-fig15/16 the multi-device variant: 1 GPU, 2 GPUs, 2 GPUs + CPU groups
 // Building a table (iwpp_table1, speedup_table: formatting and ratio logic on measurement structs,
-// tested without a GPU, in tables_iwpp.cpp) is separate from measuring (tables_iwpp_run.cpp).
+// tested without a GPU, in tables.cpp) is separate from measuring (run.cpp).
 #pragma once
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-// Measuring the IWPP paper tables (see tables_iwpp.hpp). Inputs are generated once per row; the
+// Measuring the IWPP paper tables (see tables.hpp). Inputs are generated once per row; the
 // single-core reference runs first and is the verification reference (reconstruct: seq's output,
 // which every variant must equal pixel for pixel; edt: seq-exact with sites, against which seq and
 // every GPU variant must pass edt::check_propagation, or compare_exact for exact variants). A
@@ -22,8 +22,8 @@
 #include "harness/families/edt/checks.hpp"
 #include "harness/families/reconstruct/checks.hpp"
 #include "harness/json_fields.hpp"
-#include "harness/multi_device_adapter.hpp"
-#include "harness/tables_iwpp.hpp"
+#include "harness/papers/iwpp/multi_device_adapter.hpp"
+#include "harness/papers/iwpp/tables.hpp"
 #include "edt/edt.hpp"
 #include "reconstruct/reconstruct.hpp"
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "harness/tables.hpp"
+#include "harness/papers/ecc/tables.hpp"
 
 namespace repix {
 namespace {

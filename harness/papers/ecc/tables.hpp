@@ -71,6 +71,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BatchRun, input, shape, spec, count, distinct
 std::string ecc_table3(const nlohmann::json& paper, const std::vector<BatchRun>& runs,
                        double context_ms, const Meta& meta, const std::string& out_dir);
 
+// The ECC ablation ladder from a bench report: for each dataset, the kernel-scope median of each
+// GPU variant in registration (ablation) order, the gain over the previous step and over
+// gpu-naive, and % of the read bound. Returns the markdown; writes <out_dir>/ecc-ablation.{md,json}.
+std::string ecc_ablation(const report::Report& r, const std::string& out_dir);
+
 // `repix table ecc-N ...` (N = 1, 2, 3): measures, then writes <out-dir>/ecc-tableN.{md,json}.
 int run_ecc_table(int n, const cli::Args& a);
 const char* ecc_table_usage(int n);

@@ -1,6 +1,6 @@
-// Building the IWPP paper tables from measurements (see tables_iwpp.hpp): markdown beside the
+// Building the IWPP paper tables from measurements (see tables.hpp): markdown beside the
 // paper's numbers, and the JSON with every raw sample. No measuring here.
-#include "harness/tables_iwpp.hpp"
+#include "harness/papers/iwpp/tables.hpp"
 
 #include <algorithm>
 #include <map>

@@ -11,8 +11,8 @@
 
 #include "core/error.hpp"
 #include "core/gpu.hpp"
-#include "harness/multi_device_adapter.hpp"
-#include "harness/tables_iwpp.hpp"
+#include "harness/papers/iwpp/multi_device_adapter.hpp"
+#include "harness/papers/iwpp/tables.hpp"
 #include "harness/cli_test_util.hpp"
 #include "harness/tables_test_util.hpp"
 #include "edt/edt.hpp"

@@ -1,7 +1,7 @@
-// The ECC paper's Tables 1-3 (see tables_ecc.hpp). Every GPU output is verified against seq:
+// The ECC paper's Tables 1-3 (see tables.hpp). Every GPU output is verified against seq:
 // per dataset in Table 1 (through `repix bench`), the last pipeline iteration's curve against
 // seq on the smoothed image copied back in Table 2, every image of every batch in Table 3.
-#include "harness/tables_ecc.hpp"
+#include "harness/papers/ecc/tables.hpp"
 
 #include <omp.h>
 

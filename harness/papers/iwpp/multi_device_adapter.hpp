@@ -1,4 +1,4 @@
-// MULTI-DEVICE ADAPTER (iwpp-fig15/16, tables_iwpp_run.cpp).
+// MULTI-DEVICE ADAPTER (iwpp-fig15/16, run.cpp).
 // The `multi-device` variants (branch `multi`) read their configuration from Options fields
 // `gpus`, `cpu_groups` and `cpu_group_threads`, which that branch adds to reconstruct::Options
 // and edt::Options (this branch must not add them). apply_multi_device sets them when they exist,
@@ -37,7 +37,7 @@ void apply_multi_device(O& opt, const MultiConfig& c) {
     (void)opt;
     (void)c;
     throw Error("the multi-device variant is registered but its Options have no gpus/cpu_groups/cpu_group_threads "
-                "fields: wire apply_multi_device in harness/multi_device_adapter.hpp");
+                "fields: wire apply_multi_device in harness/papers/iwpp/multi_device_adapter.hpp");
   }
 }
 

@@ -1,0 +1,78 @@
+// `repix table ecc-ablation`: the ECC optimisation ladder (the paper's section 4.3) from a bench
+// report, with the gain of each step.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "harness/env.hpp"
+#include "harness/json_fields.hpp"
+#include "harness/papers/ecc/tables.hpp"
+#include "harness/registry.hpp"
+
+namespace repix::tables {
+
+using json_fields::path_or;
+
+std::string ecc_ablation(const report::Report& r, const std::string& out_dir) {
+  std::vector<std::string> order;
+  for (const auto& v : registry::variants("ecc"))
+    if (v.gpu) order.push_back(v.id);
+  std::vector<std::string> datasets;
+  std::map<std::pair<std::string, std::string>, const report::Result*> kernel;
+  for (const auto& res : r.results) {
+    if (res.family != "ecc" || res.scope != "kernel") continue;
+    if (std::find(datasets.begin(), datasets.end(), res.dataset) == datasets.end())
+      datasets.push_back(res.dataset);
+    kernel[{res.dataset, res.variant}] = &res;
+  }
+  if (datasets.empty()) throw Error("the report has no ECC kernel-scope results (run `repix bench` on a GPU)");
+
+  std::ostringstream md;
+  nlohmann::json rows = nlohmann::json::array();
+  const std::string gpu = path_or(r.env, {"gpu", "name"}, "?");
+  md << "# ECC ablation ladder (kernel scope, data in GPU memory)\n\n"
+     << "GPU: " << gpu << "; repix " << env::describe_source(r.tool)
+     << "; medians of raw samples, L2 flushed before each. `gain` is over the previous step, "
+        "`vs naive` over gpu-naive.\n\n";
+  for (const auto& ds : datasets) {
+    md << "## " << ds << "\n\n| variant | step | median ms | GVox/s | gain | vs naive | % of read bound | verified |\n"
+       << "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    const report::Result* prev = nullptr;
+    const report::Result* naive = nullptr;
+    for (const auto& id : order) {
+      auto it = kernel.find({ds, id});
+      if (it == kernel.end()) continue;
+      const report::Result& res = *it->second;
+      if (!naive) naive = &res;
+      std::string step;
+      for (const auto& v : registry::variants("ecc"))
+        if (v.id == id) step = v.step;
+      const double gain = prev ? prev->median_ms / res.median_ms : 1.0;
+      const double vs_naive = naive->median_ms / res.median_ms;
+      md << "| " << id << " | " << step << " | " << fmt("%.4f", res.median_ms) << " | "
+         << fmt("%.2f", res.throughput) << " | " << (prev ? fmt("%.2fx", gain) : "-") << " | "
+         << fmt("%.2fx", vs_naive) << " | "
+         << (res.pct_of_bound ? fmt("%.1f %%", *res.pct_of_bound) : "-") << " | "
+         << (res.verified ? "yes" : "NO") << " |\n";
+      rows.push_back({{"dataset", ds}, {"variant", id}, {"step", step}, {"median_ms", res.median_ms},
+                      {"throughput_gvox_s", res.throughput}, {"gain_over_previous", gain},
+                      {"gain_over_naive", vs_naive},
+                      {"pct_of_bound", res.pct_of_bound ? nlohmann::json(*res.pct_of_bound) : nlohmann::json()},
+                      {"verified", res.verified}});
+      prev = &res;
+    }
+    md << "\n";
+  }
+  if (!out_dir.empty()) {
+    std::filesystem::create_directories(out_dir);
+    write_file_atomic(out_dir + "/ecc-ablation.md", md.str());
+    nlohmann::json j = {{"table", "ecc-ablation"}, {"gpu", gpu}, {"tool", r.tool}, {"command", r.command}, {"rows", rows}};
+    write_file_atomic(out_dir + "/ecc-ablation.json", j.dump(1) + "\n");
+  }
+  return md.str();
+}
+
+}  // namespace repix::tables
