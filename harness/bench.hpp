@@ -41,6 +41,15 @@ struct Request {
   journal::Writer* journal = nullptr;
 };
 
+// How a measurement outside Google Benchmark (the paper tables: Family::measure) runs a variant.
+struct Reps {
+  int gpu_samples = 5;        // timed samples of a GPU variant, after `warmup` untimed runs
+  int warmup = 1;
+  int cpu_samples = 3;        // at most this many timed runs of a CPU variant (no warm-up)
+  double cpu_budget_ms = 0;   // CPU runs stop once they add up to this (one at least); 0: no budget
+  bool sample_stats = false;  // kernel scope: each sample's own stats in extra["sample_stats"]
+};
+
 // One timed (family, variant, dataset, scope) combination.
 struct Case {
   report::Result result;          // identity fields filled at registration; the rest by run()

@@ -44,6 +44,27 @@ class Family {
   // `repix bench`: appends the verified, timed cases of ctx.req's variants (and peers) on
   // ctx.specs, in the order dataset, variant, scope (kernel, end-to-end, with-io), then peers.
   virtual void add_bench_cases(bench::Context& ctx, std::vector<bench::Case>& cases) const = 0;
+
+  // ---- one measurement at a time, the tables' way (the same runs, checks and timers) ----
+  // A dataset's inputs, loaded once for several measurements, and its reference output.
+  class Problem {
+   public:
+    virtual ~Problem() = default;
+    virtual const std::string& spec() const = 0;  // canonical
+  };
+  // The problem of `spec` under the family's options `base` (its reference follows them, e.g.
+  // --connectivity 4). Generates the inputs now.
+  virtual std::unique_ptr<Problem> problem(const std::string& spec, const cli::Args& base) const = 0;
+  // `variant` on `p` in `scope` ("kernel": inputs on the GPU, CUDA events, L2 flushed; "end-to-end":
+  // host clock), with `options` (the family's, as on a command line) over the problem's base ones.
+  // Its first output is checked against the reference before any sample counts (a wrong one ends
+  // the measurement: not_run "wrong output: ..."), a kernel's again after its samples. Measuring
+  // the reference variant end to end while the problem has no reference yet makes its first
+  // output the reference ("the reference"); otherwise the reference is computed, untimed, when
+  // first needed. Never throws for the variant's own failures: they come back as not_run
+  // ("error: ...", "no GPU", "absent: ...", "skipped: ...").
+  virtual report::Result measure(Problem& p, const std::string& variant, const std::string& scope,
+                                 const bench::Reps& reps, const cli::Args& options) const = 0;
 };
 
 // Every family, in the order of the issues (families.cpp: one line each).

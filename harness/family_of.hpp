@@ -26,6 +26,7 @@
 #include "core/nvtx.hpp"
 #include "core/variant.hpp"
 #include "datasets/io.hpp"
+#include "datasets/spec.hpp"
 #include "harness/bench.hpp"
 #include "harness/family.hpp"
 #include "harness/options.hpp"
@@ -123,6 +124,55 @@ class FamilyOf : public Family {
     }
   }
 
+  std::unique_ptr<Problem> problem(const std::string& spec, const cli::Args& base) const override {
+    auto p = std::make_unique<ProblemOf>();
+    p->spec_ = datasets::Spec::parse(spec).str();
+    p->base = options::parse(option_table(), base, options::kRun | options::kProfile | options::kBench);
+    p->inputs = load(spec, gpu_available());  // pinned where a GPU exists: full-speed uploads
+    return p;
+  }
+
+  report::Result measure(Problem& problem, const std::string& variant, const std::string& scope,
+                         const bench::Reps& reps, const cli::Args& given) const override {
+    ProblemOf& p = static_cast<ProblemOf&>(problem);
+    report::Result r;
+    r.family = name();
+    r.variant = variant;
+    r.dataset = p.spec();
+    r.scope = scope;
+    r.unit = unit();
+    r.items = items(p.inputs);
+    const Variant* v = nullptr;
+    for (const Variant& x : registry())
+      if (x.id == variant) v = &x;
+    if (!v) {
+      r.not_run = "absent: " + name() + " has no variant `" + variant + "` in this build";
+      return r;
+    }
+    r.bound = bound(*v, scope);
+    if (v->gpu && !gpu_available()) {
+      r.not_run = "no GPU";
+      return r;
+    }
+    if (scope == "kernel" && !v->make_plan) {
+      r.not_run = "skipped: no device plan, end-to-end only";
+      return r;
+    }
+    try {
+      Options opt = p.base;
+      for (const Option& o : option_table())
+        if (given.has(o.spec.name)) o.set(opt, o.spec.check(given.get(o.spec.name)));
+      if (scope == "kernel") measure_kernel(p, *v, opt, reps, r);
+      else measure_host(p, *v, opt, reps, r);
+      if (!r.samples_ms.empty()) report::finalize(r, 1e9);
+    } catch (const std::exception& e) {  // GPU out of memory at the largest sizes, for one
+      r.samples_ms.clear();
+      r.verified = false;
+      r.not_run = std::string("error: ") + e.what();
+    }
+    return r;
+  }
+
  protected:
   // ---- what the adapter supplies ---------------------------------------------------------------
 
@@ -139,6 +189,8 @@ class FamilyOf : public Family {
                                                     const Result& reference) const = 0;
   virtual Result run_variant(const Variant& v, const Inputs& in, const Options& opt) const = 0;
   virtual Stats stats_of(const Result& r) const = 0;
+  // A run's own counters as JSON (one serialisation per Stats type).
+  virtual nlohmann::json stats_json(const Stats&) const { return nlohmann::json::object(); }
   // `got` against the reference. `what` names the output checked ("" for the verifying run,
   // "kernel-scope output", "with-io output").
   virtual Verdict check(const Variant& v, const Inputs& in, const Result& reference, const Result& got,
@@ -200,6 +252,98 @@ class FamilyOf : public Family {
   }
 
  private:
+  struct ProblemOf final : Problem {
+    std::string spec_;
+    Options base;
+    Inputs inputs;
+    std::optional<Result> reference;
+    const std::string& spec() const override { return spec_; }
+  };
+
+  const Result& reference_of(ProblemOf& p) const {
+    if (!p.reference) p.reference = run_variant(find_variant(reference_id()), p.inputs, verifying_options(p.base));
+    return *p.reference;
+  }
+  // The check of a measurement: keeps the first check's text unless a later one fails;
+  // verified while every check passed; the output's counters as the result's extra.
+  void record_check(report::Result& r, const Verdict& v, bool first, const Stats& stats) const {
+    if (!v.ok || first) {
+      r.verification = v.text;
+      r.errors = v.errors;
+    }
+    r.verified = v.ok && (first || r.verified);
+    r.extra = stats_json(stats);
+  }
+
+  // Host clock. GPU variants: `reps.warmup` untimed runs with the full output (the first one
+  // checked with it, as the bench's verifying run), then `reps.gpu_samples` timed runs with the
+  // timed options, the first of them checked too. CPU variants: up to `reps.cpu_samples` timed
+  // runs (stopping once they add up to `reps.cpu_budget_ms`), the first checked.
+  void measure_host(ProblemOf& p, const Variant& v, const Options& opt, const bench::Reps& reps,
+                    report::Result& r) const {
+    const int warmup = v.gpu ? reps.warmup : 0;
+    const int samples = v.gpu ? reps.gpu_samples : reps.cpu_samples;
+    const double budget = v.gpu ? 0 : reps.cpu_budget_ms;
+    const bool makes_reference = v.id == reference_id() && !p.reference;
+    double spent = 0;
+    for (int i = 0; i < warmup + samples; ++i) {
+      const bool verifying = i < warmup;
+      const auto t0 = std::chrono::steady_clock::now();
+      Result out = run_variant(v, p.inputs, verifying ? verifying_options(opt) : timed_options(opt));
+      const double ms = ms_since(t0);
+      if (!verifying) {
+        r.samples_ms.push_back(ms);
+        spent += ms;
+      }
+      if (i == 0 && makes_reference) {
+        r.verified = true;  // the reference itself (checked against an independent oracle in tests/)
+        r.verification = "the reference";
+        r.extra = stats_json(stats_of(out));
+        p.reference = std::move(out);
+      } else if (i == 0 || i == warmup) {
+        record_check(r, check(v, p.inputs, reference_of(p), out, verifying ? "" : "timed output"), i == 0,
+                     stats_of(out));
+        if (!r.verified && r.samples_ms.empty()) {
+          r.not_run = "wrong output: " + r.verification;  // only untimed runs happened
+          return;
+        }
+        if (!r.verified) return;  // a wrong output is not timed further
+      }
+      if (budget > 0 && spent >= budget) return;
+    }
+  }
+
+  // The bench's kernel timer (CUDA events, L2 flushed before each sample) after `reps.warmup`
+  // untimed runs; the plan's output is checked after the warm-up (a wrong one is not timed) and
+  // again after the samples.
+  void measure_kernel(ProblemOf& p, const Variant& v, const Options& opt, const bench::Reps& reps,
+                      report::Result& r) const {
+    const Result& ref = reference_of(p);
+    bench::KernelTimer timer;
+    std::unique_ptr<Plan> plan = v.make_plan();
+    plan->setup({p.inputs.at(0).dtype(), p.inputs.at(0).shape()}, timed_options(opt), timer.stream());
+    std::vector<const HostImage*> host;
+    for (const HostImage& img : p.inputs) host.push_back(&img);
+    timer.upload(host);
+    Plan* raw = plan.get();
+    timer.start([raw](const repix::DeviceInputs& d, cudaStream_t s) { raw->compute(d, s); }, reps.warmup,
+                name() + "/" + v.id);
+    Result out = plan->result(timer.stream());
+    record_check(r, check(v, p.inputs, ref, out, "kernel-scope output"), true, stats_of(out));
+    if (!r.verified) {
+      r.not_run = "wrong output: " + r.verification;
+      return;
+    }
+    nlohmann::json per_sample = nlohmann::json::array();
+    for (int i = 0; i < reps.gpu_samples; ++i) {
+      r.samples_ms.push_back(timer.sample());
+      if (reps.sample_stats) per_sample.push_back(stats_json(plan->stats()));
+    }
+    out = plan->result(timer.stream());
+    record_check(r, check(v, p.inputs, ref, out, "kernel-scope output"), false, stats_of(out));
+    if (reps.sample_stats) r.extra["sample_stats"] = per_sample;
+  }
+
   // The current dataset's inputs and reference (one dataset at a time: inputs are large), and
   // each variant's verdict on it, shared by that variant's scopes.
   struct State {
@@ -366,7 +510,8 @@ class FamilyOf : public Family {
       std::vector<const HostImage*> host;
       for (const HostImage& img : in) host.push_back(&img);
       peers::PeerRun run = peers::run(p, host, peer_params(state->options), n, warmup);
-      for (const auto& [k, value] : peer_extra(state->options).items()) me.result.extra[k] = value;
+      const nlohmann::json added = peer_extra(state->options);  // named: items() of a temporary would dangle
+      for (const auto& [k, value] : added.items()) me.result.extra[k] = value;
       apply(me.result, check_peer(p, in, ref, std::move(run.output)));
       return run;
     });

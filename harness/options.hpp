@@ -36,6 +36,30 @@ struct Spec {
   std::string usage() const;
 };
 
+// The three kinds of option, as a declaration reads best.
+inline Spec integer(std::string name, std::string placeholder, std::string help, std::string default_text,
+                    unsigned commands = kRun | kProfile) {
+  Spec s;
+  s.name = std::move(name);
+  s.placeholder = std::move(placeholder);
+  s.help = std::move(help);
+  s.default_text = std::move(default_text);
+  s.commands = commands;
+  return s;
+}
+inline Spec choice(std::string name, std::vector<std::string> choices, std::string help, std::string default_text,
+                   unsigned commands = kRun | kProfile) {
+  Spec s = integer(std::move(name), "", std::move(help), std::move(default_text), commands);
+  for (std::size_t i = 0; i < choices.size(); ++i) s.placeholder += (i ? "|" : "") + choices[i];
+  s.choices = std::move(choices);
+  return s;
+}
+inline Spec flag(std::string name, std::string help, unsigned commands = kRun) {
+  Spec s = integer(std::move(name), "", std::move(help), "", commands);
+  s.flag = true;
+  return s;
+}
+
 // A Spec bound to a field of the family's Options.
 template <class Options>
 struct Option {
@@ -63,13 +87,12 @@ Option<Options> bind_flag(bool Options::*member, Spec spec) {
 // cpu_group_threads; run, profile and bench take them.
 template <class Options>
 std::vector<Option<Options>> tiling_worker_options() {
-  const long long any = std::numeric_limits<int>::max();
   const unsigned all = kRun | kProfile | kBench;
-  return {bind_int(&Options::gpus, {"gpus", "N", "multi-device: GPU workers (0: every visible GPU)", "0", {}, 0, any, false, all}),
-          bind_int(&Options::cpu_groups, {"cpu-groups", "N", "multi-device: CPU workers", "0", {}, 0, any, false, all}),
+  return {bind_int(&Options::gpus, integer("gpus", "N", "multi-device: GPU workers (0: every visible GPU)", "0", all)),
+          bind_int(&Options::cpu_groups, integer("cpu-groups", "N", "multi-device: CPU workers", "0", all)),
           bind_int(&Options::cpu_group_threads,
-                   {"cpu-group-threads", "N", "multi-device: OpenMP threads per CPU group (0: share the cores out)", "0",
-                    {}, 0, any, false, all})};
+                   integer("cpu-group-threads", "N", "multi-device: OpenMP threads per CPU group (0: share the cores out)",
+                           "0", all))};
 }
 
 // `first` followed by `rest`: a family's table built from shared groups and its own options.
@@ -80,10 +103,10 @@ std::vector<Option<Options>> with(std::vector<Option<Options>> first, std::vecto
 }
 
 // Applies every option of `table` given in `a` (and, for those not given, nothing: the Options'
-// own defaults stand) for `command`. An option of the table that does not belong to `command`
-// is a usage error.
+// own defaults stand) for `command` (one Command, or several or'ed). An option of the table that
+// belongs to none of them is a usage error.
 template <class Options>
-Options parse(const std::vector<Option<Options>>& table, const cli::Args& a, Command command) {
+Options parse(const std::vector<Option<Options>>& table, const cli::Args& a, unsigned command) {
   Options o;
   for (const Option<Options>& opt : table) {
     if (!a.has(opt.spec.name)) continue;
@@ -96,7 +119,7 @@ Options parse(const std::vector<Option<Options>>& table, const cli::Args& a, Com
 
 // The names of the options of `table` that belong to `command` (for Args::only).
 template <class Options>
-std::vector<std::string> names(const std::vector<Option<Options>>& table, Command command) {
+std::vector<std::string> names(const std::vector<Option<Options>>& table, unsigned command) {
   std::vector<std::string> out;
   for (const auto& o : table)
     if (o.spec.commands & command) out.push_back(o.spec.name);

@@ -152,6 +152,7 @@ Result result_from(const json& j, const std::string& p) {
   r.verification = get_string(j, p, "verification");
   r.errors = get_object(j, p, "errors");
   r.extra = get_object(j, p, "extra");
+  if (j.contains("not_run")) r.not_run = get_string(j, p, "not_run");
   return r;
 }
 
@@ -290,6 +291,7 @@ json to_json(const Result& x) {
   o["verification"] = x.verification;
   o["errors"] = x.errors.is_null() ? json::object() : x.errors;
   o["extra"] = x.extra.is_null() ? json::object() : x.extra;
+  if (!x.not_run.empty()) o["not_run"] = x.not_run;
   return o;
 }
 

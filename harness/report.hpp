@@ -36,6 +36,16 @@ struct Result {
   std::string verification;      // what was checked ("exact match with seq", or the mismatch)
   nlohmann::json errors = nlohmann::json::object();  // error statistics (approximate families)
   nlohmann::json extra = nlohmann::json::object();   // variant-specific counters
+  // Why it has no samples, "<tag>: <details>" ("no GPU", "absent: ...", "skipped: ...", "error: ...",
+  // "wrong output: ..."); "" when it ran. A bench report holds only results that ran (written
+  // only when set: an optional field of schema 1); the paper tables show the others as cells.
+  std::string not_run;
+
+  bool ran() const { return not_run.empty() && !samples_ms.empty(); }
+  // Ran and was not verified, or stopped with an error or a wrong output.
+  bool failed() const {
+    return (ran() && !verified) || not_run.rfind("error", 0) == 0 || not_run.rfind("wrong output", 0) == 0;
+  }
 };
 
 // A measured ceiling, e.g. {"dram-read", "GB/s", 3010.5, "device-to-device copy, read+write
@@ -68,6 +78,9 @@ nlohmann::json to_json(const Result& r);
 nlohmann::json to_json(const DatasetInfo& d);
 nlohmann::json to_json(const Bound& b);
 Result result_from_json(const nlohmann::json& j);
+// The same for nlohmann's conversions (json(r), j.get<Result>(): the tables' journals).
+inline void to_json(nlohmann::json& j, const Result& r) { j = to_json(r); }
+inline void from_json(const nlohmann::json& j, Result& r) { r = result_from_json(j); }
 DatasetInfo dataset_from_json(const nlohmann::json& j);
 Bound bound_from_json(const nlohmann::json& j);
 // Throws repix::Error with the first missing or mistyped field ("results[3].median_ms: ...").

@@ -49,11 +49,12 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
   const std::vector<Variant>& registry() const override { return ecc::variants(); }
   const std::vector<Option>& option_table() const override {
     static const std::vector<Option> t = {
-        options::bind_int(&Options::threads, {"threads", "N", "CPU threads of the omp variants (0: OpenMP's default)", "0"}),
-        {{"chunk-mib", "N", "gpu-stream chunk size in MiB (0: automatic)", "0"},
+        options::bind_int(&Options::threads,
+                          options::integer("threads", "N", "CPU threads of the omp variants (0: OpenMP's default)", "0")),
+        {options::integer("chunk-mib", "N", "gpu-stream chunk size in MiB (0: automatic)", "0"),
          [](Options& o, const std::string& v) { o.chunk_bytes = static_cast<std::size_t>(std::stoll(v)) << 20; },
          [](const Options& o) { return nlohmann::json(o.chunk_bytes >> 20); }},
-        {{"streams", "N", "gpu-stream: concurrent chunk pipelines (at least 1)", "3"},
+        {options::integer("streams", "N", "gpu-stream: concurrent chunk pipelines (at least 1)", "3"),
          [](Options& o, const std::string& v) { o.streams = std::max(1, std::stoi(v)); },
          [](const Options& o) { return nlohmann::json(o.streams); }},
     };
@@ -77,6 +78,7 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     return v.run(in.at(0), opt);
   }
   Stats stats_of(const Result&) const override { return {}; }
+  nlohmann::json stats_json(const Stats& s) const override { return {{"used_fallback", s.used_fallback}}; }
   Verdict check(const Variant&, const Inputs&, const Result& ref, const Result& got,
                 const std::string& what) const override {
     if (got == ref) return {true, "exact match with seq (" + std::to_string(ref.values.size()) + " values)"};

@@ -18,6 +18,7 @@ namespace repix::family {
 namespace {
 
 using options::bind_int;
+using options::integer;
 using options::kBench;
 using options::kProfile;
 using options::kRun;
@@ -36,18 +37,18 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
   const std::vector<Variant>& registry() const override { return reconstruct::variants(); }
   const std::vector<Option>& option_table() const override {
     static const std::vector<Option> t = options::with<Options>({
-        bind_int(&Options::connectivity, {"connectivity", "4|8", "neighbourhood: 4 or 8", "8", {"4", "8"}, 0, 0, false,
-                                          kRun | kProfile | kBench}),
-        options::bind_flag(&Options::clip, {"clip", "", "clip a marker that rises above the mask instead of refusing it",
-                                            "", {}, 0, 0, true, kRun}),
-        bind_int(&Options::threads, {"threads", "N", "CPU variants: OpenMP threads (0: OpenMP's default)", "0"}),
-        bind_int(&Options::tile, {"tile", "N", "tiled variants: tile edge in pixels (0: automatic)", "0"}),
-        {{"raster-scans", "N", "hybrid variants: raster + anti-raster pairs before the queue phase (at least 1)", "1"},
+        bind_int(&Options::connectivity,
+                 options::choice("connectivity", {"4", "8"}, "neighbourhood: 4 or 8", "8", kRun | kProfile | kBench)),
+        options::bind_flag(&Options::clip,
+                           options::flag("clip", "clip a marker that rises above the mask instead of refusing it")),
+        bind_int(&Options::threads, integer("threads", "N", "CPU variants: OpenMP threads (0: OpenMP's default)", "0")),
+        bind_int(&Options::tile, integer("tile", "N", "tiled variants: tile edge in pixels (0: automatic)", "0")),
+        {integer("raster-scans", "N", "hybrid variants: raster + anti-raster pairs before the queue phase (at least 1)", "1"),
          [](Options& o, const std::string& v) { o.raster_scans = std::max(1, std::stoi(v)); },
          [](const Options& o) { return nlohmann::json(o.raster_scans); }},
-        bind_int(&Options::queue_capacity, {"queue-capacity", "N", "queue variants: elements (0: automatic)", "0"}),
+        bind_int(&Options::queue_capacity, integer("queue-capacity", "N", "queue variants: elements (0: automatic)", "0")),
         bind_int(&Options::queue_blocks_per_sm,
-                 {"queue-blocks-per-sm", "N", "queue variants: persistent blocks per SM (0: as many as fit)", "0"}),
+                 integer("queue-blocks-per-sm", "N", "queue variants: persistent blocks per SM (0: as many as fit)", "0")),
     }, options::tiling_worker_options<Options>());
     return t;
   }
@@ -78,6 +79,7 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
     return v.run(in.at(0), in.at(1), opt);
   }
   Stats stats_of(const Result& r) const override { return r.stats; }
+  nlohmann::json stats_json(const Stats& s) const override { return reconstruct_checks::stats_json(s); }
   Verdict check(const Variant&, const Inputs&, const Result& ref, const Result& got,
                 const std::string& what) const override {
     const std::string why = reconstruct_checks::mismatch(got.image, ref.image);

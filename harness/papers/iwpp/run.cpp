@@ -1,11 +1,12 @@
-// Measuring the IWPP paper tables (see tables.hpp). Inputs are generated once per row; the
-// single-core reference runs first and is the verification reference (reconstruct: seq's output,
-// which every variant must equal pixel for pixel; edt: seq-exact with sites, against which seq and
-// every GPU variant must pass edt::check_propagation, or compare_exact for exact variants). A
-// variant is checked on its first output before any of its timed samples count, and kernel-scope
-// timings check the timed path's own output again at the end. A failure inside one measurement
-// (GPU out of memory, a variant's error) marks that cell and the command exits 1 after writing
-// the table.
+// Measuring the IWPP paper tables (see tables.hpp) through the families' own measurement
+// (family::Family::problem/measure: the adapters' runs, checks and the bench's kernel timer).
+// Inputs are generated once per row; the single-core baseline runs first (reconstruct: seq, whose
+// first output is the reference every variant must equal pixel for pixel; edt: seq, checked
+// against seq-exact with sites like every variant: propagation properties for wave variants,
+// identity for exact ones). A variant is checked on its first output before any of its timed
+// samples count, and kernel-scope timings check the timed path's own output again at the end. A
+// failure inside one measurement (GPU out of memory, a variant's error) marks that cell and the
+// command exits 1 after writing the table.
 #include <omp.h>
 
 #include <algorithm>
@@ -16,16 +17,12 @@
 
 #include "core/error.hpp"
 #include "core/gpu.hpp"
-#include "datasets/datasets.hpp"
+#include "datasets/spec.hpp"
 #include "harness/bench.hpp"
 #include "harness/env.hpp"
-#include "harness/families/edt/checks.hpp"
-#include "harness/families/reconstruct/checks.hpp"
+#include "harness/family.hpp"
 #include "harness/json_fields.hpp"
-#include "harness/papers/iwpp/multi_device_adapter.hpp"
 #include "harness/papers/iwpp/tables.hpp"
-#include "edt/edt.hpp"
-#include "reconstruct/reconstruct.hpp"
 
 namespace repix::tables {
 
@@ -37,94 +34,55 @@ namespace {
 
 // ---- how many runs ------------------------------------------------------------------------------
 
-struct Reps {
-  int gpu = 5;  // timed samples of a GPU variant (after one untimed warm-up)
-  int cpu = 3;  // at most this many timed runs of a CPU variant (seq included): min(--reps, 3)
-  // CPU runs stop once they have taken this long together (one run at least): seq takes seconds
-  // to a minute at 8192^2-32768^2, omp-nontiled ~10x seq, and the device round is short. The
-  // tables show how many runs each median has.
-  double cpu_budget_ms = 1000;
-};
-
-// ---- timing -------------------------------------------------------------------------------------
-
-// Runs body(t) for a fresh Timing; an exception inside becomes the cell's "error: ..." instead of
-// ending the table (GPU out of memory at the largest sizes, for one).
-template <class Body>
-Timing guarded(const std::string& variant, const std::string& scope, Body body) {
-  Timing t;
-  t.variant = variant;
-  t.scope = scope;
-  try {
-    body(t);
-  } catch (const std::exception& e) {
-    t.samples_ms.clear();
-    t.verified = false;
-    t.not_run = std::string("error: ") + e.what();
-  }
-  return t;
+// GPU variants: --reps samples after one untimed warm-up. CPU variants (seq included): at most
+// min(--reps, 3) runs, stopping once they add up to a second (one run at least): seq takes seconds
+// to a minute at 8192^2-32768^2, omp-nontiled ~10x seq, and the device round is short. The tables
+// show how many runs each median has.
+bench::Reps table_reps(int reps) {
+  bench::Reps r;
+  r.gpu_samples = reps;
+  r.warmup = 1;
+  r.cpu_samples = std::min(reps, 3);
+  r.cpu_budget_ms = 1000;
+  return r;
 }
 
-// Host clock: `warmup` untimed runs, then `reps` timed ones. The first output (warm-up or timed)
-// is checked; a variant whose output is wrong is not timed further.
-// With budget_ms > 0 the timed runs stop once their sum reaches it.
-template <class Run, class Check>
-void host_timing(Timing& t, int reps, int warmup, double budget_ms, Run run, Check check) {
-  double spent = 0;
-  for (int i = 0; i < warmup + reps; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto out = run();
-    const double ms = ms_since(t0);
-    if (i >= warmup) {
-      t.samples_ms.push_back(ms);
-      spent += ms;
+// ---- registry look-ups that may fail ------------------------------------------------------------
+
+int visible_gpus() {
+  if (!gpu_available()) return 0;
+  int n = 0;
+  REPIX_CUDA(cudaGetDeviceCount(&n));
+  return n;
+}
+
+// A comma-separated list of integers in [lo, hi] for --<name>; a usage error otherwise.
+std::vector<std::int64_t> parse_list(const std::string& s, const std::string& name, std::int64_t lo, std::int64_t hi) {
+  std::vector<std::int64_t> v;
+  for (const auto& x : cli::split(s, ',')) {
+    std::size_t used = 0;
+    long long n = 0;
+    try {
+      n = std::stoll(x, &used);
+    } catch (const std::exception&) {
+      used = 0;
     }
-    if (i == 0 && !check(out)) {
-      if (t.samples_ms.empty()) t.not_run = "wrong output: " + t.verification;  // only the warm-up ran
-      return;
-    }
-    if (budget_ms > 0 && spent >= budget_ms) return;
+    if (used != x.size() || n < lo || n > hi) used = 0;
+    if (used == 0) break;
+    v.push_back(n);
   }
+  if (v.empty() || v.size() != cli::split(s, ',').size())
+    throw cli::UsageError("--" + name + " takes a list of integers from " + std::to_string(lo) + " to " +
+                          std::to_string(hi) + (name == "sizes" ? " (or small, paper)" : "") + ", got '" + s + "'");
+  return v;
 }
 
-// A CPU variant's runs (no warm-up), or a GPU variant's end-to-end samples after one warm-up.
-template <class Run, class Check>
-void host_timing(Timing& t, bool gpu, const Reps& reps, Run run, Check check) {
-  if (gpu) host_timing(t, reps.gpu, 1, 0.0, run, check);
-  else host_timing(t, reps.cpu, 0, reps.cpu_budget_ms, run, check);
+// A family's options as on a command line ({"connectivity", "4"}, ...), for Family::problem/measure.
+cli::Args family_options(std::initializer_list<std::pair<const char*, std::string>> kv) {
+  cli::Args a;
+  for (const auto& [k, v] : kv) a.options.emplace(k, v);
+  return a;
 }
-
-// Kernel scope through bench::KernelTimer (its stream, device copies of the inputs, warm-up,
-// event-timed samples with L2 flushed). `prepare(timer)` sets the plan up on timer.stream(),
-// uploads the inputs and returns the compute; `check(stream)` verifies the plan's current output.
-// Checked after the warm-up, before any sample, and again after the samples. after_sample() runs
-// after each timed sample (to read what the plan measured of its own phases).
-template <class Prepare, class Check, class AfterSample>
-void kernel_timing(Timing& t, int reps, const std::string& nvtx_name, Prepare prepare, Check check,
-                   AfterSample after_sample) {
-  bench::KernelTimer timer;
-  timer.start(prepare(timer), /*warmup=*/1, nvtx_name);
-  if (!check(timer.stream())) {
-    t.not_run = "wrong output: " + t.verification;
-    return;
-  }
-  for (int i = 0; i < reps; ++i) {
-    t.samples_ms.push_back(timer.sample());
-    after_sample();
-  }
-  check(timer.stream());
-}
-
-// Keeps the first check's text unless a later check fails; verified while every check passed.
-void set_verdict(Timing& t, bool ok, const std::string& text) {
-  const bool first = t.verification.empty();
-  if (!ok || first) t.verification = text;
-  t.verified = ok && (first || t.verified);
-}
-
-// Each family's Stats as its adapter serialises them (one copy per Stats type).
-json stats_json(const reconstruct::Stats& s) { return family::reconstruct_checks::stats_json(s); }
-json stats_json(const edt::Stats& s) { return family::edt_checks::stats_json(s); }
 
 // One table run: what it measures (from its options) and where the measurements go (its Session:
 // measured and journalled, or read back from a journal with --from).
@@ -135,7 +93,7 @@ struct Run {
   std::string out_dir;
   bool small = false;
   std::vector<std::int64_t> sizes;  // --sizes N,N,... (empty: the table's own)
-  Reps reps;
+  bench::Reps reps;
   const cli::Args* args = nullptr;
   Session* session = nullptr;
 
@@ -164,210 +122,37 @@ struct Run {
   }
 };
 
-// ---- reconstruct ----------------------------------------------------------------------------------
+// ---- a row's input: the family's problem (inputs, reference) and the single-core baseline ----
 
-struct ReconInput {
-  std::string spec;
-  HostImage marker, mask;
-  HostImage reference;  // seq's output
+struct Input {
+  std::string spec;  // canonical
+  std::unique_ptr<family::Family::Problem> problem;  // measuring only (replaying: nothing generated)
   Timing seq;
 };
 
-// The input of a row and its seq timing (the run's reference output with it). Replaying, only
-// the spec and seq's timing from the journal: nothing is generated.
-ReconInput recon_input(const Run& run, const std::string& spec, int connectivity, const Reps& reps) {
-  ReconInput in;
+// Generates the inputs of `spec` for `family` with its options `base` and times `seq`, the
+// paper's single-core baseline (reconstruct: also the reference, from its first run; edt: checked
+// against seq-exact, computed first). Replaying, only seq's timing from the journal.
+Input input(const Run& run, const std::string& family, const std::string& spec, const cli::Args& base,
+            const bench::Reps& reps) {
+  Input in;
   in.spec = datasets::Spec::parse(spec).str();
   in.seq = run.timing("seq " + in.spec, "seq", "end-to-end", [&] {
     std::fprintf(stderr, "repix table %s: generating %s...\n", run.id.c_str(), in.spec.c_str());
-    const datasets::Spec s = datasets::Spec::parse(spec);
-    in.marker = datasets::generate(s, gpu_available());  // pinned where a GPU exists: full-speed uploads
-    in.mask = datasets::generate(datasets::mask_spec(s), gpu_available());
+    const family::Family& f = family::find(family);
+    in.problem = f.problem(spec, base);
     std::fprintf(stderr, "repix table %s: seq...\n", run.id.c_str());
-    reconstruct::Options opt;
-    opt.connectivity = connectivity;
-    const reconstruct::Variant& seq = reconstruct::find_variant("seq");
-    Timing t;
-    t.variant = "seq";
-    t.scope = "end-to-end";
-    host_timing(t, false, reps, [&] { return seq.run(in.marker, in.mask, opt); },
-                [&](reconstruct::Result& r) {
-                  in.reference = std::move(r.image);
-                  t.stats = stats_json(r.stats);
-                  t.verified = true;  // the reference itself (checked against the definition in tests/iwpp)
-                  t.verification = "the reference";
-                  return true;
-                });
-    return t;
+    return f.measure(*in.problem, "seq", "end-to-end", reps, {});
   });
   return in;
 }
 
-// `v` on (marker, mask) in `scope`, checked against `reference`.
-Timing time_recon(const reconstruct::Variant& v, const HostImage& marker, const HostImage& mask,
-                  const HostImage& reference, const reconstruct::Options& opt, const std::string& scope,
-                  const Reps& reps) {
-  return guarded(v.id, scope, [&](Timing& t) {
-    if (v.gpu && !gpu_available()) {
-      t.not_run = "no GPU";
-      return;
-    }
-    auto check = [&](const reconstruct::Result& r) {
-      const std::string why = family::reconstruct_checks::mismatch(r.image, reference);
-      set_verdict(t, why.empty(), why.empty() ? "exact match with seq (" + std::to_string(reference.size()) + " pixels)" : why);
-      t.stats = stats_json(r.stats);
-      return t.verified;
-    };
-    if (scope == "kernel") {
-      if (!v.make_plan) {
-        t.not_run = "skipped: no device plan, end-to-end only";
-        return;
-      }
-      std::unique_ptr<reconstruct::DevicePlan> plan;
-      kernel_timing(
-          t, reps.gpu, "reconstruct/" + v.id,
-          [&](bench::KernelTimer& timer) {
-            plan = v.make_plan();
-            plan->setup({mask.dtype(), mask.shape()}, opt, timer.stream());
-            timer.upload({&marker, &mask});
-            reconstruct::DevicePlan* p = plan.get();
-            return [p](const std::vector<const void*>& d, cudaStream_t s) { p->compute(d, s); };
-          },
-          [&](cudaStream_t s) { return check(plan->result(s)); },
-          [&] {  // queue variants time their wavefront phase; the others leave -1
-            const double w = plan->device_result().stats.wavefront_ms;
-            if (w >= 0) t.wavefront_ms.push_back(w);
-          });
-    } else {
-      host_timing(t, v.gpu, reps, [&] { return v.run(marker, mask, opt); }, check);
-    }
+// `variant` on the row's input in `scope` (a journalled cell).
+Timing cell(const Run& run, const std::string& family, Input& in, const std::string& key, const std::string& variant,
+            const std::string& scope, const cli::Args& options = {}, const bench::Reps* reps = nullptr) {
+  return run.timing(key, variant, scope, [&] {
+    return family::find(family).measure(*in.problem, variant, scope, reps ? *reps : run.reps, options);
   });
-}
-
-// ---- edt ------------------------------------------------------------------------------------------
-
-struct EdtInput {
-  std::string spec;
-  HostImage image;
-  edt::Result exact;  // seq-exact with sites: what every check compares with
-  Timing seq;
-};
-
-edt::Options distances_only() {
-  edt::Options o;
-  o.want_sites = false;  // as `repix run edt --output` and the bench time it
-  return o;
-}
-
-// Checks `got` against in.exact into t: compare_exact for exact variants, else the propagation
-// properties (with sites when `got` has them).
-bool check_edt(Timing& t, const edt::Variant& v, const EdtInput& in, const edt::Result& got, const std::string& what) {
-  const edt::Check c = v.exact ? edt::compare_exact(in.image, in.exact, got) : edt::check_propagation(in.image, in.exact, got);
-  const family::edt_checks::Verdict verdict = family::edt_checks::verdict(c, v.exact, what);
-  set_verdict(t, verdict.ok, verdict.text);
-  t.stats = stats_json(got.stats);
-  t.stats["errors"] = verdict.errors;
-  return t.verified;
-}
-
-Timing time_edt(const edt::Variant& v, const EdtInput& in, const edt::Options& timed, const std::string& scope,
-                const Reps& reps) {
-  return guarded(v.id, scope, [&](Timing& t) {
-    if (v.gpu && !gpu_available()) {
-      t.not_run = "no GPU";
-      return;
-    }
-    if (scope == "kernel") {
-      if (!v.make_plan) {
-        t.not_run = "skipped: no device plan, end-to-end only";
-        return;
-      }
-      std::unique_ptr<edt::DevicePlan> plan;
-      kernel_timing(
-          t, reps.gpu, "edt/" + v.id,
-          [&](bench::KernelTimer& timer) {
-            plan = v.make_plan();
-            plan->setup({in.image.dtype(), in.image.shape()}, timed, timer.stream());
-            timer.upload({&in.image});
-            edt::DevicePlan* p = plan.get();
-            return [p](const std::vector<const void*>& d, cudaStream_t s) { p->compute(d, s); };
-          },
-          [&](cudaStream_t s) { return check_edt(t, v, in, plan->result(s), "kernel-scope output"); }, [] {});
-      return;
-    }
-    auto check_timed = [&](const edt::Result& r) { return check_edt(t, v, in, r, "timed run's distances"); };
-    if (v.gpu) {  // the untimed warm-up asks for the sites too: the full property check
-      edt::Options with_sites = timed;
-      with_sites.want_sites = true;
-      if (!check_edt(t, v, in, v.run(in.image, with_sites), "end to end, with sites")) {
-        t.not_run = "wrong output: " + t.verification;
-        return;
-      }
-    }
-    // The GPU's warm-up was the run with sites above.
-    if (v.gpu) host_timing(t, reps.gpu, 0, 0.0, [&] { return v.run(in.image, timed); }, check_timed);
-    else host_timing(t, false, reps, [&] { return v.run(in.image, timed); }, check_timed);
-  });
-}
-
-// As recon_input: the image, seq-exact's result (the reference) and seq's timing; replaying, the
-// spec and seq's timing from the journal only.
-EdtInput edt_input(const Run& run, const std::string& spec, const Reps& reps) {
-  EdtInput in;
-  in.spec = datasets::Spec::parse(spec).str();
-  in.seq = run.timing("seq " + in.spec, "seq", "end-to-end", [&] {
-    std::fprintf(stderr, "repix table %s: generating %s...\n", run.id.c_str(), in.spec.c_str());
-    in.image = datasets::generate(datasets::Spec::parse(spec), gpu_available());
-    std::fprintf(stderr, "repix table %s: seq-exact (the reference), then seq...\n", run.id.c_str());
-    in.exact = edt::find_variant("seq-exact").run(in.image, {});
-    return time_edt(edt::find_variant("seq"), in, distances_only(), "end-to-end", reps);
-  });
-  return in;
-}
-
-// ---- registry look-ups that may fail ------------------------------------------------------------
-
-template <class V>
-const V* lookup(const std::vector<V>& all, const std::string& id) {
-  for (const V& v : all)
-    if (v.id == id) return &v;
-  return nullptr;
-}
-
-Timing absent(const std::string& family, const std::string& id, const std::string& scope) {
-  Timing t;
-  t.variant = id;
-  t.scope = scope;
-  t.not_run = "absent: " + family + " has no variant `" + id + "` in this build";
-  return t;
-}
-
-int visible_gpus() {
-  if (!gpu_available()) return 0;
-  int n = 0;
-  REPIX_CUDA(cudaGetDeviceCount(&n));
-  return n;
-}
-
-// A comma-separated list of integers in [lo, hi] for --<name>; a usage error otherwise.
-std::vector<std::int64_t> parse_list(const std::string& s, const std::string& name, std::int64_t lo, std::int64_t hi) {
-  std::vector<std::int64_t> v;
-  for (const auto& x : cli::split(s, ',')) {
-    std::size_t used = 0;
-    long long n = 0;
-    try {
-      n = std::stoll(x, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != x.size() || n < lo || n > hi) used = 0;
-    if (used == 0) break;
-    v.push_back(n);
-  }
-  if (v.empty() || v.size() != cli::split(s, ',').size())
-    throw cli::UsageError("--" + name + " takes a list of integers from " + std::to_string(lo) + " to " +
-                          std::to_string(hi) + (name == "sizes" ? " (or small, paper)" : "") + ", got '" + s + "'");
-  return v;
 }
 
 // ---- the command ----------------------------------------------------------------------------------
@@ -402,10 +187,10 @@ const char* kEdtTimed =
     "propagation properties for wave variants, identity for exact ones (`gpu-opt` is an exact separable EDT, not "
     "the paper's wavefront; `gpu-queue-tq` is the paper's queue, where registered).";
 
-std::string seq_runs_text(const Reps& r) {
-  return "CPU variants (seq included) run up to " + std::to_string(r.cpu) + " times, stopping once their runs "
+std::string seq_runs_text(const bench::Reps& r) {
+  return "CPU variants (seq included) run up to " + std::to_string(r.cpu_samples) + " times, stopping once their runs "
          "add up to " + fmt("%.0f", r.cpu_budget_ms / 1e3) + " s (seq's run count is in its column: one run at "
-         "the large sizes); GPU variants " + std::to_string(r.gpu) + " samples. Times are medians.";
+         "the large sizes); GPU variants " + std::to_string(r.gpu_samples) + " samples. Times are medians.";
 }
 
 // ---- iwpp-table1 ----
@@ -423,16 +208,14 @@ int table1(Run& run) {
   for (auto x : parse_list(run.args->get("blocks-per-sm", "1,0"), "blocks-per-sm", 0, 64)) launches.push_back(static_cast<int>(x));
   std::vector<LadderBlock> blocks;
   for (const auto& marker : markers) {
-    Reps once = run.reps;  // seq is only the reference here: one run
-    once.cpu = 1;
-    const ReconInput in = recon_input(run, tissue_spec(n, 100, marker), 4, once);
-    reconstruct::Options opt;
-    opt.connectivity = 4;
-    const Timing reference = run.timing("reference " + marker + " gpu-opt kernel", "gpu-opt", "kernel", [&] {
-      const reconstruct::Variant* gpu_opt = lookup(reconstruct::variants(), "gpu-opt");
-      return gpu_opt ? time_recon(*gpu_opt, in.marker, in.mask, in.reference, opt, "kernel", run.reps)
-                     : absent("reconstruct", "gpu-opt", "kernel");
-    });
+    bench::Reps once = run.reps;  // seq is only the reference here: one run
+    once.cpu_samples = 1;
+    Input in = input(run, "reconstruct", tissue_spec(n, 100, marker), family_options({{"connectivity", "4"}}), once);
+    const Timing reference = cell(run, "reconstruct", in, "reference " + marker + " gpu-opt kernel", "gpu-opt", "kernel");
+    // Each sample's own stats: the propagation kernels' time (Stats::wavefront_ms), the paper's
+    // "wavefront phase".
+    bench::Reps ladder = run.reps;
+    ladder.sample_stats = true;
     for (int launch : launches) {
       LadderBlock b;
       b.marker = marker;
@@ -440,22 +223,18 @@ int table1(Run& run) {
       b.blocks_per_sm = launch;
       b.dataset = in.spec;
       b.reference = reference;
-      opt.queue_blocks_per_sm = launch;
       for (int s : scans) {
         if (!run.replaying())
           std::fprintf(stderr, "repix table iwpp-table1: %s, blocks per SM %d, %d raster scan pairs...\n",
                        marker.c_str(), launch, s);
         LadderRow row;
         row.raster_scans = s;
-        opt.raster_scans = s;
+        const cli::Args opt = family_options({{"raster-scans", std::to_string(s)},
+                                              {"queue-blocks-per-sm", std::to_string(launch)}});
         for (const char* id : kQueueLadder) {
           const std::string key = marker + " blocks-per-sm " + std::to_string(launch) + " raster-scans " +
                                   std::to_string(s) + " " + id + " kernel";
-          row.queues.push_back(run.timing(key, id, "kernel", [&] {
-            const reconstruct::Variant* v = lookup(reconstruct::variants(), id);
-            return v ? time_recon(*v, in.marker, in.mask, in.reference, opt, "kernel", run.reps)
-                     : absent("reconstruct", id, "kernel");
-          }));
+          row.queues.push_back(cell(run, "reconstruct", in, key, id, "kernel", opt, &ladder));
         }
         b.rows.push_back(std::move(row));
       }
@@ -495,45 +274,31 @@ int finish(Run& run, SpeedupTable& t) {
   return exit_code(t);
 }
 
-// Each GPU variant of `ids` in both scopes (absent ones noted once per scope).
-template <class V, class TimeFn>
-void gpu_cells(const Run& run, SpeedupRow& row, const std::vector<V>& all, const std::string& family,
-               const std::vector<std::string>& ids, TimeFn time) {
+// A speedup row: `family`'s input of `spec` and each variant of `ids` in both scopes (absent ones
+// noted once per scope).
+SpeedupRow speedup_row(const Run& run, const std::string& family, const std::string& label, const std::string& spec,
+                       const cli::Args& base, const std::vector<std::string>& ids) {
+  Input in = input(run, family, spec, base, run.reps);
+  SpeedupRow row;
+  row.label = label;
+  row.dataset = in.spec;
+  row.seq = in.seq;
   for (const auto& id : ids)
-    for (const char* scope : {"kernel", "end-to-end"})
-      row.cells.push_back(run.timing(row.label + " " + id + " " + scope, id, scope, [&] {
-        const V* v = lookup(all, id);
-        return v ? time(*v, scope) : absent(family, id, scope);
-      }));
+    for (const char* scope : {"kernel", "end-to-end"}) {
+      if (!run.replaying())
+        std::fprintf(stderr, "repix table %s: %s %s %s...\n", run.id.c_str(), label.c_str(), id.c_str(), scope);
+      row.cells.push_back(cell(run, family, in, row.label + " " + id + " " + scope, id, scope, base));
+    }
+  return row;
 }
 
 SpeedupRow recon_row(const Run& run, const std::string& label, const std::string& spec, int connectivity,
                      const std::vector<std::string>& ids) {
-  const ReconInput in = recon_input(run, spec, connectivity, run.reps);
-  SpeedupRow row;
-  row.label = label;
-  row.dataset = in.spec;
-  row.seq = in.seq;
-  reconstruct::Options opt;
-  opt.connectivity = connectivity;
-  gpu_cells(run, row, reconstruct::variants(), "reconstruct", ids, [&](const reconstruct::Variant& v, const std::string& scope) {
-    std::fprintf(stderr, "repix table %s: %s %s %s...\n", run.id.c_str(), label.c_str(), v.id.c_str(), scope.c_str());
-    return time_recon(v, in.marker, in.mask, in.reference, opt, scope, run.reps);
-  });
-  return row;
+  return speedup_row(run, "reconstruct", label, spec, family_options({{"connectivity", std::to_string(connectivity)}}), ids);
 }
 
 SpeedupRow edt_row(const Run& run, const std::string& label, const std::string& spec, const std::vector<std::string>& ids) {
-  const EdtInput in = edt_input(run, spec, run.reps);
-  SpeedupRow row;
-  row.label = label;
-  row.dataset = in.spec;
-  row.seq = in.seq;
-  gpu_cells(run, row, edt::variants(), "edt", ids, [&](const edt::Variant& v, const std::string& scope) {
-    std::fprintf(stderr, "repix table %s: %s %s %s...\n", run.id.c_str(), label.c_str(), v.id.c_str(), scope.c_str());
-    return time_edt(v, in, distances_only(), scope, run.reps);
-  });
-  return row;
+  return speedup_row(run, "edt", label, spec, {}, ids);
 }
 
 // The paper's row whose `key` equals `value`, or {}.
@@ -586,7 +351,7 @@ int fig10(Run& run) {
       if (x <= cores) threads.push_back(x);
     if (cores < 16 && threads.back() != cores) threads.push_back(cores);
   }
-  const ReconInput in = recon_input(run, tissue_spec(n, 100, "opening"), 8, run.reps);
+  Input in = input(run, "reconstruct", tissue_spec(n, 100, "opening"), family_options({{"connectivity", "8"}}), run.reps);
   t.explanation = "Input " + in.spec + ", 8-connectivity. `omp-tiled` (the paper's tile-based parallelisation: FH per tile, "
                   "then border rounds) and `omp-nontiled` (the initial wavefront dealt round-robin to the threads, "
                   "atomic compare-and-swap updates) with Options::threads = the row's count, host clock, on the "
@@ -597,16 +362,11 @@ int fig10(Run& run) {
     row.label = std::to_string(th);
     row.dataset = in.spec;
     row.seq = in.seq;
-    reconstruct::Options opt;
-    opt.connectivity = 8;
-    opt.threads = th;
-    for (const char* id : {"omp-tiled", "omp-nontiled"})
-      row.cells.push_back(run.timing("threads " + row.label + " " + id + " end-to-end", id, "end-to-end", [&] {
-        std::fprintf(stderr, "repix table iwpp-fig10: %s with %d threads...\n", id, th);
-        const reconstruct::Variant* v = lookup(reconstruct::variants(), id);
-        return v ? time_recon(*v, in.marker, in.mask, in.reference, opt, "end-to-end", run.reps)
-                 : absent("reconstruct", id, "end-to-end");
-      }));
+    for (const char* id : {"omp-tiled", "omp-nontiled"}) {
+      if (!run.replaying()) std::fprintf(stderr, "repix table iwpp-fig10: %s with %d threads...\n", id, th);
+      row.cells.push_back(cell(run, "reconstruct", in, "threads " + row.label + " " + id + " end-to-end", id,
+                               "end-to-end", family_options({{"threads", std::to_string(th)}})));
+    }
     t.rows.push_back(std::move(row));
   }
   t.paper_row = paper_by(run.paper, "threads", [](const SpeedupRow& r) { return json(std::stoi(r.label)); });
@@ -657,6 +417,15 @@ int fig14(Run& run) {
 
 // ---- iwpp-fig15 / fig16: the multi-device variant ----
 
+// A configuration of the multi-device variant's workers (its family's --gpus, --cpu-groups,
+// --cpu-group-threads).
+struct MultiConfig {
+  std::string label;  // "1 GPU", "2 GPUs", "2 GPUs + CPU groups"
+  int gpus = 1;
+  int cpu_groups = 0;
+  int cpu_group_threads = 0;
+};
+
 std::vector<MultiConfig> multi_configs(const Run& run, std::string& note) {
   // The measuring machine's cores decide the CPU groups: the journal's count when replaying.
   const int cores = run.session->take<int>("cores", [] { return omp_get_num_procs(); }).value_or(omp_get_num_procs());
@@ -669,34 +438,43 @@ std::vector<MultiConfig> multi_configs(const Run& run, std::string& note) {
   return {{"1 GPU", 1, 0, 0}, {"2 GPUs", 2, 0, 0}, {"2 GPUs + CPU groups", 2, groups, threads}};
 }
 
-// The family's multi-device variant; a clear error, before any input is generated, when absent.
-template <class V>
-const V& require_multi_device(const Run& run, const std::vector<V>& all, const std::string& family) {
-  const V* v = lookup(all, "multi-device");
-  if (!v)
-    throw Error(run.id + " needs the " + family + " variant `multi-device` (branch `multi`), which this build does not register");
-  return *v;
+// The family's multi-device variant must be registered: a clear error, before any input is
+// generated, when it is not.
+void require_multi_device(const Run& run, const std::string& family) {
+  for (const auto& v : family::find(family).variants())
+    if (v.id == "multi-device") return;
+  throw Error(run.id + " needs the " + family + " variant `multi-device`, which this build does not register");
 }
 
-template <class V, class TimeFn>
-SpeedupTable multi_table(const Run& run, const V* v, const Timing& seq, const std::string& dataset, TimeFn time) {
+// One row per configuration: `family`'s multi-device variant end to end on the row's input.
+SpeedupTable multi_table(const Run& run, const std::string& family, Input& in, const cli::Args& base) {
   SpeedupTable t;
   std::string groups_note;
   const int gpus = run.replaying() ? 0 : visible_gpus();  // replaying: the journal's verdicts
   for (const MultiConfig& c : multi_configs(run, groups_note)) {
     SpeedupRow row;
     row.label = c.label;
-    row.dataset = dataset;
-    row.seq = seq;
+    row.dataset = in.spec;
+    row.seq = in.seq;
     if (c.cpu_groups > 0) row.note = groups_note;
-    row.cells.push_back(run.timing(c.label + " " + v->id + " end-to-end", v->id, "end-to-end", [&] {
-      if (gpus == 0) return guarded(v->id, "end-to-end", [](Timing& x) { x.not_run = "no GPU"; });
-      if (c.gpus > gpus)
-        return guarded(v->id, "end-to-end", [&](Timing& x) {
-          x.not_run = "skipped: " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + " visible";
-        });
+    cli::Args opt = base;
+    opt.options.emplace("gpus", std::to_string(c.gpus));
+    opt.options.emplace("cpu-groups", std::to_string(c.cpu_groups));
+    opt.options.emplace("cpu-group-threads", std::to_string(c.cpu_group_threads));
+    row.cells.push_back(run.timing(c.label + " multi-device end-to-end", "multi-device", "end-to-end", [&] {
+      Timing skipped;
+      skipped.variant = "multi-device";
+      skipped.scope = "end-to-end";
+      if (gpus == 0) {
+        skipped.not_run = "no GPU";
+        return skipped;
+      }
+      if (c.gpus > gpus) {
+        skipped.not_run = "skipped: " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + " visible";
+        return skipped;
+      }
       std::fprintf(stderr, "repix table %s: %s...\n", run.id.c_str(), c.label.c_str());
-      return time(*v, c);
+      return family::find(family).measure(*in.problem, "multi-device", "end-to-end", run.reps, opt);
     }));
     t.rows.push_back(std::move(row));
   }
@@ -713,22 +491,17 @@ SpeedupTable multi_table(const Run& run, const V* v, const Timing& seq, const st
 
 const char* kMultiTimed =
     "`multi-device` end to end (host image in, host result out: the image is cut into tiles dealt on demand to the "
-    "GPUs and CPU groups; host clock, after one untimed run), with Options gpus / cpu_groups / cpu_group_threads "
-    "per row. The paper's configurations were 1, 2 and 3 GPUs and 3 GPUs + 9 CPU cores; the \"paper x seq\" "
-    "column of our \"2 GPUs + CPU groups\" row is the paper's 3 GPUs + CPU. Rows needing more GPUs than are "
-    "visible are skipped and said so.";
+    "GPUs and CPU groups; host clock, after one untimed run), with its family's --gpus / --cpu-groups / "
+    "--cpu-group-threads per row. The paper's configurations were 1, 2 and 3 GPUs and 3 GPUs + 9 CPU cores; the "
+    "\"paper x seq\" column of our \"2 GPUs + CPU groups\" row is the paper's 3 GPUs + CPU. Rows needing more GPUs "
+    "than are visible are skipped and said so.";
 
 int fig15(Run& run) {
   const std::int64_t n = run.pick_one(128, 32768);
-  const reconstruct::Variant& multi = require_multi_device(run, reconstruct::variants(), "reconstruct");
-  const ReconInput in = recon_input(run, tissue_spec(n, 100, "opening"), 8, run.reps);
-  SpeedupTable t = multi_table(run, &multi, in.seq, in.spec,
-                               [&](const reconstruct::Variant& v, const MultiConfig& c) {
-                                 reconstruct::Options opt;
-                                 opt.connectivity = 8;
-                                 apply_multi_device(opt, c);
-                                 return time_recon(v, in.marker, in.mask, in.reference, opt, "end-to-end", run.reps);
-                               });
+  require_multi_device(run, "reconstruct");
+  const cli::Args base = family_options({{"connectivity", "8"}});
+  Input in = input(run, "reconstruct", tissue_spec(n, 100, "opening"), base, run.reps);
+  SpeedupTable t = multi_table(run, "reconstruct", in, base);
   t.title = "IWPP paper Figure 15: reconstruction on several GPUs and CPU groups, speedup over one core";
   t.explanation = "Input " + in.spec + ", 8-connectivity (the paper: 96K x 96K, the largest image its host memory "
                   "held; ours: " + size_label(n) + ", where one seq run takes seconds, not minutes). " + kMultiTimed +
@@ -738,13 +511,9 @@ int fig15(Run& run) {
 
 int fig16(Run& run) {
   const std::int64_t n = run.pick_one(128, 16384);
-  const edt::Variant& multi = require_multi_device(run, edt::variants(), "edt");
-  const EdtInput in = edt_input(run, edt_spec(n, 100), run.reps);
-  SpeedupTable t = multi_table(run, &multi, in.seq, in.spec, [&](const edt::Variant& v, const MultiConfig& c) {
-    edt::Options opt = distances_only();
-    apply_multi_device(opt, c);
-    return time_edt(v, in, opt, "end-to-end", run.reps);
-  });
+  require_multi_device(run, "edt");
+  Input in = input(run, "edt", edt_spec(n, 100), {}, run.reps);
+  SpeedupTable t = multi_table(run, "edt", in, {});
   t.title = "IWPP paper Figure 16: distance transform on several GPUs and CPU groups, speedup over one core";
   t.explanation = "Input " + in.spec + " (the stand-in for 100 % tissue; the paper: 64K x 64K; ours: " + size_label(n) +
                   ", where seq takes tens of seconds). " + kMultiTimed + " seq = Algorithm 3 on one core, distances "
@@ -804,8 +573,7 @@ int run_iwpp_table(const std::string& id, const cli::Args& given) {
   else if (sizes != "paper") run.sizes = parse_list(sizes, "sizes", 1, 1 << 20);
   const int reps = a.get_int("reps", run.small ? 2 : 5);
   if (reps < 1) throw cli::UsageError("--reps must be at least 1");
-  run.reps.gpu = reps;
-  run.reps.cpu = std::min(reps, 3);
+  run.reps = table_reps(reps);
   run.paper = load_paper(id, a.get("paper"));
   run.meta = session.meta("repix table " + id, sizes);
   run.out_dir = a.get("out", a.get("out-dir", session.default_out_dir()));

@@ -15,27 +15,40 @@ using json_fields::field_or;
 
 using nlohmann::json;
 
-double Timing::median_ms() const { return ran() ? median_of(samples_ms) : 0; }
-double Timing::wavefront_median_ms() const { return ran() && !wavefront_ms.empty() ? median_of(wavefront_ms) : 0; }
+double median_ms(const Timing& t) { return t.ran() ? median_of(t.samples_ms) : 0; }
+
+std::vector<double> wavefront_ms(const Timing& t) {
+  std::vector<double> v;
+  for (const json& s : field_or(t.extra, "sample_stats", json::array())) {
+    const json w = field_or(s, "wavefront_ms", json());
+    if (w.is_number()) v.push_back(w.get<double>());
+  }
+  return v;
+}
+
+double wavefront_median_ms(const Timing& t) {
+  const std::vector<double> w = wavefront_ms(t);
+  return t.ran() && !w.empty() ? median_of(w) : 0;
+}
 
 const char* const kQueueLadder[4] = {"gpu-queue-atomic", "gpu-queue-warp-atomic", "gpu-queue-scan", "gpu-queue-tq"};
 
-bool Timing::failed() const {
-  return (ran() && !verified) || not_run.rfind("error", 0) == 0 || not_run.rfind("wrong output", 0) == 0;
-}
-
-json to_json(const Timing& t) {
+json cell_json(const Timing& t) {
+  const std::vector<double> w = wavefront_ms(t);
+  json stats = t.extra.is_object() ? t.extra : json::object();
+  stats.erase("sample_stats");
+  if (t.errors.is_object() && !t.errors.empty()) stats["errors"] = t.errors;
   return {{"variant", t.variant}, {"scope", t.scope}, {"samples_ms", t.samples_ms},
-          {"median_ms", num_or_null(t.median_ms(), t.ran())}, {"wavefront_ms", t.wavefront_ms},
-          {"wavefront_median_ms", num_or_null(t.wavefront_median_ms(), t.ran() && !t.wavefront_ms.empty())},
+          {"median_ms", num_or_null(median_ms(t), t.ran())}, {"wavefront_ms", w},
+          {"wavefront_median_ms", num_or_null(wavefront_median_ms(t), t.ran() && !w.empty())},
           {"not_run", t.not_run},
-          {"verified", t.verified}, {"verification", t.verification}, {"stats", t.stats}};
+          {"verified", t.verified}, {"verification", t.verification}, {"stats", stats}};
 }
 
 
 namespace {
 
-json median_or_null(const Timing& t) { return num_or_null(t.median_ms(), t.ran()); }
+json median_or_null(const Timing& t) { return num_or_null(median_ms(t), t.ran()); }
 
 // What a cell shows instead of a time: the part of not_run before its first ':' ("no GPU",
 // "absent", "error", "skipped"); the whole text goes into the notes under the table.
@@ -52,7 +65,7 @@ std::string count_cell(const json& v) {
   return x >= 1e6 ? fmt("%.1fM", x / 1e6) : x >= 1e4 ? fmt("%.0fK", x / 1e3) : fmt("%.0f", x);
 }
 
-std::string ms_or_tag(const Timing& t, const char* f) { return t.ran() ? fmt(f, t.median_ms()) : not_run_tag(t); }
+std::string ms_or_tag(const Timing& t, const char* f) { return t.ran() ? fmt(f, median_ms(t)) : not_run_tag(t); }
 
 // "NO" when something failed (wrong output or an error), "yes" when something ran and everything
 // that ran was verified, "-" when nothing ran.
@@ -159,7 +172,7 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
         pm[i] = p && kPaperKeys[i] ? p->value(kPaperKeys[i], json()) : json();
         const Timing* q = i < static_cast<int>(r.queues.size()) ? &r.queues[i] : nullptr;
         if (q) {
-          om[i] = num_or_null(q->wavefront_median_ms(), q->ran() && !q->wavefront_ms.empty());
+          om[i] = num_or_null(wavefront_median_ms(*q), q->ran() && !wavefront_ms(*q).empty());
           whole[i] = median_or_null(*q);
           all.push_back(q);
           notes.add(b.marker + " N=" + std::to_string(r.raster_scans) + " " + launch_label(b.blocks_per_sm), *q);
@@ -171,7 +184,7 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
         ours_all = ours_all && om[i].is_number();
         if (om[i].is_number()) ours_sum[i] += om[i].get<double>();
       }
-      const json tq_stats = r.queues.size() == 4 && r.queues[kTq].ran() ? r.queues[kTq].stats : json::object();
+      const json tq_stats = r.queues.size() == 4 && r.queues[kTq].ran() ? r.queues[kTq].extra : json::object();
       const json oi = field_or(tq_stats, "initially_queued", json()), ot = field_or(tq_stats, "total_queued", json());
       const std::string na = no_gpu(meta) ? "no GPU" : "-";
       auto pair = [&](const json& a, const json& o) { return cell("%.0f", a) + " / " + (o.is_null() ? na : cell("%.2f", o)); };
@@ -190,7 +203,7 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
          << " | " << pair_x(r_st_p, r_st) << " | " << cell("%.2fx", r_aw) << " | " << whole_cell << " | "
          << verified_cell(all) << " |\n";
       json jq = json::array();
-      for (const auto& t : r.queues) jq.push_back(to_json(t));
+      for (const auto& t : r.queues) jq.push_back(cell_json(t));
       jrows.push_back({{"raster_scans", r.raster_scans}, {"paper", p ? *p : json()}, {"queues", jq},
                        {"ours", {{"wavefront_ms", {{"atomic", om[kAtomic]}, {"warp_atomic", om[kWarp]},
                                                    {"scan", om[kScan]}, {"tq", om[kTq]}}},
@@ -211,8 +224,8 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
        << " / " << cell("%.2fx", os) << " | " << cell("%.2fx", ow) << " | | |\n";
     notes.add(b.marker, b.reference);
     md << "\n" << b.reference.variant << " (" << b.reference.scope << " scope, whole run; no raster scans, for reference): "
-       << (b.reference.ran() ? fmt("%.3f ms", b.reference.median_ms()) + ", queued " +
-                                   field_or(b.reference.stats, "total_queued", json()).dump() + ", verified " +
+       << (b.reference.ran() ? fmt("%.3f ms", median_ms(b.reference)) + ", queued " +
+                                   field_or(b.reference.extra, "total_queued", json()).dump() + ", verified " +
                                    (b.reference.verified ? "yes" : "NO")
                              : not_run_tag(b.reference))
        << ".\n";
@@ -220,7 +233,7 @@ std::string iwpp_table1(const json& paper, const std::vector<LadderBlock>& block
                        {"blocks_per_sm", b.blocks_per_sm}, {"launch", launch_label(b.blocks_per_sm)}, {"rows", jrows},
                        {"all_rows", {{"atomic_over_scan_paper", pa}, {"scan_over_tq_paper", ps},
                                      {"atomic_over_scan", oa}, {"scan_over_tq", os}, {"atomic_over_warp_atomic", ow}}},
-                       {"reference", to_json(b.reference)}});
+                       {"reference", cell_json(b.reference)}});
   }
   md << notes.md() << paper_claims_md(paper) << wall_md(wall_s, meta);
   json j = meta_json("iwpp-table1", paper, meta);
@@ -246,7 +259,7 @@ std::string speedup_table(const json& paper, const SpeedupTable& t, const Meta& 
     return nullptr;
   };
   auto speedup = [](const SpeedupRow& r, const Timing* c) {
-    return c && c->ran() && r.seq.ran() ? ratio(r.seq.median_ms(), c->median_ms()) : json();
+    return c && c->ran() && r.seq.ran() ? ratio(median_ms(r.seq), median_ms(*c)) : json();
   };
 
   std::ostringstream md;
@@ -264,7 +277,7 @@ std::string speedup_table(const json& paper, const SpeedupTable& t, const Meta& 
     std::vector<const Timing*> all = {&r.seq};
     notes.add(r.label, r.seq);
     md << "| " << r.label << " | " << r.dataset << " | "
-       << (r.seq.ran() ? fmt("%.1f", r.seq.median_ms()) + " (" + std::to_string(r.seq.samples_ms.size()) + ")"
+       << (r.seq.ran() ? fmt("%.1f", median_ms(r.seq)) + " (" + std::to_string(r.seq.samples_ms.size()) + ")"
                        : not_run_tag(r.seq))
        << " |";
     json jcells = json::array();
@@ -278,12 +291,12 @@ std::string speedup_table(const json& paper, const SpeedupTable& t, const Meta& 
       notes.add(r.label, *c);
       const json s = speedup(r, c);
       md << " " << ms_or_tag(*c, "%.2f") << (s.is_number() ? " (" + fmt("%.1fx", s.get<double>()) + ")" : "") << " |";
-      json jc = to_json(*c);
+      json jc = cell_json(*c);
       jc["speedup_vs_seq"] = s;
       jcells.push_back(jc);
     }
     md << " " << cell("%.1f", pv) << " | " << verified_cell(all) << " |\n";
-    jrows.push_back({{"label", r.label}, {"dataset", r.dataset}, {"paper", p}, {"seq", to_json(r.seq)},
+    jrows.push_back({{"label", r.label}, {"dataset", r.dataset}, {"paper", p}, {"seq", cell_json(r.seq)},
                      {"cells", jcells}, {"verified", verified_cell(all)}, {"note", r.note}});
     if (!r.note.empty()) notes.lines.push_back(r.label + ": " + r.note);
   }
@@ -302,7 +315,7 @@ std::string speedup_table(const json& paper, const SpeedupTable& t, const Meta& 
       for (const auto& r : t.rows) {
         const Timing *ta = find_cell(r, a, scope), *tb = find_cell(r, b, scope);
         if (!ta || !tb || !ta->ran() || !tb->ran()) continue;
-        const double x = tb->median_ms() / ta->median_ms();
+        const double x = median_ms(*tb) / median_ms(*ta);
         per.push_back(x);
         per_md += (per_md.empty() ? "" : ", ") + r.label + ": " + fmt("%.2fx", x);
         jper.push_back({{"label", r.label}, {"ratio", x}});
@@ -326,7 +339,7 @@ std::string speedup_table(const json& paper, const SpeedupTable& t, const Meta& 
     for (const auto& ca : A->cells) {
       const Timing* cb = find_cell(*B, ca.variant, ca.scope);
       if (!cb || !ca.ran() || !cb->ran()) continue;
-      const double x = cb->median_ms() / ca.median_ms();
+      const double x = median_ms(*cb) / median_ms(ca);
       cmp << "- " << ra << " over " << rb << " (`" << ca.variant << "`, " << ca.scope << "): " << fmt("%.2fx", x) << "\n";
       jcmp.push_back({{"row_a", ra}, {"row_b", rb}, {"variant", ca.variant}, {"scope", ca.scope}, {"ratio", x}});
     }

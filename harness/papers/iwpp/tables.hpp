@@ -18,35 +18,25 @@
 #include <vector>
 
 #include "harness/args.hpp"
+#include "harness/report.hpp"
 #include "harness/tables_common.hpp"
 
 namespace repix::tables {
 
-// One variant measured on one input in one scope.
-struct Timing {
-  std::string variant;   // registry id
-  std::string scope;     // "kernel": inputs resident on the GPU, CUDA events, L2 flushed before each
-                         // sample; "end-to-end": host memory in and out, host clock
-  std::vector<double> samples_ms;
-  // Reconstruct queue ladder, kernel scope: each timed sample's Stats::wavefront_ms (the
-  // propagation kernels alone, CUDA events inside the variant); empty elsewhere.
-  std::vector<double> wavefront_ms;
-  std::string not_run;   // why it has no samples, "<tag>: <details>" or "no GPU": "absent: ..." (not
-                         // registered in this build), "skipped: ...", "error: ..." (it threw),
-                         // "wrong output: ..." (failed its check before any timed sample); "" when it ran
-  bool verified = false;
-  std::string verification;
-  nlohmann::json stats = nlohmann::json::object();  // the variant's counters (queue sizes, passes)
-  bool ran() const { return not_run.empty() && !samples_ms.empty(); }
-  // Ran and was not verified, or stopped with an error or a wrong output: the command exits 1.
-  bool failed() const;
-  double median_ms() const;            // 0 when it did not run
-  double wavefront_median_ms() const;  // 0 when it did not run or has no wavefront samples
-};
-nlohmann::json to_json(const Timing& t);
-// As journalled (Session::take) and read back: the measured fields only.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Timing, variant, scope, samples_ms, wavefront_ms, not_run, verified, verification,
-                                   stats)
+// One variant measured on one input in one scope: the result type of bench reports too
+// (report::Result: samples, verdict, not_run, the run's counters in `extra`). Queue-ladder cells
+// measured with sample stats carry each kernel sample's own counters in extra["sample_stats"].
+using Timing = report::Result;
+// The median of its samples; 0 when it did not run.
+double median_ms(const Timing& t);
+// Each kernel sample's Stats::wavefront_ms (the propagation kernels alone, CUDA events inside the
+// variant): the reconstruct queue ladder's; empty elsewhere.
+std::vector<double> wavefront_ms(const Timing& t);
+double wavefront_median_ms(const Timing& t);  // 0 when it did not run or has no wavefront samples
+// A cell of a table's JSON: variant, scope, samples_ms, median_ms, wavefront_ms,
+// wavefront_median_ms, not_run, verified, verification, stats (the counters, and the error
+// statistics where there are any).
+nlohmann::json cell_json(const Timing& t);
 
 // ---- iwpp-table1 ---------------------------------------------------------------------------------
 // The ladder in table order; the paper has columns for the first (Naive), third (PF) and last (TQ).

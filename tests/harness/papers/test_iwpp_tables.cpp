@@ -11,7 +11,6 @@
 
 #include "core/error.hpp"
 #include "core/gpu.hpp"
-#include "harness/papers/iwpp/multi_device_adapter.hpp"
 #include "harness/papers/iwpp/tables.hpp"
 #include "harness/cli_test_util.hpp"
 #include "harness/tables_test_util.hpp"
@@ -116,7 +115,8 @@ TEST(TablesIwppPaper, SpeedupFiguresHoldTheTextsNumbers) {
 // A ladder timing with whole-run samples and wavefront samples.
 Timing ladder_timing(const std::string& id, std::vector<double> whole, std::vector<double> wavefront) {
   Timing t = timing(id, "kernel", std::move(whole));
-  t.wavefront_ms = std::move(wavefront);
+  t.extra["sample_stats"] = json::array();
+  for (double w : wavefront) t.extra["sample_stats"].push_back({{"wavefront_ms", w}});
   return t;
 }
 
@@ -134,7 +134,8 @@ TEST(TablesIwpp, Table1RatiosAndTheColumnSumAveragesOfTheWavefrontPhase) {
     for (int i = 0; i < 4; ++i)
       r.queues.push_back(ladder_timing(tables::kQueueLadder[i], {ms[i] + 10, ms[i] + 11, ms[i] + 9},
                                        {ms[i], ms[i] + 1, ms[i] - 1}));
-    r.queues[3].stats = {{"initially_queued", 1500}, {"total_queued", 2500000}};
+    r.queues[3].extra["initially_queued"] = 1500;
+    r.queues[3].extra["total_queued"] = 2500000;
     b.rows.push_back(r);
   }
   b.reference = timing("gpu-opt", "kernel", {0.5});
@@ -206,8 +207,8 @@ TEST(TablesIwpp, TimingFailedCoversWrongOutputsAndErrorsOnly) {
   EXPECT_FALSE(not_run("a", "kernel", "no GPU").failed());
   EXPECT_FALSE(not_run("a", "kernel", "absent: edt has no variant `x` in this build").failed());
   EXPECT_FALSE(not_run("a", "kernel", "skipped: 1 GPU visible").failed());
-  EXPECT_DOUBLE_EQ(timing("a", "kernel", {3, 1, 2}).median_ms(), 2.0);
-  EXPECT_DOUBLE_EQ(not_run("a", "kernel", "no GPU").median_ms(), 0.0);
+  EXPECT_DOUBLE_EQ(tables::median_ms(timing("a", "kernel", {3, 1, 2})), 2.0);
+  EXPECT_DOUBLE_EQ(tables::median_ms(not_run("a", "kernel", "no GPU")), 0.0);
 }
 
 SpeedupRow row(const std::string& label, double seq_ms, double fh_ms, double sr_ms) {
@@ -275,25 +276,6 @@ TEST(TablesIwpp, SpeedupTableRowComparisonsAndFailures) {
   EXPECT_NE(md.find("- 2 GPUs + CPU groups over 2 GPUs (`multi-device`, end-to-end): 1.25x"), std::string::npos) << md;
   EXPECT_NE(md.find("| 20.00 (50.0x) | - | NO |"), std::string::npos) << md;
   EXPECT_NE(md.find("2 GPUs + CPU groups: 3 CPU groups of 4 threads"), std::string::npos) << md;
-}
-
-// The adapter for iwpp-fig15/16 sets the fields where Options has them and refuses where not.
-struct OptionsWithDevices {
-  int gpus = 0;
-  int cpu_groups = 0;
-  int cpu_group_threads = 0;
-};
-struct OptionsWithout {
-  int threads = 0;
-};
-TEST(TablesIwpp, MultiDeviceAdapterSetsTheFieldsOrRefuses) {
-  OptionsWithDevices with;
-  tables::apply_multi_device(with, {"2 GPUs + CPU groups", 2, 7, 4});
-  EXPECT_EQ(with.gpus, 2);
-  EXPECT_EQ(with.cpu_groups, 7);
-  EXPECT_EQ(with.cpu_group_threads, 4);
-  OptionsWithout without;
-  EXPECT_THROW(tables::apply_multi_device(without, {"1 GPU", 1, 0, 0}), Error);
 }
 
 // ---- the CLI at --sizes small ------------------------------------------------------------------
