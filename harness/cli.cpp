@@ -17,7 +17,6 @@
 #include "core/nvtx.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
-#include "ecc/ecc.hpp"
 #include "harness/args.hpp"
 #include "harness/bench.hpp"
 #include "harness/env.hpp"

@@ -35,6 +35,9 @@ class Family {
   virtual std::vector<registry::VariantInfo> variants() const = 0;
   // The options of the family's commands (declared once, adapter.cpp).
   virtual std::vector<options::Spec> option_specs() const = 0;
+  // The family's datasets in the named bench suite (harness/suites.cpp names the suites); empty
+  // when it has none there.
+  virtual std::vector<std::string> suite_datasets(const std::string& suite) const = 0;
   // `repix help`'s lines for `repix run <name>`.
   virtual std::string run_usage() const = 0;
   // `repix run <name> ...`: one variant on one input, results to files; returns the exit code.

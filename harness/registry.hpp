@@ -1,5 +1,5 @@
 // The harness's view of every family's variants: what `repix list` prints and what the bench
-// runner iterates over. Each family keeps its own typed registry (e.g. ecc::variants());
+// runner iterates over. Each family keeps its own typed registry (algorithms/<family>/register.cpp);
 // this collects their metadata in one place.
 #pragma once
 #include <string>

@@ -21,7 +21,7 @@ struct DatasetInfo {
 };
 
 struct Result {
-  std::string family;            // "ecc"
+  std::string family;            // the family's name (harness/families.cpp)
   std::string variant;           // "gpu-opt"
   std::string dataset;           // the DatasetInfo::spec it ran on
   std::string scope;             // "kernel" | "end-to-end" | "with-io"

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "harness/registry.hpp"
@@ -38,6 +41,30 @@ TEST(Layout, EveryVariantIdHasItsOwnFile) {
     EXPECT_TRUE(fs::exists(cpp) || fs::exists(cu))
         << v.family << "/" << v.id << ": expected " << cpp.string() << " or " << cu.string();
   }
+}
+
+// Nothing generic names a family: the harness's own files reach families only through the
+// Family interface (harness/family.hpp). A family's name may appear in its adapter
+// (harness/families/<family>/), its paper's tables (harness/papers/), and the two registration
+// lists (families.cpp, tables.hpp/.cpp), nowhere else under harness/.
+TEST(Layout, GenericHarnessCodeNamesNoFamily) {
+  const fs::path harness = fs::path(REPIX_SOURCE_DIR) / "harness";
+  std::string names;
+  for (const auto& f : registry::families()) names += (names.empty() ? "" : "|") + f;
+  // A namespace (ecc::), an include of the family's algorithms ("edt/...") or the name as a literal.
+  const std::regex mention("\\b(" + names + ")::|#include \"(" + names + ")/|\"(" + names + ")\"");
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(harness)) {
+    if (!e.is_regular_file()) continue;
+    const std::string file = e.path().filename().string();
+    if (file == "families.cpp" || file == "tables.cpp" || file == "tables.hpp") continue;
+    std::ifstream in(e.path());
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n)
+      EXPECT_FALSE(std::regex_search(line, mention)) << "harness/" << file << ":" << n << " names a family: " << line;
+    ++files;
+  }
+  EXPECT_GT(files, 10);
 }
 
 }  // namespace

@@ -44,6 +44,16 @@ bool fits_on_gpu(DType dtype, const Shape& shape) {
 class EccFamily final : public FamilyOf<ecc::Variant> {
  public:
   std::string name() const override { return "ecc"; }
+  std::vector<std::string> suite_datasets(const std::string& suite) const override {
+    if (suite == "default")
+      return {"uniform:2048x2048:levels=256:dtype=float32:seed=1", "grf:1024x1024:alpha=3:seed=2",
+              "uniform:128x128x128:levels=256:dtype=uint8:seed=3", "grf:128x128x128:alpha=3:seed=4"};
+    if (suite == "quick") return {"uniform:256x256:levels=16:dtype=uint8:seed=1", "grf:64x64x64:alpha=3:seed=2"};
+    if (suite == "targets")
+      return {"uniform:8192x8192:levels=256:dtype=float32:seed=1", "grf:8192x8192:alpha=3:seed=2",
+              "uniform:512x512x512:levels=256:dtype=float32:seed=3", "grf:512x512x512:alpha=3:seed=4"};
+    return {};
+  }
 
  protected:
   const std::vector<Variant>& registry() const override { return ecc::variants(); }

@@ -35,6 +35,13 @@ Verdict verdict(const edt::Check& c, bool exact, const std::string& what) {
 class EdtFamily final : public FamilyOf<edt::Variant> {
  public:
   std::string name() const override { return "edt"; }
+  std::vector<std::string> suite_datasets(const std::string& suite) const override {
+    if (suite == "default") return {"blobs:1024x1024:radius=24:fill=0.45:seed=1", "sparse:1024x1024:density=0.001:seed=1"};
+    if (suite == "quick") return {"blobs:128x96:radius=8:fill=0.45:seed=1", "sparse:100x80:density=0.01:seed=1"};
+    if (suite == "iwpp-targets")
+      return {"blobs:8192x8192:radius=24:fill=0.45:seed=1", "sparse:8192x8192:density=0.001:seed=1"};
+    return {};
+  }
 
  protected:
   const std::vector<Variant>& registry() const override { return edt::variants(); }

@@ -32,6 +32,16 @@ nlohmann::json stats_with_connectivity(const reconstruct::Stats& s, int connecti
 class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
  public:
   std::string name() const override { return "reconstruct"; }
+  std::vector<std::string> suite_datasets(const std::string& suite) const override {
+    if (suite == "default")
+      return {"noise-mask:1024x1024:marker=opening", "noise-mask:1024x1024:marker=frame",
+              "tissue:1024x1024:coverage=75:marker=h-minus", "tissue:1024x1024:coverage=50:marker=opening"};
+    if (suite == "quick") return {"noise-mask:128x128:marker=opening", "tissue:96x80:coverage=50:marker=frame"};
+    if (suite == "iwpp-targets")
+      return {"noise-mask:8192x8192:marker=opening", "noise-mask:8192x8192:marker=frame",
+              "noise-mask:8192x8192:marker=h-minus"};
+    return {};
+  }
 
  protected:
   const std::vector<Variant>& registry() const override { return reconstruct::variants(); }
