@@ -109,12 +109,7 @@ Elementwise make_ramp() {
 // make(T{}) for the spec's element type (dtype=, uint8 by default).
 template <class Make>
 Elementwise for_dtype(const Spec& s, Make make) {
-  switch (s.get_dtype(DType::u8)) {
-    case DType::u8: return make(std::uint8_t{});
-    case DType::u16: return make(std::uint16_t{});
-    case DType::f32: break;
-  }
-  return make(float{});
+  return dispatch_dtype(s.get_dtype(DType::u8), [&](auto tag) { return make(typename decltype(tag)::type{}); });
 }
 
 Elementwise make_const_any(const Spec& s) {

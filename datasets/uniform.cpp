@@ -56,29 +56,14 @@ Elementwise make_uniform(const Spec& s) {
     return g;
   }
   const auto levels = static_cast<std::uint32_t>(s.get_int("levels", 256));
-  switch (dt) {
-    case DType::u8:
-      g.fill = [seed, levels](std::int64_t b, std::int64_t e, void* dst) {
-        fill_words(seed, b, e, static_cast<std::uint8_t*>(dst), [levels](std::uint32_t w) {
-          return static_cast<std::uint8_t>(philox::uniform_below(w, levels));
-        });
-      };
-      break;
-    case DType::u16:
-      g.fill = [seed, levels](std::int64_t b, std::int64_t e, void* dst) {
-        fill_words(seed, b, e, static_cast<std::uint16_t*>(dst), [levels](std::uint32_t w) {
-          return static_cast<std::uint16_t>(philox::uniform_below(w, levels));
-        });
-      };
-      break;
-    case DType::f32:  // the integers 0..levels-1 stored as floats (exact below 2^24)
-      g.fill = [seed, levels](std::int64_t b, std::int64_t e, void* dst) {
-        fill_words(seed, b, e, static_cast<float*>(dst), [levels](std::uint32_t w) {
-          return static_cast<float>(philox::uniform_below(w, levels));
-        });
-      };
-      break;
-  }
+  // Integers 0..levels-1 (as floats for float32: exact below 2^24).
+  dispatch_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    g.fill = [seed, levels](std::int64_t b, std::int64_t e, void* dst) {
+      fill_words(seed, b, e, static_cast<T*>(dst),
+                 [levels](std::uint32_t w) { return static_cast<T>(philox::uniform_below(w, levels)); });
+    };
+  });
   return g;
 }
 

@@ -104,15 +104,29 @@ class HostImage {
   HostBuffer buf_;
 };
 
+// The element type of a DType as a value, for generic lambdas (C++17 has no templated ones):
+//   dispatch_dtype(dt, [&](auto tag) { using T = typename decltype(tag)::type; ... });
+// The one switch over the element types; everything else dispatches through it.
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+template <class F>
+decltype(auto) dispatch_dtype(DType dt, F&& f) {
+  switch (dt) {
+    case DType::u8: return f(TypeTag<std::uint8_t>{});
+    case DType::u16: return f(TypeTag<std::uint16_t>{});
+    case DType::f32: break;
+  }
+  return f(TypeTag<float>{});
+}
+
 // Calls f(ImageView<T>) with the image's real element type.
 template <class F>
 decltype(auto) visit_image(const HostImage& img, F&& f) {
-  switch (img.dtype()) {
-    case DType::u8: return f(img.view<std::uint8_t>());
-    case DType::u16: return f(img.view<std::uint16_t>());
-    case DType::f32: break;
-  }
-  return f(img.view<float>());
+  return dispatch_dtype(img.dtype(), [&](auto tag) -> decltype(auto) {
+    return f(img.view<typename decltype(tag)::type>());
+  });
 }
 
 std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t h = 1469598103934665603ull);

@@ -90,12 +90,7 @@ KernelInfo kernel_info(int tier, std::index_sequence<I...>) {
 
 KernelInfo kernel_info(DType dtype, int tier) {
   const auto tiers = std::make_index_sequence<kTierCount>();
-  switch (dtype) {
-    case DType::u8: return kernel_info<std::uint8_t>(tier, tiers);
-    case DType::u16: return kernel_info<std::uint16_t>(tier, tiers);
-    case DType::f32: break;
-  }
-  return kernel_info<float>(tier, tiers);
+  return dispatch_dtype(dtype, [&](auto tag) { return kernel_info<typename decltype(tag)::type>(tier, tiers); });
 }
 
 }  // namespace

@@ -565,12 +565,10 @@ KernelFn pick_kernel(bool vec, bool emit) {
 }
 
 KernelFn pick_kernel(DType dt, int dims, bool vec, bool emit) {
-  switch (dt) {
-    case DType::u8: return dims == 2 ? pick_kernel<std::uint8_t, 2>(vec, emit) : pick_kernel<std::uint8_t, 3>(vec, emit);
-    case DType::u16: return dims == 2 ? pick_kernel<std::uint16_t, 2>(vec, emit) : pick_kernel<std::uint16_t, 3>(vec, emit);
-    case DType::f32: break;
-  }
-  return dims == 2 ? pick_kernel<float, 2>(vec, emit) : pick_kernel<float, 3>(vec, emit);
+  return dispatch_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return dims == 2 ? pick_kernel<T, 2>(vec, emit) : pick_kernel<T, 3>(vec, emit);
+  });
 }
 
 std::size_t next_pow2(std::size_t v) {

@@ -165,17 +165,10 @@ class SeparablePlan final : public DevicePlan {
     {
       nvtx::Range r("columns", shape_.size());
       const int g = grid_for(nx * nseg_);
-      switch (dtype_) {
-        case DType::u8:
-          mask_kernel<<<g, kThreads, 0, stream>>>(static_cast<const unsigned char*>(d_input), nx, ny, nseg_, mask_.get());
-          break;
-        case DType::u16:
-          mask_kernel<<<g, kThreads, 0, stream>>>(static_cast<const unsigned short*>(d_input), nx, ny, nseg_, mask_.get());
-          break;
-        case DType::f32:
-          mask_kernel<<<g, kThreads, 0, stream>>>(static_cast<const float*>(d_input), nx, ny, nseg_, mask_.get());
-          break;
-      }
+      dispatch_dtype(dtype_, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        mask_kernel<<<g, kThreads, 0, stream>>>(static_cast<const T*>(d_input), nx, ny, nseg_, mask_.get());
+      });
       REPIX_CUDA_LAUNCH();
       scan_kernel<<<grid_for(nx), kThreads, 0, stream>>>(mask_.get(), nx, nseg_, up_.get(), down_.get());
       REPIX_CUDA_LAUNCH();

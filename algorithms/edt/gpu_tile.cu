@@ -181,11 +181,9 @@ void TilePropagator::init_and_propagate(const void* d_input, DType dtype, const 
   const TileGeom g = geom_of(w);
   propagate(w, d_sites, true,
             [&](const iwpp::QueueView& q, cudaStream_t s) {
-              switch (dtype) {
-                case DType::u8: launch_init<std::uint8_t>(d_input, g, d_sites, q, s); break;
-                case DType::u16: launch_init<std::uint16_t>(d_input, g, d_sites, q, s); break;
-                case DType::f32: launch_init<float>(d_input, g, d_sites, q, s); break;
-              }
+              dispatch_dtype(dtype, [&](auto tag) {
+                launch_init<typename decltype(tag)::type>(d_input, g, d_sites, q, s);
+              });
             },
             stream);
 }

@@ -98,11 +98,9 @@ void check_inputs_threads(const HostImage& marker, const HostImage& mask, const 
   if (mask.shape().nx >= (std::int64_t(1) << 32) || mask.shape().ny >= (std::int64_t(1) << 32))
     throw Error("image " + mask.shape().str() + " is too large (at most 2^32-1 pixels per side)");
   threads = std::max(1, threads);
-  switch (mask.dtype()) {
-    case DType::u8: check_values<std::uint8_t>(marker, mask, opt.clip, threads); break;
-    case DType::u16: check_values<std::uint16_t>(marker, mask, opt.clip, threads); break;
-    case DType::f32: check_values<float>(marker, mask, opt.clip, threads); break;
-  }
+  dispatch_dtype(mask.dtype(), [&](auto tag) {
+    check_values<typename decltype(tag)::type>(marker, mask, opt.clip, threads);
+  });
 }
 
 namespace {
@@ -131,11 +129,7 @@ HostImage start_image(const HostImage& marker, const HostImage& mask, const Opti
   for (std::int64_t b = 0; b < blocks; ++b)
     std::memcpy(dst + b * kBlock, src + b * kBlock, static_cast<std::size_t>(std::min(kBlock, bytes - b * kBlock)));
   if (opt.clip) {
-    switch (mask.dtype()) {
-      case DType::u8: clip_into<std::uint8_t>(J, mask, threads); break;
-      case DType::u16: clip_into<std::uint16_t>(J, mask, threads); break;
-      case DType::f32: clip_into<float>(J, mask, threads); break;
-    }
+    dispatch_dtype(mask.dtype(), [&](auto tag) { clip_into<typename decltype(tag)::type>(J, mask, threads); });
   }
   return J;
 }

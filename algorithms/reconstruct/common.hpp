@@ -39,14 +39,10 @@ int thread_count(const Options& opt);
 // with `template <class T, int Conn> R run() const`.
 template <class F>
 decltype(auto) dispatch(DType dt, int connectivity, const F& f) {
-  switch (dt) {
-    case DType::u8:
-      return connectivity == 4 ? f.template run<std::uint8_t, 4>() : f.template run<std::uint8_t, 8>();
-    case DType::u16:
-      return connectivity == 4 ? f.template run<std::uint16_t, 4>() : f.template run<std::uint16_t, 8>();
-    case DType::f32: break;
-  }
-  return connectivity == 4 ? f.template run<float, 4>() : f.template run<float, 8>();
+  return dispatch_dtype(dt, [&](auto tag) -> decltype(auto) {
+    using T = typename decltype(tag)::type;
+    return connectivity == 4 ? f.template run<T, 4>() : f.template run<T, 8>();
+  });
 }
 
 // Neighbour offsets: the first 4 are the 4-neighbourhood, all 8 the 8-neighbourhood.

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -268,9 +269,7 @@ class Plan final : public DevicePlan {
     if (shape.size() > std::int64_t(0xffffffffll))
       throw Error("reconstruct: " + shape.str() + " has more than 2^32-1 pixels (GPU variants index with 32 bits)");
     // Release the previous workspace before allocating the new one.
-    p8_.reset();
-    p16_.reset();
-    p32_.reset();
+    run_ = nullptr;
     out_.reset();
     dtype_ = dtype;
     shape_ = shape;
@@ -278,11 +277,15 @@ class Plan final : public DevicePlan {
     g_.ny = shape.ny;
     g_.conn = opt.connectivity;
     out_.allocate(static_cast<std::size_t>(shape.size()) * dtype_size(dtype));
-    switch (dtype) {
-      case DType::u8: p8_ = std::make_unique<Impl<std::uint8_t>>(); p8_->setup(g_, opt, s); break;
-      case DType::u16: p16_ = std::make_unique<Impl<std::uint16_t>>(); p16_->setup(g_, opt, s); break;
-      case DType::f32: p32_ = std::make_unique<Impl<float>>(); p32_->setup(g_, opt, s); break;
-    }
+    // The dtype's implementation, set up now; compute() calls it through run_.
+    dispatch_dtype(dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      auto impl = std::make_shared<Impl<T>>();
+      impl->setup(g_, opt, s);
+      run_ = [impl](const void* marker, const void* mask, void* out, Stats& st, cudaStream_t st_stream) {
+        impl->compute(static_cast<const T*>(marker), static_cast<const T*>(mask), static_cast<T*>(out), st, st_stream);
+      };
+    });
     ready_ = true;
   }
   void compute(const DeviceInputs& in, cudaStream_t s) override {
@@ -292,11 +295,7 @@ class Plan final : public DevicePlan {
     const void* mask = in[1];
     computed_ = false;
     stats_ = Stats{};
-    switch (dtype_) {
-      case DType::u8: run(*p8_, marker, mask, s); break;
-      case DType::u16: run(*p16_, marker, mask, s); break;
-      case DType::f32: run(*p32_, marker, mask, s); break;
-    }
+    run_(marker, mask, out_.get(), stats_, s);
     computed_ = true;
   }
   Result result(cudaStream_t s) override {
@@ -315,20 +314,13 @@ class Plan final : public DevicePlan {
   }
 
  private:
-  template <class T>
-  void run(TypedPlan<T>& p, const void* marker, const void* mask, cudaStream_t s) {
-    p.compute(static_cast<const T*>(marker), static_cast<const T*>(mask), reinterpret_cast<T*>(out_.get()),
-              stats_, s);
-  }
   bool ready_ = false, computed_ = false;
   DType dtype_ = DType::u8;
   Shape shape_;
   Geom g_;
   Stats stats_;
   DeviceBuffer<unsigned char> out_;
-  std::unique_ptr<TypedPlan<std::uint8_t>> p8_;
-  std::unique_ptr<TypedPlan<std::uint16_t>> p16_;
-  std::unique_ptr<TypedPlan<float>> p32_;
+  std::function<void(const void* marker, const void* mask, void* out, Stats&, cudaStream_t)> run_;
 };
 
 template <template <class> class Impl>

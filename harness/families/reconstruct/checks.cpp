@@ -9,12 +9,9 @@ namespace repix::family::reconstruct_checks {
 
 namespace {
 double pixel(const HostImage& img, std::int64_t i) {
-  switch (img.dtype()) {
-    case DType::u8: return img.data<std::uint8_t>()[i];
-    case DType::u16: return img.data<std::uint16_t>()[i];
-    case DType::f32: break;
-  }
-  return img.data<float>()[i];
+  return dispatch_dtype(img.dtype(), [&](auto tag) {
+    return static_cast<double>(img.data<typename decltype(tag)::type>()[i]);
+  });
 }
 }  // namespace
 

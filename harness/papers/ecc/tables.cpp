@@ -592,7 +592,9 @@ int table2(const cli::Args& a, Meta& meta, const std::string& out_dir, Session& 
   if (img && gpu_available()) pipeline(*img, 3, 1);  // warm-up: module loading, first allocations, clocks
   for (int n : counts) {
     const auto run = session.take<PipelineRun>("pipeline x" + std::to_string(n), [&] {
-      if (!gpu_available()) return PipelineRun{n};  // not run: the table says "no GPU"
+      PipelineRun not_run;  // without a GPU: the table says "no GPU"
+      not_run.iterations = n;
+      if (!gpu_available()) return not_run;
       std::fprintf(stderr, "repix table ecc-2: pipeline x%d...\n", n);
       return pipeline(*img, n, n <= 100 ? 5 : 1);
     });
