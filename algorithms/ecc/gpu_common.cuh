@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/gpu/block_histogram.cuh"
 #include "ecc/gpu_common.hpp"
 
 namespace repix::ecc::gpu {
@@ -33,65 +34,40 @@ __device__ __forceinline__ void global_add_count(unsigned long long* count, std:
   atomicAdd(count + bin, k);
 }
 
-// Linear thread number within the block (the paper's `thread_number`, Algorithm 2 line 7).
-__device__ __forceinline__ int thread_rank() {
-  return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-}
-
-__device__ __forceinline__ int block_threads() {
-  return static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
-}
-
 // A block-private VCEC histogram in dynamic shared memory (Algorithm 2 lines 6-11 and 32-35):
-// int32 per bin (vcec, then count when kCount), bins [0, window) only. Bins at or beyond the
-// window -- uint16 images (65536 bins), float images with more distinct values than
-// kSmemBinsVcecOnly -- go straight to the global int64 accumulators with global atomics, so any
-// number of bins is handled correctly; only the speed-up is limited to the window.
+// core/gpu's BlockHistogram for the vcec and, when kCount, a second one for the occurrence
+// counts, over bins [0, window). Bins at or beyond the window -- uint16 images (65536 bins),
+// float images with more distinct values than kSmemBinsVcecOnly -- go straight to the global
+// int64 accumulators with global atomics, so any number of bins is handled correctly; only the
+// speed-up is limited to the window. Unlike Algorithm 2, bins that stayed zero are not merged
+// (most of them when the window is large): the same result with fewer global atomics.
 // Usage, by every thread of the block (no early return before finish()):
 //   BlockHistogram<kCount> h(smem, window); h.init(); __syncthreads();
 //   ... h.add(bin, change, gvcec, gcount) ...
 //   __syncthreads(); h.finish(gvcec, gcount);
 template <bool kCount>
 struct BlockHistogram {
-  int* vcec;
-  int* count;
-  int window;
+  ::repix::gpu::BlockHistogram vcec, count;
 
-  __device__ __forceinline__ BlockHistogram(int* smem, int window_)
-      : vcec(smem), count(smem + window_), window(window_) {}
+  __device__ __forceinline__ BlockHistogram(int* smem, int window)
+      : vcec(smem, window), count(smem + window, window) {}
 
-  // Parallel initialisation: thread i zeroes bins i, i + blockDim, ...
   __device__ __forceinline__ void init() const {
-    for (int i = thread_rank(); i < window; i += block_threads()) {
-      vcec[i] = 0;
-      if (kCount) count[i] = 0;
-    }
+    vcec.init();
+    if (kCount) count.init();
   }
 
   __device__ __forceinline__ void add(std::uint32_t bin, int change, long long* gvcec,
                                       unsigned long long* gcount) const {
-    if (bin < static_cast<std::uint32_t>(window)) {
-      atomicAdd(vcec + bin, change);
-      if (kCount) atomicAdd(count + bin, 1);
-    } else {
-      global_add_vcec(gvcec, bin, change);
-      if (kCount) global_add_count(gcount, bin);
-    }
+    vcec.add(bin, change, [gvcec](std::uint32_t b, int v) { global_add_vcec(gvcec, b, v); });
+    if (kCount)
+      count.add(bin, 1, [gcount](std::uint32_t b, int k) { global_add_count(gcount, b, static_cast<unsigned long long>(k)); });
   }
 
-  // Parallel finalisation: thread i merges bins i, i + blockDim, ... into the global arrays.
-  // Unlike Algorithm 2, bins that stayed zero are skipped (most of them when the window is
-  // large): the result is the same with fewer global atomics.
   __device__ __forceinline__ void finish(long long* gvcec, unsigned long long* gcount) const {
-    for (int i = thread_rank(); i < window; i += block_threads()) {
-      const int v = vcec[i];
-      if (v != 0) global_add_vcec(gvcec, static_cast<std::uint32_t>(i), v);
-      if (kCount) {
-        const int k = count[i];
-        if (k != 0) global_add_count(gcount, static_cast<std::uint32_t>(i),
-                                     static_cast<unsigned long long>(k));
-      }
-    }
+    vcec.flush([gvcec](std::uint32_t b, int v) { global_add_vcec(gvcec, b, v); });
+    if (kCount)
+      count.flush([gcount](std::uint32_t b, int k) { global_add_count(gcount, b, static_cast<unsigned long long>(k)); });
   }
 };
 

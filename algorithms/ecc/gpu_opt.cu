@@ -18,6 +18,7 @@
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "ecc/gpu_opt.cuh"
+#include "core/gpu/block_hash.cuh"
 #include "ecc/gpu_opt_core.cuh"
 
 namespace repix::ecc {
@@ -29,7 +30,6 @@ constexpr int kSegX = 32 * kRun;           // columns per warp (and per 3D tile)
 constexpr int kWarps = 8;                  // warps per block
 constexpr int kThreads = kWarps * 32;
 constexpr int kLog2Smem = 12;              // block hash table: 4096 slots
-constexpr int kSmemSlots = 1 << kLog2Smem;
 constexpr int kSmemProbes = 16;
 constexpr int kGlobalProbes = 64;
 constexpr int kTileRows = kWarps + 2;      // 3D plane tile: rows y0-1 .. y0+8
@@ -90,35 +90,16 @@ __device__ __noinline__ void global_add(const GlobalAcc& g, std::uint32_t key, l
   else global_add_direct(g, key, v);
 }
 
-// Block-private accumulator in shared memory. uint8: direct bins; others: hash table.
+// Block-private accumulator in shared memory. uint8: direct bins; others: the shared-memory hash
+// table of core/gpu (a key it cannot place goes to the global accumulator).
 template <class T, bool kHash = (sizeof(T) > 1)>
 struct BlockAcc;
 
 template <class T>
-struct BlockAcc<T, true> {
-  std::uint32_t keys[kSmemSlots];
-  int vcec[kSmemSlots];
-
-  __device__ void init() {
-    for (int i = threadIdx.x; i < kSmemSlots; i += blockDim.x) {
-      keys[i] = kEmptyKey;
-      vcec[i] = 0;
-    }
-  }
-  // Slot of `key` (inserted if new), -1 when the probe limit is hit (table full).
-  __device__ int find(std::uint32_t key) {
-    std::uint32_t h = hash_slot(key, kLog2Smem);
-#pragma unroll 1
-    for (int p = 0; p < kSmemProbes; ++p) {
-      const std::uint32_t prev = atomicCAS(&keys[h], kEmptyKey, key);
-      if (prev == kEmptyKey || prev == key) return static_cast<int>(h);
-      h = (h + 1u) & (kSmemSlots - 1u);
-    }
-    return -1;
-  }
+struct BlockAcc<T, true> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
   __device__ void flush(const GlobalAcc& g) {
-    for (int i = threadIdx.x; i < kSmemSlots; i += blockDim.x)
-      if (keys[i] != kEmptyKey) global_add<T>(g, keys[i], vcec[i]);
+    ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes>::flush(
+        [&](std::uint32_t key, int sum) { global_add<T>(g, key, sum); });
   }
 };
 
@@ -162,7 +143,7 @@ struct ThreadAcc {
         ckey = pkey;
       }
       if (cslot >= 0) {
-        if (psum != 0) atomicAdd(&b.vcec[cslot], psum);
+        if (psum != 0) b.add(cslot, psum);
       } else {
         global_add<T>(g, pkey, psum);
       }

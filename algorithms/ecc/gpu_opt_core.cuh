@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "core/float_bits.hpp"
+#include "core/gpu/hash.hpp"
 #include "core/hd.hpp"
 
 namespace repix::ecc::opt {
@@ -29,7 +30,10 @@ namespace repix::ecc::opt {
 constexpr std::uint32_t kOnes = 0x01010101u;
 constexpr int kBias2 = 3;   // 2D: byte = change + 3, in [0, 8]
 constexpr int kBias3 = 13;  // 3D: byte = change + 13, in [0, 26]
-constexpr std::uint32_t kEmptyKey = 0xFFFFFFFFu;  // a NaN pattern: never a canonical finite key
+// The free slot of the hash tables (a NaN pattern: never a canonical finite key) and the slot of a
+// key: core/gpu/hash.hpp.
+using ::repix::gpu::kEmptyKey;
+using ::repix::gpu::hash_slot;
 
 #ifndef __CUDA_ARCH__
 // Test hook (host only): the sign of NaN produced by +inf - +inf differs between x86 (negative
@@ -95,11 +99,6 @@ REPIX_HD std::uint32_t key_of_compute(float c) {
   else return float_to_small_uint(c);
 }
 
-
-// Fibonacci hashing: the top log2 bits of key * 2^32/phi.
-REPIX_HD std::uint32_t hash_slot(std::uint32_t key, int log2cap) {
-  return (key * 0x9E3779B1u) >> (32 - log2cap);
-}
 
 // ---- win words -------------------------------------------------------------------------------
 // A row holds x0-1 .. x0+4 (index 0..5); the run's voxels are indices 1..4.

@@ -26,6 +26,8 @@
 #pragma once
 #include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_scan.cuh>
 
 #include <algorithm>
 #include <cstdint>
@@ -220,20 +222,18 @@ struct BlockEnqueue<QueuePolicy::thread_queue, kMaxFanout> : QueueOut {
     SharedTail{sh.tail}.start();
   }
   __device__ void operator()(std::uint32_t item) { sh.tq[k++ * kQueueThreads + threadIdx.x] = item; }
-  // Warp-level flush: inclusive prefix sum of the lanes' counts, one shared atomicAdd per warp.
-  // Called by all 32 lanes (the block's control flow is uniform and blocks are whole warps).
+  // Warp-level flush: an exclusive prefix sum of the lanes' counts (CUB WarpScan: shuffles, no
+  // shared memory), one shared atomicAdd per warp. Called by all 32 lanes (the block's control
+  // flow is uniform and blocks are whole warps).
   __device__ void flush_warp() {
     const unsigned lane = threadIdx.x & 31u;
-    unsigned int incl = k;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const unsigned int v = __shfl_up_sync(0xffffffffu, incl, d);
-      if (lane >= static_cast<unsigned>(d)) incl += v;
-    }
-    const unsigned int total = __shfl_sync(0xffffffffu, incl, 31);
+    using WarpScan = cub::WarpScan<unsigned int>;
+    typename WarpScan::TempStorage scratch;  // empty for the shuffle-based full-warp scan
+    unsigned int before = 0, total = 0;
+    WarpScan(scratch).ExclusiveSum(k, before, total);
     unsigned long long base = 0;
     if (lane == 0 && total > 0) base = atomicAdd(&sh.tail, static_cast<unsigned long long>(total));
-    base = __shfl_sync(0xffffffffu, base, 0) + (incl - k);
+    base = __shfl_sync(0xffffffffu, base, 0) + before;
     for (unsigned int j = 0; j < k; ++j) put(base + j, sh.tq[j * kQueueThreads + threadIdx.x]);
     k = 0;
   }
@@ -285,9 +285,9 @@ __global__ void __launch_bounds__(kQueueThreads) propagate_kernel(QueueView q, S
   }
   // Report: overflow, stored elements (warp-aggregated), rounds.
   if (__syncthreads_or(enq.dropped) && threadIdx.x == 0) atomicOr(&q.ctr->overflow, 1u);
-  unsigned long long stored = enq.stored;
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1) stored += __shfl_down_sync(0xffffffffu, stored, d);
+  using WarpReduce = cub::WarpReduce<unsigned long long>;
+  typename WarpReduce::TempStorage scratch;  // empty for the shuffle-based full-warp reduction
+  const unsigned long long stored = WarpReduce(scratch).Sum(enq.stored);  // valid in lane 0
   if ((threadIdx.x & 31u) == 0 && stored) atomicAdd(&q.ctr->total, stored);
   if (threadIdx.x == 0) atomicMax(&q.ctr->rounds, rounds);
 }
