@@ -1,0 +1,512 @@
+// gpu-opt's host engine: the global accumulator's workspace, the launches of the 2D/3D kernels
+// over slab ranges (whole images, or gpu-stream's chunks), the read-back into a curve, and the
+// exact sort-based fallback for float images whose distinct values overflow the global table.
+// See NOTES-gpu-opt.md.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+
+#include "core/gpu.hpp"
+#include "core/nvtx.hpp"
+#include "ecc/gpu_opt.cuh"
+#include "ecc/gpu_opt_kernels.cuh"
+
+namespace repix::ecc {
+namespace opt {
+using namespace detail;
+namespace {
+
+// ---- finishing (float) -------------------------------------------------------------------------
+
+// Copies the occupied slots (in insertion order) out of the global table and clears them, so the
+// table is empty again for the next compute() without a full memset.
+__global__ void gather_kernel(GlobalAcc acc, std::uint32_t* out_keys, long long* out_vcec) {
+  const std::uint32_t n = acc.counters[0];
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const std::uint32_t slot = acc.list[i];
+    out_keys[i] = acc.keys[slot];
+    out_vcec[i] = static_cast<long long>(acc.vcec[slot]);
+    acc.keys[slot] = kEmptyKey;
+    acc.vcec[slot] = 0;
+  }
+}
+
+__global__ void fill_keys_kernel(std::uint32_t* keys, std::size_t n) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    keys[i] = kEmptyKey;
+}
+
+// ---- launch plumbing -----------------------------------------------------------------------------
+
+KernelFn pick_kernel(DType dt, int dims, bool vec, bool emit) {
+  return dims == 2 ? pick_kernel_2d(dt, vec, emit) : pick_kernel_3d(dt, vec, emit);
+}
+
+std::size_t next_pow2(std::size_t v) {
+  std::size_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+int log2_exact(std::size_t p) {
+  int l = 0;
+  while ((std::size_t(1) << l) < p) ++l;
+  return l;
+}
+
+constexpr std::size_t kMaxGlobalSlots = std::size_t(1) << 21;
+constexpr std::int64_t kFallbackVoxels = std::int64_t(1) << 23;
+
+std::size_t auto_global_slots(const Shape& sh, bool /*streaming*/) {
+  // An image of n voxels has at most n distinct values (streamed or not): 2n slots never
+  // overflow; larger images get 2^21 slots and may take the fallback.
+  return std::min(kMaxGlobalSlots, next_pow2(std::max<std::size_t>(1024, 2 * static_cast<std::size_t>(sh.size()))));
+}
+
+std::int64_t fallback_voxels(const Shape& sh) {
+  return std::min<std::int64_t>(sh.size(), std::max<std::int64_t>(kFallbackVoxels, slab_elems(sh)));
+}
+
+template <class T>
+void* raw(DeviceBuffer<T>& b) { return static_cast<void*>(b.get()); }
+
+// (value, VCEC) pairs read back by finish_queued() before the count of distinct values is known:
+// 48 KiB, a 128^3 GRF image's ~1000 values with room to spare.
+constexpr std::size_t kQueuedPairs = 4096;
+
+// The curve of the float path's gathered pairs (keys are float bits, in table order).
+Curve curve_from_pairs(const std::uint32_t* k, const long long* v, std::size_t n) {
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return ordered_key(k[a]) < ordered_key(k[b]);
+  });
+  Curve c;
+  std::int64_t acc = 0;
+  c.values.reserve(n);
+  c.ecc.reserve(n);
+  for (std::size_t i : order) {
+    acc += v[i];
+    c.values.push_back(float_from_bits(k[i]));
+    c.ecc.push_back(acc);
+  }
+  return c;
+}
+
+// The curve of the integer path's direct bins (VCEC and occurrence per value).
+Curve curve_from_direct_bins(const unsigned long long* v, const std::uint32_t* p, std::size_t nb) {
+  std::vector<float> values(nb);
+  std::vector<std::int64_t> vc(nb), pr(nb);
+  for (std::size_t i = 0; i < nb; ++i) {
+    values[i] = static_cast<float>(i);
+    vc[i] = static_cast<std::int64_t>(v[i]);
+    pr[i] = p[i] ? 1 : 0;
+  }
+  return curve_from_bins(values, vc, pr);
+}
+
+}  // namespace
+
+struct Engine::Impl {
+  DType dtype = DType::f32;
+  Shape shape;
+  int dims = 2;
+  bool streaming = false;
+  bool ready = false;
+  std::size_t cap_override = 0;
+  int sms = 1;
+  int blocks_per_sm = 1;   // accumulate kernel
+  int emit_blocks_per_sm = 1;
+  KernelFn kern = nullptr, emit_kern = nullptr;
+
+  // Global accumulator.
+  std::size_t slots = 0;   // float hash capacity
+  DeviceBuffer<std::uint32_t> keys, present, list, counters;
+  DeviceBuffer<unsigned long long> vcec;
+  DeviceBuffer<std::uint32_t> out_keys;
+  DeviceBuffer<long long> out_vcec;
+  HostBuffer pinned;       // counters read-back
+  std::uint32_t n_distinct = 0;
+
+  // finish_queued() / collect(): pinned read-back of the counters and the first queued_pairs
+  // pairs (float), or of the bins (integers). Allocated on first use (only batches use it).
+  HostBuffer queued;
+  std::size_t queued_pairs = kQueuedPairs;  // grows to what an image of the batch needed
+  std::size_t queued_spec = 0;              // pairs the pending read-back copies
+  bool queued_pending = false;
+
+  // Fallback.
+  std::int64_t fb_cap = 0;
+  DeviceBuffer<std::uint32_t> fb_k0, fb_k1;
+  DeviceBuffer<int> fb_v0, fb_v1;
+  DeviceBuffer<unsigned char> fb_temp;
+  DeviceBuffer<long long> fb_nruns;
+  std::size_t fb_temp_bytes = 0;
+  std::vector<std::uint32_t> fb_keys;   // merged on the host, ascending ordered keys
+  std::vector<std::int64_t> fb_vcec;
+
+  std::size_t nbins() const { return dtype == DType::u8 ? 256 : 65536; }
+  bool hashed_global() const { return dtype == DType::f32; }
+
+  GlobalAcc acc() const {
+    GlobalAcc g;
+    g.keys = keys.get();
+    g.vcec = vcec.get();
+    g.present = present.get();
+    g.list = list.get();
+    g.counters = counters.get();
+    g.log2cap = hashed_global() ? log2_exact(slots) : 1;
+    return g;
+  }
+
+  void alloc_table() {
+    if (hashed_global()) {
+      slots = cap_override ? std::max<std::size_t>(2, next_pow2(cap_override)) : auto_global_slots(shape, streaming);
+      keys.allocate(slots);
+      vcec.allocate(slots);
+      list.allocate(slots);
+      out_keys.allocate(slots);
+      out_vcec.allocate(slots);
+      fill_keys_kernel<<<256, 256>>>(keys.get(), slots);
+      REPIX_CUDA_LAUNCH();
+      REPIX_CUDA(cudaMemset(vcec.get(), 0, vcec.bytes()));
+      REPIX_CUDA(cudaMemset(counters.get(), 0, counters.bytes()));
+      REPIX_CUDA(cudaDeviceSynchronize());
+    }
+  }
+
+  // Launch geometry for slabs [s0, s1).
+  Geom geom(std::int64_t b0, std::int64_t s0, std::int64_t s1, int bps, std::int64_t& grid) const {
+    Geom g;
+    g.nx = shape.nx;
+    g.ny = dims == 3 ? shape.ny : shape.ny;
+    g.nz = dims == 3 ? shape.nz : 1;
+    g.b0 = b0;
+    g.s0 = s0;
+    g.s1 = s1;
+    const std::int64_t slabs = s1 - s0;
+    const std::int64_t slots_b = static_cast<std::int64_t>(bps) * sms;
+    g.items_x = (shape.nx + kSegX - 1) / kSegX;
+    if (dims == 2) {
+      g.items_y = 1;
+      const std::int64_t warp_slots = slots_b * kWarps;
+      // ~2 items per warp slot, at least 24 rows per item (warm-up rows are 2 per item).
+      std::int64_t chunk = (g.items_x * slabs + 2 * warp_slots - 1) / (2 * warp_slots);
+      chunk = std::max<std::int64_t>(chunk, 24);
+      chunk = (chunk + 2) / 3 * 3;
+      g.chunk = std::max<std::int64_t>(1, std::min(chunk, slabs));
+      g.items_s = (slabs + g.chunk - 1) / g.chunk;
+      const std::int64_t items = g.items_x * g.items_s;
+      grid = std::min<std::int64_t>((items + kWarps - 1) / kWarps, slots_b);
+    } else {
+      g.items_y = (shape.ny + kWarps - 1) / kWarps;
+      const std::int64_t tiles = g.items_x * g.items_y;
+      std::int64_t chunk = (tiles * slabs + slots_b - 1) / slots_b;  // ~1 item per block slot
+      chunk = std::max<std::int64_t>(chunk, 16);
+      chunk = (chunk + 2) / 3 * 3;
+      g.chunk = std::max<std::int64_t>(1, std::min(chunk, slabs));
+      g.items_s = (slabs + g.chunk - 1) / g.chunk;
+      grid = std::min<std::int64_t>(tiles * g.items_s, slots_b);
+    }
+    // Block-private int32 sums stay far from overflow: at most 2^26 voxels per block.
+    const std::int64_t voxels = slabs * slab_elems(shape);
+    grid = std::max<std::int64_t>(grid, (voxels >> 26) + 1);
+    grid = std::max<std::int64_t>(1, std::min<std::int64_t>(grid, dims == 2 ? (g.items_x * g.items_s + kWarps - 1) / kWarps : g.items_x * g.items_y * g.items_s));
+    return g;
+  }
+
+  bool vec_ok(const void* buf) const {
+    return shape.nx % 4 == 0 && (reinterpret_cast<std::uintptr_t>(buf) % 16) == 0;
+  }
+};
+
+Engine::Engine() : impl_(new Impl) {}
+Engine::~Engine() = default;
+
+void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
+  Impl& m = *impl_;
+  if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
+  m.dtype = dtype;
+  m.shape = shape;
+  m.dims = shape.ndim == 3 ? 3 : 2;
+  m.streaming = streaming;
+  m.queued_pairs = kQueuedPairs;
+  m.queued_pending = false;
+  int dev = 0;
+  REPIX_CUDA(cudaGetDevice(&dev));
+  REPIX_CUDA(cudaDeviceGetAttribute(&m.sms, cudaDevAttrMultiProcessorCount, dev));
+  // Occupancy of the vectorised variant (the scalar one uses the same resources within a few
+  // registers); the grid never exceeds what is resident at once.
+  m.kern = pick_kernel(dtype, m.dims, true, false);
+  m.emit_kern = pick_kernel(dtype, m.dims, true, true);
+  REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.blocks_per_sm, reinterpret_cast<const void*>(m.kern), kThreads, 0));
+  REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.emit_blocks_per_sm, reinterpret_cast<const void*>(m.emit_kern), kThreads, 0));
+  m.blocks_per_sm = std::max(1, m.blocks_per_sm);
+  m.emit_blocks_per_sm = std::max(1, m.emit_blocks_per_sm);
+
+  m.counters.allocate(2);
+  REPIX_CUDA(cudaMemset(m.counters.get(), 0, m.counters.bytes()));
+  if (m.pinned.bytes() == 0) m.pinned = HostBuffer(2 * sizeof(std::uint32_t), true);
+  if (m.hashed_global()) {
+    m.present.reset();
+    m.alloc_table();
+    m.fb_cap = fallback_voxels(shape);
+    m.fb_k0.allocate(m.fb_cap);
+    m.fb_k1.allocate(m.fb_cap);
+    m.fb_v0.allocate(m.fb_cap);
+    m.fb_v1.allocate(m.fb_cap);
+    m.fb_nruns.allocate(1);
+    cub::DoubleBuffer<std::uint32_t> dk(m.fb_k0.get(), m.fb_k1.get());
+    cub::DoubleBuffer<int> dv(m.fb_v0.get(), m.fb_v1.get());
+    std::size_t sort_bytes = 0, reduce_bytes = 0;
+    REPIX_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, m.fb_cap));
+    REPIX_CUDA(cub::DeviceReduce::ReduceByKey(nullptr, reduce_bytes, m.fb_k0.get(), m.fb_k1.get(),
+                                              m.fb_v0.get(), m.fb_v1.get(), m.fb_nruns.get(),
+                                              ::cuda::std::plus<int>(), m.fb_cap));
+    m.fb_temp_bytes = std::max(sort_bytes, reduce_bytes);
+    m.fb_temp.allocate(std::max<std::size_t>(m.fb_temp_bytes, 16));
+  } else {
+    m.keys.reset();
+    m.list.reset();
+    m.vcec.allocate(m.nbins());
+    m.present.allocate(m.nbins());
+    REPIX_CUDA(cudaMemset(m.vcec.get(), 0, m.vcec.bytes()));
+    REPIX_CUDA(cudaMemset(m.present.get(), 0, m.present.bytes()));
+  }
+  // The memsets above ran on the legacy default stream, which the plan's non-blocking streams
+  // do not wait for (cudaMemset returns before it is done).
+  REPIX_CUDA(cudaDeviceSynchronize());
+  m.ready = true;
+}
+
+void Engine::set_global_capacity(std::size_t slots) {
+  impl_->cap_override = slots;
+  if (impl_->ready) impl_->alloc_table();
+}
+
+void Engine::reset(cudaStream_t s) {
+  Impl& m = *impl_;
+  m.n_distinct = 0;
+  REPIX_CUDA(cudaMemsetAsync(m.counters.get(), 0, m.counters.bytes(), s));
+  if (!m.hashed_global()) {
+    REPIX_CUDA(cudaMemsetAsync(m.vcec.get(), 0, m.vcec.bytes(), s));
+    REPIX_CUDA(cudaMemsetAsync(m.present.get(), 0, m.present.bytes(), s));
+  }
+  // Float: the table is empty already (cleared by finish()'s gather).
+}
+
+static void launch(KernelFn k, std::int64_t grid, cudaStream_t s, const void* buf, const Geom& g,
+                   const GlobalAcc& acc, const EmitOut& out) {
+  void* args[] = {const_cast<void**>(&buf), const_cast<Geom*>(&g), const_cast<GlobalAcc*>(&acc),
+                  const_cast<EmitOut*>(&out)};
+  REPIX_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k), dim3(static_cast<unsigned>(grid)),
+                              dim3(kThreads), args, 0, s));
+}
+
+void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::int64_t s1,
+                        cudaStream_t s) {
+  Impl& m = *impl_;
+  if (s1 <= s0) return;
+  std::int64_t grid = 1;
+  const Geom g = m.geom(b0, s0, s1, m.blocks_per_sm, grid);
+  const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false);
+  launch(k, grid, s, buf, g, m.acc(), EmitOut{});
+}
+
+bool Engine::finish(cudaStream_t s) {
+  Impl& m = *impl_;
+  if (!m.hashed_global()) return false;
+  gather_kernel<<<std::max(1, m.sms * 2), 256, 0, s>>>(m.acc(), m.out_keys.get(), m.out_vcec.get());
+  REPIX_CUDA_LAUNCH();
+  auto* host = static_cast<std::uint32_t*>(m.pinned.data());
+  REPIX_CUDA(cudaMemcpyAsync(host, m.counters.get(), 2 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
+  REPIX_CUDA(cudaMemsetAsync(m.counters.get(), 0, m.counters.bytes(), s));
+  REPIX_CUDA(cudaStreamSynchronize(s));
+  m.n_distinct = host[0];
+  return host[1] != 0;
+}
+
+Curve Engine::curve(cudaStream_t s) {
+  Impl& m = *impl_;
+  if (!m.hashed_global()) {
+    const std::size_t nb = m.nbins();
+    std::vector<unsigned long long> v(nb);
+    std::vector<std::uint32_t> p(nb);
+    REPIX_CUDA(cudaMemcpyAsync(v.data(), m.vcec.get(), nb * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemcpyAsync(p.data(), m.present.get(), nb * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaStreamSynchronize(s));
+    return curve_from_direct_bins(v.data(), p.data(), nb);
+  }
+  const std::size_t n = m.n_distinct;
+  std::vector<std::uint32_t> k(n);
+  std::vector<long long> v(n);
+  if (n) {
+    REPIX_CUDA(cudaMemcpyAsync(k.data(), m.out_keys.get(), n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemcpyAsync(v.data(), m.out_vcec.get(), n * sizeof(long long), cudaMemcpyDeviceToHost, s));
+  }
+  REPIX_CUDA(cudaStreamSynchronize(s));
+  return curve_from_pairs(k.data(), v.data(), n);
+}
+
+void Engine::finish_queued(cudaStream_t s) {
+  Impl& m = *impl_;
+  if (m.queued_pending) throw Error("internal: ecc gpu-opt finish_queued() twice without collect()");
+  if (m.hashed_global()) {
+    // Counters, then queued_spec keys, then queued_spec VCECs (8-aligned: queued_spec is even).
+    m.queued_spec = std::min(m.queued_pairs, m.slots);
+    const std::size_t bytes = 2 * sizeof(std::uint32_t) + m.queued_spec * (sizeof(std::uint32_t) + sizeof(long long));
+    if (m.queued.bytes() < bytes) m.queued = HostBuffer(bytes, true);
+    auto* base = static_cast<unsigned char*>(m.queued.data());
+    gather_kernel<<<std::max(1, m.sms * 2), 256, 0, s>>>(m.acc(), m.out_keys.get(), m.out_vcec.get());
+    REPIX_CUDA_LAUNCH();
+    REPIX_CUDA(cudaMemcpyAsync(base, m.counters.get(), 2 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemcpyAsync(base + 8, m.out_keys.get(), m.queued_spec * sizeof(std::uint32_t),
+                               cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemcpyAsync(base + 8 + m.queued_spec * sizeof(std::uint32_t), m.out_vcec.get(),
+                               m.queued_spec * sizeof(long long), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemsetAsync(m.counters.get(), 0, m.counters.bytes(), s));
+  } else {
+    // VCEC per value, then the occurrence flags.
+    const std::size_t nb = m.nbins(), bytes = nb * (sizeof(unsigned long long) + sizeof(std::uint32_t));
+    if (m.queued.bytes() < bytes) m.queued = HostBuffer(bytes, true);
+    auto* base = static_cast<unsigned char*>(m.queued.data());
+    REPIX_CUDA(cudaMemcpyAsync(base, m.vcec.get(), nb * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemcpyAsync(base + nb * sizeof(unsigned long long), m.present.get(), nb * sizeof(std::uint32_t),
+                               cudaMemcpyDeviceToHost, s));
+  }
+  m.queued_pending = true;
+}
+
+bool Engine::collect(cudaStream_t s, Curve& out) {
+  Impl& m = *impl_;
+  if (!m.queued_pending) throw Error("internal: ecc gpu-opt collect() without finish_queued()");
+  m.queued_pending = false;
+  REPIX_CUDA(cudaStreamSynchronize(s));
+  const auto* base = static_cast<const unsigned char*>(m.queued.data());
+  if (!m.hashed_global()) {
+    const std::size_t nb = m.nbins();
+    out = curve_from_direct_bins(reinterpret_cast<const unsigned long long*>(base),
+                                 reinterpret_cast<const std::uint32_t*>(base + nb * sizeof(unsigned long long)), nb);
+    return true;
+  }
+  const auto* counters = reinterpret_cast<const std::uint32_t*>(base);
+  if (counters[1] != 0) return false;
+  const std::size_t n = counters[0], spec = m.queued_spec;
+  const auto* keys = reinterpret_cast<const std::uint32_t*>(base + 8);
+  const auto* vcec = reinterpret_cast<const long long*>(base + 8 + spec * sizeof(std::uint32_t));
+  if (n <= spec) {
+    out = curve_from_pairs(keys, vcec, n);
+    return true;
+  }
+  // More distinct values than were read back: the rest from the gathered arrays (untouched
+  // until the next pass), and later images read back this many up front.
+  std::vector<std::uint32_t> k(keys, keys + spec);
+  std::vector<long long> v(vcec, vcec + spec);
+  k.resize(n);
+  v.resize(n);
+  REPIX_CUDA(cudaMemcpyAsync(k.data() + spec, m.out_keys.get() + spec, (n - spec) * sizeof(std::uint32_t),
+                             cudaMemcpyDeviceToHost, s));
+  REPIX_CUDA(cudaMemcpyAsync(v.data() + spec, m.out_vcec.get() + spec, (n - spec) * sizeof(long long),
+                             cudaMemcpyDeviceToHost, s));
+  REPIX_CUDA(cudaStreamSynchronize(s));
+  out = curve_from_pairs(k.data(), v.data(), n);
+  m.queued_pairs = std::min(m.slots, next_pow2(n));
+  return true;
+}
+
+void Engine::fallback_begin() {
+  impl_->fb_keys.clear();
+  impl_->fb_vcec.clear();
+}
+
+void Engine::fallback_add(const void* buf, std::int64_t b0, std::int64_t s0, std::int64_t s1,
+                          cudaStream_t s) {
+  Impl& m = *impl_;
+  if (!m.hashed_global()) throw Error("internal: ecc gpu-opt fallback is for float32 only");
+  nvtx::Range range("fallback");
+  const std::int64_t per_slab = slab_elems(m.shape);
+  const std::int64_t step = std::max<std::int64_t>(1, m.fb_cap / per_slab);
+  const bool vec = m.vec_ok(buf);
+  const KernelFn k = pick_kernel(m.dtype, m.dims, vec, true);
+  for (std::int64_t c0 = s0; c0 < s1; c0 += step) {
+    const std::int64_t c1 = std::min(s1, c0 + step);
+    const std::int64_t n = (c1 - c0) * per_slab;
+    std::int64_t grid = 1;
+    const Geom g = m.geom(b0, c0, c1, m.emit_blocks_per_sm, grid);
+    EmitOut out;
+    out.keys = m.fb_k0.get();
+    out.changes = m.fb_v0.get();
+    launch(k, grid, s, buf, g, m.acc(), out);
+    cub::DoubleBuffer<std::uint32_t> dk(m.fb_k0.get(), m.fb_k1.get());
+    cub::DoubleBuffer<int> dv(m.fb_v0.get(), m.fb_v1.get());
+    std::size_t bytes = m.fb_temp_bytes;
+    REPIX_CUDA(cub::DeviceRadixSort::SortPairs(m.fb_temp.get(), bytes, dk, dv, n, 0, 32, s));
+    std::uint32_t* uk = dk.Current() == m.fb_k0.get() ? m.fb_k1.get() : m.fb_k0.get();
+    int* uv = dv.Current() == m.fb_v0.get() ? m.fb_v1.get() : m.fb_v0.get();
+    bytes = m.fb_temp_bytes;
+    REPIX_CUDA(cub::DeviceReduce::ReduceByKey(m.fb_temp.get(), bytes, dk.Current(), uk,
+                                              dv.Current(), uv, m.fb_nruns.get(),
+                                              ::cuda::std::plus<int>(), n, s));
+    long long runs = 0;
+    REPIX_CUDA(cudaMemcpyAsync(&runs, m.fb_nruns.get(), sizeof(long long), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaStreamSynchronize(s));
+    std::vector<std::uint32_t> ck(static_cast<std::size_t>(runs));
+    std::vector<int> cv(static_cast<std::size_t>(runs));
+    if (runs) {
+      REPIX_CUDA(cudaMemcpyAsync(ck.data(), uk, runs * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
+      REPIX_CUDA(cudaMemcpyAsync(cv.data(), uv, runs * sizeof(int), cudaMemcpyDeviceToHost, s));
+      REPIX_CUDA(cudaStreamSynchronize(s));
+    }
+    // Merge two ascending key lists.
+    std::vector<std::uint32_t> mk;
+    std::vector<std::int64_t> mv;
+    mk.reserve(m.fb_keys.size() + ck.size());
+    mv.reserve(m.fb_keys.size() + ck.size());
+    std::size_t a = 0, b = 0;
+    while (a < m.fb_keys.size() || b < ck.size()) {
+      if (b == ck.size() || (a < m.fb_keys.size() && m.fb_keys[a] < ck[b])) {
+        mk.push_back(m.fb_keys[a]);
+        mv.push_back(m.fb_vcec[a++]);
+      } else if (a == m.fb_keys.size() || ck[b] < m.fb_keys[a]) {
+        mk.push_back(ck[b]);
+        mv.push_back(cv[b++]);
+      } else {
+        mk.push_back(ck[b]);
+        mv.push_back(m.fb_vcec[a++] + cv[b++]);
+      }
+    }
+    m.fb_keys.swap(mk);
+    m.fb_vcec.swap(mv);
+  }
+}
+
+Curve Engine::fallback_curve() const {
+  const Impl& m = *impl_;
+  Curve c;
+  std::int64_t acc = 0;
+  c.values.reserve(m.fb_keys.size());
+  c.ecc.reserve(m.fb_keys.size());
+  for (std::size_t i = 0; i < m.fb_keys.size(); ++i) {
+    acc += m.fb_vcec[i];
+    c.values.push_back(float_from_bits(unordered_key(m.fb_keys[i])));
+    c.ecc.push_back(acc);
+  }
+  return c;
+}
+
+std::size_t Engine::workspace_bytes(DType dtype, const Shape& shape, bool streaming) {
+  if (dtype != DType::f32) return 65536 * 12 + 64;
+  const std::size_t slots = auto_global_slots(shape, streaming);
+  const std::size_t fb = static_cast<std::size_t>(fallback_voxels(shape));
+  // table: keys, vcec, list, out keys, out vcec; fallback: 2 x (key + value) + CUB temp (~1x).
+  return slots * (4 + 8 + 4 + 4 + 8) + fb * 16 + fb * 8 + (16 << 20);
+}
+
+}  // namespace opt
+
+}  // namespace repix::ecc

@@ -1,0 +1,249 @@
+// gpu-opt's device pieces shared by its 2D and 3D kernels (gpu_opt_2d.cu, gpu_opt_3d.cu) and its
+// host engine (gpu_opt_engine.cu): the tile constants, the global accumulator the kernels write,
+// the block and thread accumulators, and the loads. The per-voxel rule itself is in
+// gpu_opt_core.cuh (host-tested). See NOTES-gpu-opt.md.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/gpu/block_hash.cuh"
+#include "ecc/gpu_opt_core.cuh"
+
+namespace repix::ecc::opt::detail {
+
+constexpr int kRun = 4;                    // voxels per thread along x
+constexpr int kSegX = 32 * kRun;           // columns per warp (and per 3D tile)
+constexpr int kWarps = 8;                  // warps per block
+constexpr int kThreads = kWarps * 32;
+constexpr int kLog2Smem = 12;              // block hash table: 4096 slots
+constexpr int kSmemProbes = 16;
+constexpr int kGlobalProbes = 64;
+constexpr int kTileRows = kWarps + 2;      // 3D plane tile: rows y0-1 .. y0+8
+constexpr int kRowStride = 136;            // [3] = x0-1, [4..131] = x0..x0+127, [132] = x0+128
+constexpr int kPlaneFloats = kTileRows * kRowStride;
+constexpr float kInf = __builtin_huge_valf();
+
+struct GlobalAcc {
+  std::uint32_t* keys = nullptr;           // float: hash table keys (kEmptyKey = free)
+  unsigned long long* vcec = nullptr;      // float: per slot; integers: per value
+  std::uint32_t* present = nullptr;        // integers: per value
+  std::uint32_t* list = nullptr;           // float: occupied slots in insertion order
+  std::uint32_t* counters = nullptr;       // [0] list length, [1] overflow flag
+  int log2cap = 1;
+};
+
+struct EmitOut {
+  std::uint32_t* keys = nullptr;           // ordered keys (float) or values (integers)
+  int* changes = nullptr;
+};
+
+struct Geom {
+  std::int64_t nx = 1, ny = 1, nz = 1;     // 2D: nz = 1, slabs are rows
+  std::int64_t b0 = 0;                     // image slab of the buffer's first slab
+  std::int64_t s0 = 0, s1 = 0;             // slabs to compute
+  std::int64_t items_x = 1, items_y = 1, items_s = 1;
+  std::int64_t chunk = 1;                  // slabs per work item
+};
+
+// ---- accumulation ---------------------------------------------------------------------------
+
+// inline: one definition across the kernel files that include this header (still never inlined).
+inline __device__ __noinline__ void global_add_hash(const GlobalAcc& g, std::uint32_t key,
+                                                long long v) {
+  const std::uint32_t mask = (1u << g.log2cap) - 1u;
+  std::uint32_t h = hash_slot(key, g.log2cap);
+#pragma unroll 1
+  for (int p = 0; p < kGlobalProbes; ++p) {
+    const std::uint32_t prev = atomicCAS(&g.keys[h], kEmptyKey, key);
+    if (prev == kEmptyKey) g.list[atomicAdd(&g.counters[0], 1u)] = h;
+    if (prev == kEmptyKey || prev == key) {
+      if (v != 0) atomicAdd(&g.vcec[h], static_cast<unsigned long long>(v));
+      return;
+    }
+    h = (h + 1u) & mask;
+  }
+  atomicOr(&g.counters[1], 1u);
+}
+
+__device__ __forceinline__ void global_add_direct(const GlobalAcc& g, std::uint32_t key,
+                                                  long long v) {
+  if (v != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(v));
+  atomicOr(&g.present[key], 1u);
+}
+
+template <class T>
+__device__ __noinline__ void global_add(const GlobalAcc& g, std::uint32_t key, long long v) {
+  if constexpr (sizeof(T) == 4) global_add_hash(g, key, v);
+  else global_add_direct(g, key, v);
+}
+
+// Block-private accumulator in shared memory. uint8: direct bins; others: the shared-memory hash
+// table of core/gpu (a key it cannot place goes to the global accumulator).
+template <class T, bool kHash = (sizeof(T) > 1)>
+struct BlockAcc;
+
+template <class T>
+struct BlockAcc<T, true> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
+  __device__ void flush(const GlobalAcc& g) {
+    ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes>::flush(
+        [&](std::uint32_t key, int sum) { global_add<T>(g, key, sum); });
+  }
+};
+
+template <class T>
+struct BlockAcc<T, false> {
+  int vcec[256];
+  unsigned present[256];
+  __device__ void init() {
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+      vcec[i] = 0;
+      present[i] = 0;
+    }
+  }
+  __device__ void flush(const GlobalAcc& g) {
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+      if (present[i]) atomicOr(&g.present[i], 1u);
+      if (vcec[i]) atomicAdd(&g.vcec[i], static_cast<unsigned long long>(static_cast<long long>(vcec[i])));
+    }
+  }
+};
+
+// Per-thread front end: merges runs of equal keys, caches the last key's slot.
+template <class T>
+struct ThreadAcc {
+  std::uint32_t pkey = kEmptyKey;  // pending run
+  int psum = 0;
+  std::uint32_t ckey = kEmptyKey;  // cached lookup
+  int cslot = -1;
+
+  __device__ __forceinline__ void flush(BlockAcc<T>& b, const GlobalAcc& g) {
+    if (pkey == kEmptyKey) return;
+    if constexpr (sizeof(T) == 1) {
+      if (pkey != ckey) {
+        atomicOr(&b.present[pkey], 1u);
+        ckey = pkey;
+      }
+      if (psum != 0) atomicAdd(&b.vcec[pkey], psum);
+    } else {
+      if (pkey != ckey) {
+        cslot = b.find(pkey);
+        ckey = pkey;
+      }
+      if (cslot >= 0) {
+        if (psum != 0) b.add(cslot, psum);
+      } else {
+        global_add<T>(g, pkey, psum);
+      }
+    }
+    pkey = kEmptyKey;
+    psum = 0;
+  }
+  __device__ __forceinline__ void add(BlockAcc<T>& b, const GlobalAcc& g, std::uint32_t key,
+                                      int change) {
+    if (key != pkey) {
+      flush(b, g);
+      pkey = key;
+    }
+    psum += change;
+  }
+};
+
+// Adds the 4 voxels of a run (change bytes `s`, compute values c[1..4]).
+template <class T, bool kEmit>
+__device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (&c)[6],
+                                        unsigned valid, std::int64_t out_index, EmitOut& out,
+                                        ThreadAcc<T>& ta, BlockAcc<T>& ba, const GlobalAcc& g) {
+#pragma unroll
+  for (int i = 0; i < kRun; ++i) {
+    if (!((valid >> i) & 1u)) continue;
+    const std::uint32_t key = key_of_compute<T>(c[i + 1]);
+    const int change = byte_of(s, i) - bias;
+    if constexpr (kEmit) {
+      out.keys[out_index + i] = sizeof(T) == 4 ? ordered_key(key) : key;
+      out.changes[out_index + i] = change;
+    } else {
+      ta.add(ba, g, key, change);
+    }
+  }
+  if constexpr (!kEmit) ta.flush(ba, g);
+}
+
+// ---- loads ------------------------------------------------------------------------------------
+
+// A run of 4 raw elements plus validity bits (invalid = outside the image: +inf once converted).
+template <class T>
+struct Raw4 {
+  T v[4];
+  unsigned valid = 0;
+};
+
+// Loads the run at `p` (4 elements); `mask` has bit i set when element i is inside the image.
+template <class T, bool kVec>
+__device__ __forceinline__ Raw4<T> load4(const T* p, unsigned mask) {
+  Raw4<T> r;
+  r.valid = mask;
+  if constexpr (kVec) {
+    // nx % 4 == 0 and 16-byte-aligned rows: a run is wholly inside (0xF) or wholly outside.
+    if (mask) {
+      if constexpr (sizeof(T) == 4) {
+        const float4 t = __ldg(reinterpret_cast<const float4*>(p));
+        r.v[0] = t.x; r.v[1] = t.y; r.v[2] = t.z; r.v[3] = t.w;
+      } else if constexpr (sizeof(T) == 2) {
+        const uint2 t = __ldg(reinterpret_cast<const uint2*>(p));
+        r.v[0] = static_cast<T>(t.x & 0xFFFFu); r.v[1] = static_cast<T>(t.x >> 16);
+        r.v[2] = static_cast<T>(t.y & 0xFFFFu); r.v[3] = static_cast<T>(t.y >> 16);
+      } else {
+        const unsigned t = __ldg(reinterpret_cast<const unsigned*>(p));
+        r.v[0] = static_cast<T>(t & 0xFFu); r.v[1] = static_cast<T>((t >> 8) & 0xFFu);
+        r.v[2] = static_cast<T>((t >> 16) & 0xFFu); r.v[3] = static_cast<T>(t >> 24);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) r.v[i] = T(0);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) r.v[i] = ((mask >> i) & 1u) ? __ldg(p + i) : T(0);
+  }
+  return r;
+}
+
+// Validity bits of the run starting at column x0.
+__device__ __forceinline__ unsigned run_mask(std::int64_t x0, std::int64_t nx) {
+  const std::int64_t left = nx - x0;
+  return left >= 4 ? 0xFu : left <= 0 ? 0u : ((1u << left) - 1u);
+}
+
+template <class T>
+__device__ __forceinline__ float load1(const T* p, bool ok) {
+  return ok ? to_compute(__ldg(p)) : kInf;
+}
+
+template <class T>
+__device__ __forceinline__ float conv(const Raw4<T>& r, int i) {
+  return ((r.valid >> i) & 1u) ? to_compute(r.v[i]) : kInf;
+}
+
+// Row of 6 compute values (x0-1 .. x0+4) from this lane's 4 values; halos from the neighbour
+// lanes, the warp's edge lanes take theirs from `left`/`right` (valid in lane 0 / lane 31).
+__device__ __forceinline__ void assemble(float (&row)[6], float a, float b, float c, float d,
+                                         float left, float right, int lane) {
+  row[1] = a; row[2] = b; row[3] = c; row[4] = d;
+  const float l = __shfl_up_sync(0xFFFFFFFFu, d, 1);
+  const float r = __shfl_down_sync(0xFFFFFFFFu, a, 1);
+  row[0] = lane == 0 ? left : l;
+  row[5] = lane == 31 ? right : r;
+}
+
+// A kernel of gpu-opt, type-erased for the engine: (buffer, geometry, accumulator, emit output).
+using KernelFn = void (*)(const void*, Geom, GlobalAcc, EmitOut);
+
+// The 2D kernel's register budget (gpu_opt_2d.cu): 3 blocks per SM unless REPIX_ECC_OPT_2D_BLOCKS=2.
+int ecc2d_min_blocks();
+// The kernel for an element type and dims: 16-byte vector loads or not; accumulating, or emitting
+// (key, change) per voxel for the exact fallback.
+KernelFn pick_kernel_2d(DType dt, bool vec, bool emit);  // gpu_opt_2d.cu
+KernelFn pick_kernel_3d(DType dt, bool vec, bool emit);  // gpu_opt_3d.cu
+
+}  // namespace repix::ecc::opt::detail
