@@ -1,6 +1,6 @@
 // The per-thread work of gpu-opt's kernels as __host__ __device__ functions, so that the CPU
 // tests run exactly the code the kernels run (one call per simulated thread) against seq-exact.
-// See gpu_opt.cu for the design.
+// The engine they run in is separable.cuh; the windowed fill that uses them is gpu_opt.cu.
 #pragma once
 #include <cstdint>
 #include <limits>

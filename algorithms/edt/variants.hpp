@@ -27,23 +27,15 @@ Variant gpu_queue_atomic_variant();    // gpu_queue_atomic.cu
 Variant gpu_queue_warp_atomic_variant();  // gpu_queue_warp_atomic.cu
 Variant gpu_queue_scan_variant();      // gpu_queue_scan.cu
 Variant gpu_queue_tq_variant();        // gpu_queue_tq.cu
-Variant gpu_exact_rowfill_variant();   // gpu_exact_rowfill.cpp
-Variant gpu_exact_envelope_variant();  // gpu_exact_envelope.cpp
-Variant gpu_opt_variant();             // gpu_opt.cu
+Variant gpu_exact_rowfill_variant();   // gpu_exact_rowfill.cu (on separable.cuh)
+Variant gpu_exact_envelope_variant();  // gpu_exact_envelope.cu (on separable.cuh)
+Variant gpu_opt_variant();             // gpu_opt.cu (on separable.cuh)
 Variant multi_device_variant();        // multi_device.cpp
 
 // The queue ladder's variant (gpu_queue_plan.cpp): Algorithm 6 on a TilePropagator whose
 // window is the whole image, with the given queue policy.
 Variant make_queue_variant(iwpp::QueuePolicy policy, const std::string& id, const std::string& step,
                            const std::string& description);
-
-// The exact separable plans (gpu_opt.cu): one column phase, three ways to do the rows.
-enum class SeparableFill {
-  band,    // envelopes, then thread per (band, row) fill (gpu-exact-rowfill)
-  pixel,   // envelopes, then thread per pixel fill (gpu-exact-envelope)
-  window,  // windowed search per pixel, envelopes + pixel fill only on the rows it misses (gpu-opt)
-};
-Variant separable_variant(const char* id, const char* step, const char* description, SeparableFill fill);
 
 // multi-device with an explicit engine configuration (tests: chosen workers and tiles). Checks
 // the input like every variant; cfg.diagonal is always set (sites go to 8 neighbours).

@@ -20,9 +20,10 @@ enum class Fill { band, pixel, window };  // gpu-exact-rowfill, gpu-exact-envelo
 const Fill kFills[] = {Fill::band, Fill::pixel, Fill::window};
 const char* name(Fill f) { return f == Fill::band ? "band" : f == Fill::pixel ? "pixel" : "window"; }
 
-// The three fills of edt/gpu_opt.cu. window: gpu-opt's blocks (row, chunk) with the block's
-// shared window, then the envelope path only on the flagged rows (the other rows' envelope
-// scratch stays poisoned). `fallback_rows` (optional) gets how many rows were redone.
+// The three row fills of the separable engine (edt/separable.cuh): band = gpu_exact_rowfill.cu,
+// pixel = gpu_exact_envelope.cu, window = gpu_opt.cu. window: gpu-opt's blocks (row, chunk)
+// with the block's shared window, then the envelope path only on the flagged rows (the other
+// rows' envelope scratch stays poisoned). `fallback_rows` (optional) gets how many rows were redone.
 edt::Result simulate(const HostImage& img, Fill fill, i64* fallback_rows = nullptr) {
   const i64 nx = img.shape().nx, ny = img.shape().ny;
   const i64 nseg = (ny + kSeg - 1) / kSeg, nbands = (nx + kBand - 1) / kBand;
