@@ -34,14 +34,21 @@ class CliTest : public ::testing::Test {
            ("repix-cli-" + std::to_string(::getpid()) + "-" + info->test_suite_name() + "-" + info->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
+    // The CLI's own scratch folders (TMPDIR) go beside the test's folder, so that a run the test
+    // kills on purpose leaves nothing in the machine's /tmp; expect_only() does not see them.
+    tmp_ = dir_.string() + "-tmp";
+    std::filesystem::remove_all(tmp_);
+    std::filesystem::create_directories(tmp_);
   }
   void TearDown() override {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
+    if (!tmp_.empty()) std::filesystem::remove_all(tmp_);
   }
   // `repix ARGS`, run by the shell (ARGS is shell text), with `env` ("NAME=value ...") in front.
   CliResult run(const std::string& args, const std::string& env = "") const {
     const std::string out = (dir_ / "stdout.txt").string(), err = (dir_ / "stderr.txt").string();
-    const std::string cmd = env + (env.empty() ? "" : " ") + "'" + cli_ + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    const std::string cmd = "TMPDIR='" + tmp_.string() + "' " + env + (env.empty() ? "" : " ") + "'" + cli_ + "' " +
+                            args + " >'" + out + "' 2>'" + err + "'";
     const int status = std::system(cmd.c_str());
     CliResult r;
     // system() runs the command through sh, which reports a child killed by signal N as 128 + N.
@@ -77,6 +84,7 @@ class CliTest : public ::testing::Test {
   static int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
   std::string cli_;
   std::filesystem::path dir_;
+  std::filesystem::path tmp_;
 };
 
 }  // namespace repix::test
