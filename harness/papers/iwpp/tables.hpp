@@ -8,7 +8,8 @@
 //   iwpp-fig14    EDT vs tissue coverage
 //   iwpp-fig15/16 the multi-device variant: 1 GPU, 2 GPUs, 2 GPUs + CPU groups
 // Building a table (iwpp_table1, speedup_table: formatting and ratio logic on measurement structs,
-// tested without a GPU, in tables.cpp) is separate from measuring (run.cpp).
+// tested without a GPU, in tables.cpp) is separate from measuring (measure.hpp: table1.cpp, speedup.cpp,
+// multi_device.cpp; register.cpp lists the tables).
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -82,9 +83,5 @@ struct SpeedupTable {
 };
 std::string speedup_table(const nlohmann::json& paper, const SpeedupTable& t, const Meta& meta,
                           const std::string& out_dir);
-
-// `repix table <id> ...` for the ids above: measures, writes <out>/<id>.{md,json}, prints the md.
-int run_iwpp_table(const std::string& id, const cli::Args& a);
-std::string iwpp_table_usage(const std::string& id);
 
 }  // namespace repix::tables
