@@ -5,8 +5,9 @@
 //   ecc-2  the GPU-only pipeline {Gaussian smoothing; ECC} iterated N times on a 1024^2 GRF
 //   ecc-3  batches of N small images (128^2 uniform, 128^3 GRF) read from files, GPU overhead
 //          amortised
-// Measuring (the run_* functions) and building the tables (the ecc_table* builders: pure
-// formatting and ratio logic on measurement structs, tested without a GPU) are separate.
+// Building the tables (the ecc_table* builders in tables.cpp: formatting and ratio logic on
+// measurement structs, tested without a GPU) is separate from measuring (measure.hpp: the
+// command in measure.cpp, each table's measurement in table1/2/3.cpp).
 #pragma once
 #include <nlohmann/json.hpp>
 
