@@ -51,11 +51,23 @@ std::vector<std::pair<std::string, std::string>> kinds() { return spec_kinds(); 
 
 // Declared in io.hpp (its callers read files and specs alike); defined here because a spec
 // may name any kind.
-HostImage load(const std::string& path_or_spec, bool pinned) {
+namespace {
+// Whether `path_or_spec` is a spec of a registered kind (else it is a path).
+bool is_spec(const std::string& path_or_spec) {
   const std::string prefix = path_or_spec.substr(0, path_or_spec.find(':'));
   for (const auto& k : registered_kinds())
-    if (prefix == k.name && path_or_spec.size() > prefix.size()) return generate(Spec::parse(path_or_spec), pinned);
-  return load_file(Spec::parse("file:" + path_or_spec), pinned);
+    if (prefix == k.name && path_or_spec.size() > prefix.size()) return true;
+  return false;
 }
+Spec spec_of(const std::string& path_or_spec) {
+  return Spec::parse(is_spec(path_or_spec) ? path_or_spec : "file:" + path_or_spec);
+}
+}  // namespace
+
+HostImage load(const std::string& path_or_spec, bool pinned) {
+  return is_spec(path_or_spec) ? generate(spec_of(path_or_spec), pinned) : load_file(spec_of(path_or_spec), pinned);
+}
+
+Shape shape_of(const std::string& path_or_spec) { return spec_shape(spec_of(path_or_spec)); }
 
 }  // namespace repix::datasets

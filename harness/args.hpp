@@ -49,14 +49,17 @@ struct Args {
     return a;
   }
   bool has(const std::string& k) const { return options.count(k) != 0; }
+  // The value of an option given at most once (all() takes the repeatable ones): a second
+  // `--variant` would otherwise be dropped without a word.
   std::string get(const std::string& k, const std::string& def = "") const {
     auto it = options.find(k);
-    return it == options.end() ? def : it->second;
+    if (it == options.end()) return def;
+    if (options.count(k) > 1) throw UsageError("--" + k + " given more than once");
+    return it->second;
   }
   std::string need(const std::string& k) const {
-    auto it = options.find(k);
-    if (it == options.end()) throw UsageError("missing --" + k);
-    return it->second;
+    if (!has(k)) throw UsageError("missing --" + k);
+    return get(k);
   }
   std::vector<std::string> all(const std::string& k) const {
     std::vector<std::string> v;

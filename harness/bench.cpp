@@ -12,6 +12,7 @@
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "datasets/datasets.hpp"
+#include "datasets/io.hpp"
 #include "harness/env.hpp"
 #include "harness/family.hpp"
 #include "harness/gbench.hpp"
@@ -201,7 +202,18 @@ report::Report report_from_journal(const journal::Journal& j) {
 
 int run(const Request& req, report::Report* out) {
   if (req.family_datasets.empty()) throw Error("bench: no family and dataset to run");
-  for (const auto& [fam, specs] : req.family_datasets) registry::check_family(fam);
+  // Every dataset is checked before anything is measured: a missing or damaged file is one error
+  // now, not one per variant after the others have been timed.
+  for (const auto& [fam, specs] : req.family_datasets) {
+    registry::check_family(fam);
+    for (const std::string& spec : specs) {
+      try {
+        datasets::shape_of(spec);
+      } catch (const Error& e) {
+        throw Error("dataset '" + spec + "': " + e.what());
+      }
+    }
+  }
   const bool gpu = gpu_available();
   report::Report rep;
   rep.tool = env::tool_info();
@@ -303,9 +315,11 @@ int run(const Request& req, report::Report* out) {
   benchmark::Shutdown();
 
   bool all_ok = true;
+  std::size_t skipped = 0;
   for (Case& c : cases) {
     report::Result& r = c.result;
     if (r.samples_ms.empty()) {
+      skipped += c.skipped;
       if (c.skipped) {
         std::fprintf(stderr, "repix bench: %s/%s on %s: %s\n", r.family.c_str(), r.variant.c_str(),
                      r.dataset.c_str(), r.verification.c_str());
@@ -324,6 +338,20 @@ int run(const Request& req, report::Report* out) {
   if (gpu && env::record_clocks(rep.env, clocks_before, env::gpu_clock_snapshot()))
     std::fprintf(stderr, "repix bench: warning: GPU clocks sagged during the run: %s\n",
                  field_or(rep.env["gpu"], "clocks_sagged_why", std::string()).c_str());
+  if (rep.results.empty()) {
+    // Nothing measured is a failed bench, not an empty report: say why and write nothing.
+    if (own_journal) own_journal->done();
+    std::string why;
+    if (cases.empty())
+      why = gpu ? "no variant or peer was selected" : "no variant or peer was selected that runs without a GPU";
+    else if (skipped == cases.size())
+      why = "every case was skipped (above)";
+    else if (all_ok)
+      why = "no case matched the --benchmark_filter";
+    else
+      why = "every case failed (above)";
+    throw Error("bench: nothing ran: " + why + (req.out_path.empty() ? "" : "; no report written"));
+  }
   std::cout << "\n" << report::summary_table(rep) << std::flush;
   if (!req.out_path.empty()) {
     report::write_report(rep, req.out_path);

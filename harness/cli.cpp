@@ -32,26 +32,31 @@ namespace repix::cli {
 
 namespace {
 
-const char* kUsage = R"(usage: repix <command> [options]
-
-commands:
-  list [families|variants|datasets]      what can be run
-  gen SPEC -o FILE                       write a generated dataset (.npy or .raw)
-  run FAMILY --variant V ...             one variant on one input (options per family below)
-  bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]
-        [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]
-        [--out PATH|auto] [FAMILY OPTIONS (below)]
-        [--benchmark_filter=REGEX ...]   verify and time variants, write a JSON report
-  bench --from R.json.partial.jsonl [--out R.json]
-                                         the report of what an unfinished bench had measured
-  table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)
-  table ID --from ID.partial.jsonl [--out-dir DIR]
-                                         the table of what an unfinished table run had measured
-  compare A.json B.json                  two reports side by side with ratios
-  profile FAMILY --variant V --dataset SPEC [--iterations N]
-                                         a fixed number of NVTX-ranged runs for Nsight
-  help                                   this text
-)";
+// Each command's synopsis: `repix help` prints them all, `repix help CMD` and `repix CMD --help`
+// (or -h) the command's own, with what it takes from the families or tables named after it.
+struct CommandHelp {
+  const char* name;
+  const char* text;
+};
+const CommandHelp kCommands[] = {
+    {"list", "  list [families|variants|datasets|tables]\n"
+             "                                         what can be run\n"},
+    {"gen", "  gen SPEC -o FILE                       write a generated dataset (.npy or .raw)\n"},
+    {"run", "  run FAMILY --variant V ...             one variant on one input (options per family below)\n"},
+    {"bench", "  bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]\n"
+              "        [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]\n"
+              "        [--out PATH|auto] [FAMILY OPTIONS (below)]\n"
+              "        [--benchmark_filter=REGEX ...]   verify and time variants, write a JSON report\n"
+              "  bench --from R.json.partial.jsonl [--out R.json]\n"
+              "                                         the report of what an unfinished bench had measured\n"},
+    {"table", "  table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)\n"
+              "  table ID --from ID.partial.jsonl [--out-dir DIR]\n"
+              "                                         the table of what an unfinished table run had measured\n"},
+    {"compare", "  compare A.json B.json                  two reports side by side with ratios\n"},
+    {"profile", "  profile FAMILY --variant V --dataset SPEC [--iterations N]\n"
+                "                                         a fixed number of NVTX-ranged runs for Nsight\n"},
+    {"help", "  help [COMMAND]                         this text, or one command's\n"},
+};
 
 const char* kSpecs = R"(
 Dataset specs: uniform:8192x8192:levels=256:dtype=float32:seed=1, grf:512x512x512:alpha=3:seed=4,
@@ -224,6 +229,67 @@ int cmd_profile(const Args& a) {
   return family::find(a.positional[0]).profile(a);
 }
 
+// The family options that `command` (profile or bench) takes, one line per family declaring any.
+void print_family_options(const family::Family& f, options::Command command, const char* label) {
+  std::string u;
+  for (const options::Spec& o : f.option_specs())
+    if (o.commands & command) u += " " + o.usage();
+  if (!u.empty()) std::cout << "        " << label << " " << f.name() << " also takes" << u << "\n";
+}
+
+// `repix help [CMD]`, `repix CMD --help`: everything, or one command's synopsis with what it
+// takes per family (run, profile, bench: only the family named after it, if one is) or per
+// table (table: only the table named, if one is).
+int print_help(const std::string& cmd, const std::vector<std::string>& positional) {
+  const CommandHelp* one = nullptr;
+  for (const CommandHelp& c : kCommands)
+    if (cmd == c.name) one = &c;
+  if (!cmd.empty() && !one) throw UsageError("no command '" + cmd + "' to explain");
+  const std::string what = one ? one->name : "";
+  // An unknown table or family named after the command: the usual error, before any output.
+  const bool one_table = what == "table" && !positional.empty();
+  const bool one_family = (what == "run" || what == "profile") && !positional.empty();
+  if (one_table) tables::find(positional[0]);
+  if (one_family) family::find(positional[0]);
+  if (!one) {
+    std::cout << "usage: repix <command> [options]\n\ncommands:\n";
+    for (const CommandHelp& c : kCommands) std::cout << c.text;
+  } else {
+    std::cout << "usage:\n" << one->text;
+  }
+  if (what == "table") {
+    std::cout << "\ntables:\n";
+    for (const auto& t : tables::all())
+      if (!one_table || positional[0] == t.id)
+        std::printf("  %-14s %s\n  %-14s   options: %s\n", t.id.c_str(), t.description.c_str(), "", t.usage.c_str());
+    return 0;
+  }
+  if (what == "run" || what == "profile" || what == "bench" || what.empty()) {
+    std::cout << "\nper family:\n";
+    for (const auto& f : family::all()) {
+      if (one_family && f->name() != positional[0]) continue;
+      if (what != "profile" && what != "bench") std::cout << "  " << f->run_usage() << "\n";
+      // The family's options that profile and bench take too (declared once, in its adapter).
+      if (what != "bench") print_family_options(*f, options::kProfile, "profile");
+      if (what != "profile") print_family_options(*f, options::kBench, "bench");
+      if (!one_family) continue;
+      // One family asked about: each of its options with what it does and its default.
+      const options::Command command = what == "profile" ? options::kProfile : options::kRun;
+      std::cout << "\n" << f->name() << " options:\n";
+      for (const options::Spec& o : f->option_specs())
+        if (o.commands & command)
+          std::printf("  %-28s %s%s\n", o.usage().c_str(), o.help.c_str(),
+                      o.default_text.empty() ? "" : (" (default " + o.default_text + ")").c_str());
+    }
+  }
+  if (what.empty() || what == "gen" || what == "bench" || what == "profile" || what == "run") {
+    std::cout << kSpecs;
+    for (const auto& s : suites::all()) std::cout << s.name << " ";
+    std::cout << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -231,22 +297,19 @@ int main(int argc, char** argv) {
     if (argc < 2) throw UsageError("no command given");
     const std::string cmd = argv[1];
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-      std::cout << kUsage << "\nper family:\n";
-      for (const auto& f : family::all()) {
-        std::cout << "  " << f->run_usage() << "\n";
-        // The family's options that profile and bench take too (declared once, in its adapter).
-        for (const auto& [command, label] : {std::pair{options::kProfile, "profile"}, std::pair{options::kBench, "bench"}}) {
-          std::string u;
-          for (const options::Spec& o : f->option_specs())
-            if (o.commands & command) u += " " + o.usage();
-          if (!u.empty()) std::cout << "        " << label << " " << f->name() << " also takes" << u << "\n";
-        }
-      }
-      std::cout << kSpecs;
-      for (const auto& s : suites::all()) std::cout << s.name << " ";
-      std::cout << "\n";
-      return 0;
+      if (argc > 3) throw UsageError("help takes at most one command name");
+      const std::string about = argc == 3 ? argv[2] : "";
+      return print_help(about == "--help" || about == "-h" ? "" : about, {});
     }
+    // `repix CMD ... --help` (or -h) anywhere after the command: that command's help, before its
+    // options are parsed (an option expecting a value would otherwise take --help as its value).
+    for (int i = 2; i < argc; ++i)
+      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+        std::vector<std::string> positional;
+        for (int j = 2; j < argc; ++j)
+          if (argv[j][0] != '-') positional.push_back(argv[j]);
+        return print_help(cmd, positional);
+      }
     if (cmd == "bench") return cmd_bench(argc, argv, Args::parse(argc, argv, 2, {}));
     // Flags (options without a value): reconstruct's --clip, the tables' --quick.
     const Args a = Args::parse(argc, argv, 2, {"clip", "quick"});

@@ -381,12 +381,15 @@ TEST_F(Cli, BenchTakesMultiDeviceWorkers) {
   const CliResult r = run("bench --family reconstruct --variants multi-device --gpus 1 --cpu-groups 2 "
                           "--cpu-group-threads 1 --dataset noise-mask:150x100:marker=frame --samples 2 "
                           "--cpu-samples 1 --warmup 0 --out " + path("r.json"));
-  ASSERT_EQ(r.code, 0) << r.err;
-  const report::Report rep = report::read_report(path("r.json"));
-  if (!gpu_available()) {
-    EXPECT_TRUE(rep.results.empty());
+  if (!gpu_available()) {  // the options are taken; multi-device needs a GPU, so nothing runs
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("nothing ran: no variant or peer was selected that runs without a GPU"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(path("r.json")));
     return;
   }
+  ASSERT_EQ(r.code, 0) << r.err;
+  const report::Report rep = report::read_report(path("r.json"));
   ASSERT_FALSE(rep.results.empty());
   for (const auto& res : rep.results) {
     EXPECT_TRUE(res.verified) << res.variant << ": " << res.verification;
