@@ -304,7 +304,9 @@ TEST_F(JournalCli, AFinishedBenchLeavesNoJournal) {
 // The crash of issue 17: git_dirty recorded as null (no work tree, or REPIX_GIT_SHA without
 // REPIX_GIT_DIRTY, as on the GPU machine) made every table fail at its last step.
 TEST_F(JournalCli, TablesRunWithUnknownGitState) {
-  const test::CliResult r = run("table ecc-2 --quick --out-dir '" + path("o") + "'", "REPIX_GIT_SHA=0123abcd");
+  // REPIX_GIT_DIRTY unset, also where the caller's environment has it (scripts/device-check).
+  const test::CliResult r =
+      run("table ecc-2 --quick --out-dir '" + path("o") + "'", "env -u REPIX_GIT_DIRTY REPIX_GIT_SHA=0123abcd");
   ASSERT_EQ(r.code, 0) << r.err;
   const json t = read_json("o/ecc-table2.json");
   EXPECT_TRUE(t["tool"]["git_dirty"].is_null());
