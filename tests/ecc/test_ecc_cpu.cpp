@@ -1,10 +1,11 @@
-// seq against the independent oracle, and omp against seq, on seeded random inputs with many
-// ties and on the edge shapes.
+// seq against the independent oracle, and every other CPU variant (omp) against seq, one test per
+// variant (EccCpuVariant.*/<id>), on seeded random inputs with many ties and on the edge shapes.
 #include <gtest/gtest.h>
 
 #include "ecc/ecc.hpp"
 #include "ecc/oracle.hpp"
 #include "ecc/test_images.hpp"
+#include "support/variants.hpp"
 
 namespace repix {
 namespace {
@@ -27,7 +28,17 @@ TEST(EccSeq, MatchesOracleOnRandom2DAnd3D) {
       }
 }
 
-TEST(EccOmp, MatchesSeq) {
+// The CPU variants but the reference itself.
+class EccCpuVariant : public test::VariantTest {};
+REPIX_INSTANTIATE_VARIANTS(EccCpuVariant, test::variant_ids(ecc::variants(), test::Device::cpu,
+                                                            [](const ecc::Variant& v) { return v.id != "seq"; }));
+
+TEST(EccCpu, VariantsRegisteredInOrder) {
+  EXPECT_EQ(test::variant_ids(ecc::variants(), test::Device::cpu), (std::vector<std::string>{"seq", "omp"}));
+}
+
+TEST_P(EccCpuVariant, MatchesSeq) {
+  const ecc::Variant& v = ecc::find_variant(GetParam());
   std::uint32_t seed = 100;
   for (DType dt : {DType::u8, DType::u16, DType::f32})
     for (Shape sh : {Shape::d2(1, 1), Shape::d2(257, 3), Shape::d2(64, 65), Shape::d3(17, 15, 33),
@@ -37,8 +48,8 @@ TEST(EccOmp, MatchesSeq) {
         for (int threads : {1, 3, 8}) {
           ecc::Options opt;
           opt.threads = threads;
-          ASSERT_EQ(ecc::run_omp(img, opt), ecc::run_seq(img, {}))
-              << dtype_name(dt) << " " << sh.str() << " threads " << threads;
+          ASSERT_EQ(v.run(img, opt), ecc::run_seq(img, {}))
+              << v.id << " " << dtype_name(dt) << " " << sh.str() << " threads " << threads;
         }
       }
 }

@@ -1,5 +1,6 @@
 // Every registered GPU variant (the ladder and whatever else is registered: gpu-opt, ...)
-// against the reference, exactly, end to end and through its plan. Skips where there is no GPU.
+// against the reference, exactly, end to end and through its plan; one test per variant
+// (EccGpuVariant.*/<id>, EccGpuPlan.*/<id>, EccGpuLarge.*/<id>). Skips where there is no GPU.
 //
 // Sizes are kept small (many small images rather than few large ones) so the suite stays well
 // under a minute under compute-sanitizer racecheck; large cases (> 1M voxels, one > 2^31
@@ -15,6 +16,7 @@
 #include "core/gpu.hpp"
 #include "ecc/ecc.hpp"
 #include "ecc/test_images.hpp"
+#include "support/variants.hpp"
 
 namespace repix {
 namespace {
@@ -22,12 +24,27 @@ namespace {
 #define REPIX_REQUIRE_GPU() \
   if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
 
-std::vector<const ecc::Variant*> gpu_variants() {
-  std::vector<const ecc::Variant*> out;
-  for (const ecc::Variant& v : ecc::variants())
-    if (v.gpu && v.run) out.push_back(&v);
-  return out;
+std::vector<std::string> gpu_variants() {
+  return test::variant_ids(ecc::variants(), test::Device::gpu, [](const ecc::Variant& v) { return bool(v.run); });
 }
+
+// The GPU variants with a device plan.
+std::vector<std::string> plan_variants() {
+  return test::variant_ids(ecc::variants(), test::Device::gpu,
+                           [](const ecc::Variant& v) { return v.run && v.make_plan; });
+}
+
+class EccGpuVariant : public test::VariantTest {
+ protected:
+  const ecc::Variant& variant() const { return ecc::find_variant(GetParam()); }
+};
+REPIX_INSTANTIATE_VARIANTS(EccGpuVariant, gpu_variants());
+
+class EccGpuPlan : public EccGpuVariant {};
+REPIX_INSTANTIATE_VARIANTS(EccGpuPlan, plan_variants());
+
+class EccGpuLarge : public EccGpuVariant {};
+REPIX_INSTANTIATE_VARIANTS(EccGpuLarge, gpu_variants());
 
 bool is_ladder(const ecc::Variant& v) {
   return v.id == "gpu-naive" || v.id == "gpu-register" || v.id == "gpu-shared-hist" ||
@@ -46,23 +63,19 @@ bool large_tests() {
   return e && *e && std::string(e) != "0";
 }
 
-// Runs every GPU variant end to end on each image and compares with run_seq (computed once per
-// image). Stops at the first mismatch of each variant, naming the image.
-void expect_all_match(const std::vector<HostImage>& imgs, bool use_omp_reference = false) {
-  const auto variants = gpu_variants();
-  ASSERT_FALSE(variants.empty()) << "no GPU variant registered";
+// Runs the variant end to end on each image and compares with run_seq (or run_omp), naming the
+// image of each mismatch.
+void expect_match(const ecc::Variant& v, const std::vector<HostImage>& imgs, bool use_omp_reference = false) {
   for (const HostImage& img : imgs) {
     const ecc::Curve want = use_omp_reference ? ecc::run_omp(img, {}) : ecc::run_seq(img, {});
-    for (const ecc::Variant* v : variants) {
-      ecc::Curve got;
-      try {
-        got = v->run(img, {});
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << v->id << " threw on " << test::describe(img) << ": " << e.what();
-        continue;
-      }
-      EXPECT_TRUE(test::same_curve(got, want)) << v->id << " on " << test::describe(img);
+    ecc::Curve got;
+    try {
+      got = v.run(img, {});
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << v.id << " threw on " << test::describe(img) << ": " << e.what();
+      continue;
     }
+    EXPECT_TRUE(test::same_curve(got, want)) << v.id << " on " << test::describe(img);
   }
 }
 
@@ -79,7 +92,7 @@ std::vector<Shape> edge_shapes() {
           Shape::d3(5, 7, 33)};
 }
 
-TEST(EccGpu, EdgeShapesAllDtypesWithTies) {
+TEST_P(EccGpuVariant, EdgeShapesAllDtypesWithTies) {
   REPIX_REQUIRE_GPU();
   std::vector<HostImage> imgs;
   const int levels[] = {2, 5, 256};
@@ -87,22 +100,22 @@ TEST(EccGpu, EdgeShapesAllDtypesWithTies) {
   int k = 0;
   for (DType dt : {DType::u8, DType::u16, DType::f32})
     for (const Shape& sh : edge_shapes()) imgs.push_back(test::random_image(dt, sh, levels[k++ % 3], seed++));
-  expect_all_match(imgs);
+  expect_match(variant(), imgs);
 }
 
-TEST(EccGpu, AllLevelsOnTileSizedImages) {
+TEST_P(EccGpuVariant, AllLevelsOnTileSizedImages) {
   REPIX_REQUIRE_GPU();
   std::vector<HostImage> imgs;
   std::uint32_t seed = 1000;
   for (DType dt : {DType::u8, DType::u16, DType::f32})
     for (Shape sh : {Shape::d2(65, 17), Shape::d3(33, 5, 3)})
       for (int levels : {1, 2, 5, 256}) imgs.push_back(test::random_image(dt, sh, levels, seed++));
-  expect_all_match(imgs);
+  expect_match(variant(), imgs);
 }
 
 // More distinct values than the block size, the 1024 threads of a block, and the shared-memory
 // windows (2048 bins for uint16, 4096 ranks for float): the global-atomic fallback is exercised.
-TEST(EccGpu, ManyDistinctValues) {
+TEST_P(EccGpuVariant, ManyDistinctValues) {
   REPIX_REQUIRE_GPU();
   std::vector<HostImage> imgs;
   imgs.push_back(test::random_image(DType::f32, Shape::d2(100, 100), 2000, 1));
@@ -114,20 +127,20 @@ TEST(EccGpu, ManyDistinctValues) {
   imgs.push_back(test::random_image(DType::u16, Shape::d3(41, 37, 29), 3000, 7, 60000)); // none / wraps
   imgs.push_back(test::random_image(DType::u16, Shape::d2(257, 33), 4096, 8, 0));        // half in
   imgs.push_back(test::random_image(DType::u8, Shape::d2(300, 257), 256, 9));
-  expect_all_match(imgs);
+  expect_match(variant(), imgs);
 }
 
-TEST(EccGpu, MediumSizes) {
+TEST_P(EccGpuVariant, MediumSizes) {
   REPIX_REQUIRE_GPU();
   std::vector<HostImage> imgs;
   imgs.push_back(test::random_image(DType::u8, Shape::d2(1000, 999), 256, 21));
   imgs.push_back(test::random_image(DType::f32, Shape::d2(1000, 999), 5000, 22));
   imgs.push_back(test::random_image(DType::u16, Shape::d3(97, 45, 61), 5, 23));
   imgs.push_back(test::random_image(DType::u8, Shape::d3(97, 45, 61), 2, 24));
-  expect_all_match(imgs);
+  expect_match(variant(), imgs);
 }
 
-TEST(EccGpu, ConstantImages) {
+TEST_P(EccGpuVariant, ConstantImages) {
   REPIX_REQUIRE_GPU();
   std::vector<HostImage> imgs;
   for (Shape sh : {Shape::d2(1, 1), Shape::d2(45, 33), Shape::d1(70), Shape::d3(33, 5, 3),
@@ -137,10 +150,10 @@ TEST(EccGpu, ConstantImages) {
     imgs.push_back(test::constant_image(DType::f32, sh, -0.0));
     imgs.push_back(test::constant_image(DType::f32, sh, -2.5e10));
   }
-  expect_all_match(imgs);
+  expect_match(variant(), imgs);
 }
 
-TEST(EccGpu, Checkerboards) {
+TEST_P(EccGpuVariant, Checkerboards) {
   REPIX_REQUIRE_GPU();
   std::vector<HostImage> imgs;
   for (Shape sh : {Shape::d2(33, 17), Shape::d3(9, 10, 11), Shape::d3(33, 5, 4)})
@@ -149,10 +162,10 @@ TEST(EccGpu, Checkerboards) {
       imgs.push_back(test::checkerboard(DType::u16, sh, period, 1, 50000));
       imgs.push_back(test::checkerboard(DType::f32, sh, period, -1.5, 1e-40));
     }
-  expect_all_match(imgs);
+  expect_match(variant(), imgs);
 }
 
-TEST(EccGpu, FloatExtremes) {
+TEST_P(EccGpuVariant, FloatExtremes) {
   REPIX_REQUIRE_GPU();
   std::vector<HostImage> imgs;
   std::uint32_t seed = 77;
@@ -161,73 +174,71 @@ TEST(EccGpu, FloatExtremes) {
     imgs.push_back(test::float_extremes(sh, seed++));
     imgs.push_back(test::signed_zeros(sh, seed++));
   }
-  expect_all_match(imgs);
+  expect_match(variant(), imgs);
 }
 
 // One plan, set up once, computing several inputs of the same shape and dtype: accumulators
 // (and float workspace) must be reset by compute(). The float inputs alternate between many and
 // few distinct values so stale bins of a previous input would show.
-TEST(EccGpu, PlanReuse) {
+TEST_P(EccGpuPlan, PlanReuse) {
   REPIX_REQUIRE_GPU();
-  for (const ecc::Variant* v : gpu_variants()) {
-    if (!v->make_plan) continue;
-    for (Shape sh : {Shape::d2(45, 37), Shape::d3(13, 11, 9)})
-      for (DType dt : {DType::u8, DType::u16, DType::f32}) {
-        std::vector<HostImage> inputs;
-        inputs.push_back(test::random_image(dt, sh, 256, 1));
-        inputs.push_back(test::random_image(dt, sh, 3, 2));
-        inputs.push_back(test::random_image(dt, sh, 5000, 3));
-        CudaStream stream;
-        std::unique_ptr<ecc::DevicePlan> plan = v->make_plan();
-        DeviceBuffer<unsigned char> d_in(inputs[0].bytes());
-        try {
-          plan->setup({dt, sh}, {}, stream.get());
-          for (const HostImage& img : inputs) {
-            REPIX_CUDA(cudaMemcpyAsync(d_in.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice,
-                                       stream.get()));
-            plan->compute({d_in.get()}, stream.get());
-            const ecc::Curve got = plan->result(stream.get());
-            EXPECT_TRUE(test::same_curve(got, ecc::run_seq(img, {})))
-                << v->id << " plan reused on " << test::describe(img);
-          }
-        } catch (const std::exception& e) {
-          ADD_FAILURE() << v->id << " plan threw on " << dtype_name(dt) << " " << sh.str() << ": "
-                        << e.what();
+  const ecc::Variant& v = variant();
+  for (Shape sh : {Shape::d2(45, 37), Shape::d3(13, 11, 9)})
+    for (DType dt : {DType::u8, DType::u16, DType::f32}) {
+      std::vector<HostImage> inputs;
+      inputs.push_back(test::random_image(dt, sh, 256, 1));
+      inputs.push_back(test::random_image(dt, sh, 3, 2));
+      inputs.push_back(test::random_image(dt, sh, 5000, 3));
+      CudaStream stream;
+      std::unique_ptr<ecc::DevicePlan> plan = v.make_plan();
+      DeviceBuffer<unsigned char> d_in(inputs[0].bytes());
+      try {
+        plan->setup({dt, sh}, {}, stream.get());
+        for (const HostImage& img : inputs) {
+          REPIX_CUDA(cudaMemcpyAsync(d_in.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice,
+                                     stream.get()));
+          plan->compute({d_in.get()}, stream.get());
+          const ecc::Curve got = plan->result(stream.get());
+          EXPECT_TRUE(test::same_curve(got, ecc::run_seq(img, {})))
+              << v.id << " plan reused on " << test::describe(img);
         }
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << v.id << " plan threw on " << dtype_name(dt) << " " << sh.str() << ": "
+                      << e.what();
       }
-  }
+    }
 }
 
 // A plan asked for an impossible size fails cleanly with CudaOutOfMemory, and the GPU stays
 // usable. (The failing cudaMalloc is deliberate: under compute-sanitizer it is reported as an
 // API error unless --report-api-errors no is given, or this test is filtered out.) The ladder plans allocate image-sized float workspace in setup(), so they must throw;
 // other plans (streaming ones need no image-sized buffers) may also succeed.
-TEST(EccGpu, ImpossibleSetupThrowsOutOfMemory) {
+TEST_P(EccGpuPlan, ImpossibleSetupThrowsOutOfMemory) {
   REPIX_REQUIRE_GPU();
+  const ecc::Variant& v = variant();
   const Shape huge = Shape::d3(200000, 200000, 10);
-  for (const ecc::Variant* v : gpu_variants()) {
-    if (!v->make_plan) continue;
+  {
     CudaStream stream;
-    std::unique_ptr<ecc::DevicePlan> plan = v->make_plan();
-    if (is_ladder(*v)) {
-      EXPECT_THROW(plan->setup({DType::f32, huge}, {}, stream.get()), CudaOutOfMemory) << v->id;
+    std::unique_ptr<ecc::DevicePlan> plan = v.make_plan();
+    if (is_ladder(v)) {
+      EXPECT_THROW(plan->setup({DType::f32, huge}, {}, stream.get()), CudaOutOfMemory) << v.id;
     } else {
       try {
         plan->setup({DType::f32, huge}, {}, stream.get());
       } catch (const CudaOutOfMemory&) {
       } catch (const std::exception& e) {
-        ADD_FAILURE() << v->id << ": expected success or CudaOutOfMemory, got: " << e.what();
+        ADD_FAILURE() << v.id << ": expected success or CudaOutOfMemory, got: " << e.what();
       }
     }
-    plan.reset();
   }
   // Nothing sticky: every variant still works.
-  expect_all_match(images_of(test::random_image(DType::f32, Shape::d2(40, 30), 50, 5)));
+  const std::vector<HostImage> after = images_of(test::random_image(DType::f32, Shape::d2(40, 30), 50, 5));
+  for (const std::string& id : gpu_variants()) expect_match(ecc::find_variant(id), after);
 }
 
 // ---- large cases: only with REPIX_LARGE_TESTS ---------------------------------------------------
 
-TEST(EccGpuLarge, Large2DAnd3D) {
+TEST_P(EccGpuLarge, Large2DAnd3D) {
   REPIX_REQUIRE_GPU();
   if (!large_tests()) GTEST_SKIP() << "set REPIX_LARGE_TESTS=1 for the large cases";
   std::vector<HostImage> imgs;
@@ -235,17 +246,17 @@ TEST(EccGpuLarge, Large2DAnd3D) {
   imgs.push_back(test::random_image(DType::f32, Shape::d2(2048, 2048), 100000, 32));
   imgs.push_back(test::random_image(DType::u16, Shape::d3(256, 256, 256), 65536, 33));
   imgs.push_back(test::random_image(DType::f32, Shape::d3(300, 300, 300), 1000, 34));
-  expect_all_match(imgs, /*use_omp_reference=*/true);
+  expect_match(variant(), imgs, /*use_omp_reference=*/true);
 }
 
 // More than 2^31 voxels: 64-bit indexing everywhere (the reference here is omp, itself checked
 // against seq by the CPU tests).
-TEST(EccGpuLarge, MoreThan2To31Voxels) {
+TEST_P(EccGpuLarge, MoreThan2To31Voxels) {
   REPIX_REQUIRE_GPU();
   if (!large_tests()) GTEST_SKIP() << "set REPIX_LARGE_TESTS=1 for the large cases";
   const Shape sh = Shape::d3(2048, 1024, 1025);
   ASSERT_GT(sh.size(), std::int64_t(1) << 31);
-  expect_all_match(images_of(test::random_image(DType::u8, sh, 256, 41)), /*use_omp_reference=*/true);
+  expect_match(variant(), images_of(test::random_image(DType::u8, sh, 256, 41)), /*use_omp_reference=*/true);
 }
 
 }  // namespace

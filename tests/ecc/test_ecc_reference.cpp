@@ -12,6 +12,7 @@
 #include "core/gpu.hpp"
 #include "datasets/io.hpp"
 #include "ecc/ecc.hpp"
+#include "support/variants.hpp"
 
 namespace fs = std::filesystem;
 
@@ -75,14 +76,17 @@ TEST_F(EccAuthorsData, SeqMatchesTheAuthorsProgramOutput) {
   }
 }
 
-TEST_F(EccAuthorsData, EveryVariantMatchesSeqOnTheSamples) {
+// One test per variant, CPU and GPU (EccAuthorsDataVariant.*/<id>).
+class EccAuthorsDataVariant : public EccAuthorsData, public ::testing::WithParamInterface<std::string> {};
+REPIX_INSTANTIATE_VARIANTS(EccAuthorsDataVariant, test::variant_ids(ecc::variants(), test::Device::any));
+
+TEST_P(EccAuthorsDataVariant, MatchesSeqOnTheSamples) {
+  const ecc::Variant& v = ecc::find_variant(GetParam());
+  if (v.gpu && !gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
   for (int i = 0; i < 5; ++i) {
     const HostImage img = image(i);
     const ecc::Curve want = ecc::run_seq(img, {});
-    for (const auto& v : ecc::variants()) {
-      if (v.gpu && !gpu_available()) continue;
-      EXPECT_EQ(v.run(img, {}), want) << v.id << " on sample " << i;
-    }
+    EXPECT_EQ(v.run(img, {}), want) << v.id << " on sample " << i;
   }
 }
 

@@ -1,6 +1,7 @@
 // edt CPU variants: seq-exact against a brute-force oracle; seq and omp-tiled against the
 // property checks on seeded inputs and edge shapes; the checker itself is not vacuous (it sees
-// the propagation's real errors and rejects corrupted results); bad inputs.
+// the propagation's real errors and rejects corrupted results); bad inputs. Tests of every CPU
+// variant run once per variant (EdtCpuVariant.*/<id>, EdtCpuPropagation.*/<id>).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,11 +13,30 @@
 #include "edt/detail.hpp"
 #include "edt/test_images.hpp"
 #include "edt/verify.hpp"
+#include "support/variants.hpp"
 
 namespace repix {
 namespace {
 
 using test::describe;
+
+std::vector<std::string> cpu_variants() { return test::variant_ids(edt::variants(), test::Device::cpu); }
+
+// The CPU variants checked by properties (the propagations; not the exact one).
+std::vector<std::string> propagation_variants() {
+  return test::variant_ids(edt::variants(), test::Device::cpu, [](const edt::Variant& v) { return !v.exact; });
+}
+
+class EdtCpuVariant : public test::VariantTest {};
+REPIX_INSTANTIATE_VARIANTS(EdtCpuVariant, cpu_variants());
+
+class EdtCpuPropagation : public test::VariantTest {};
+REPIX_INSTANTIATE_VARIANTS(EdtCpuPropagation, propagation_variants());
+
+TEST(EdtCpu, VariantsRegisteredInOrder) {
+  EXPECT_EQ(cpu_variants(), (std::vector<std::string>{"seq-exact", "seq", "omp-tiled"}));
+  EXPECT_EQ(propagation_variants(), (std::vector<std::string>{"seq", "omp-tiled"}));
+}
 
 std::vector<HostImage> inputs() {
   std::vector<HostImage> v;
@@ -87,52 +107,55 @@ void expect_propagation_ok(const std::string& id, const edt::Options& opt) {
   }
 }
 
-TEST(EdtCpu, SeqPassesPropertyChecks) { expect_propagation_ok("seq", {}); }
-
-TEST(EdtCpu, OmpTiledPassesPropertyChecks) {
+// The parallel variant on several tile sizes (3 threads), the sequential one with the defaults.
+TEST_P(EdtCpuPropagation, PassesPropertyChecks) {
+  const std::string& id = GetParam();
+  if (id.rfind("omp-", 0) != 0) {
+    expect_propagation_ok(id, {});
+    return;
+  }
   for (int tile : {0, 7, 16, 64}) {
     edt::Options o;
     o.tile = tile;
     o.threads = 3;
-    expect_propagation_ok("omp-tiled", o);
+    expect_propagation_ok(id, o);
   }
 }
 
-TEST(EdtCpu, NoBackgroundGivesInfinityAndNoSite) {
+TEST_P(EdtCpuVariant, NoBackgroundGivesInfinityAndNoSite) {
+  const std::string& id = GetParam();
   const HostImage img = test::const_image(13, 7, 1);
-  for (const char* id : {"seq-exact", "seq", "omp-tiled"}) {
-    const edt::Result r = edt::find_variant(id).run(img, {});
-    for (std::int64_t i = 0; i < img.size(); ++i) {
-      EXPECT_TRUE(std::isinf(r.distance.data<float>()[i])) << id;
-      EXPECT_EQ(r.sites[i], -1) << id;
-    }
+  const edt::Result r = edt::find_variant(id).run(img, {});
+  for (std::int64_t i = 0; i < img.size(); ++i) {
+    EXPECT_TRUE(std::isinf(r.distance.data<float>()[i])) << id;
+    EXPECT_EQ(r.sites[i], -1) << id;
   }
 }
 
-TEST(EdtCpu, SitesOnlyWhenAsked) {
+TEST_P(EdtCpuVariant, SitesOnlyWhenAsked) {
+  const std::string& id = GetParam();
   const HostImage img = test::sparse_image(40, 30, 0.05, 2);
   edt::Options o;
   o.want_sites = false;
-  for (const char* id : {"seq-exact", "seq", "omp-tiled"}) EXPECT_TRUE(edt::find_variant(id).run(img, o).sites.empty()) << id;
+  EXPECT_TRUE(edt::find_variant(id).run(img, o).sites.empty()) << id;
 }
 
 // Propagation over 8 neighbours is not exact (the paper's Figure 3): three sites on a 28x28 image
 // (found by a search over random placements) where a pixel's nearest site cannot reach it
 // through neighbours that keep that site. seq must show that small error, within the bounds, so
 // the checker's exactness conditions are not vacuous.
-TEST(EdtCpu, PropagationErrorExistsAndIsBounded) {
+TEST_P(EdtCpuPropagation, PropagationErrorExistsAndIsBounded) {
+  const std::string& id = GetParam();
   HostImage img = test::const_image(28, 28, 255);
   for (auto [x, y] : {std::pair<int, int>{7, 7}, {9, 8}, {13, 11}}) img.data<std::uint8_t>()[y * 28 + x] = 0;
   const edt::Result exact = edt::run_seq_exact(img, {});
-  for (const char* id : {"seq", "omp-tiled"}) {
-    const edt::Check c = edt::check_propagation(img, exact, edt::find_variant(id).run(img, {}));
-    EXPECT_TRUE(c.ok) << id << ": " << c.first_violation;
-    if (std::string(id) == "seq") {
-      EXPECT_GE(c.pixels_off, 1);
-      EXPECT_GT(c.max_abs, 0.01);
-    }
-    EXPECT_LE(c.max_abs, edt::kMaxPropagationError);
+  const edt::Check c = edt::check_propagation(img, exact, edt::find_variant(id).run(img, {}));
+  EXPECT_TRUE(c.ok) << id << ": " << c.first_violation;
+  if (id == "seq") {
+    EXPECT_GE(c.pixels_off, 1);
+    EXPECT_GT(c.max_abs, 0.01);
   }
+  EXPECT_LE(c.max_abs, edt::kMaxPropagationError);
 }
 
 TEST(EdtCpu, CheckerRejectsCorruptedResults) {

@@ -1,7 +1,7 @@
 // The exact GPU variants (gpu-opt, gpu-exact-envelope, gpu-exact-rowfill) against seq-exact: identical distances (same integer, same formula) and nearest sites,
 // end to end and through its plan (several shapes on one plan: re-setup), on seeded inputs and
-// edge shapes one off the kernels' segment (32 rows) and band (256 columns) sizes. Skips where
-// there is no GPU.
+// edge shapes one off the kernels' segment (32 rows) and band (256 columns) sizes; one test per
+// exact variant (EdtGpuExact.*/<id>). Skips where there is no GPU.
 #include <gtest/gtest.h>
 
 #include "core/gpu.hpp"
@@ -10,6 +10,7 @@
 #include "edt/detail.hpp"
 #include "edt/test_images.hpp"
 #include "edt/verify.hpp"
+#include "support/variants.hpp"
 
 namespace repix {
 namespace {
@@ -23,30 +24,38 @@ void expect_exact(const HostImage& img, const edt::Result& got, const std::strin
   EXPECT_TRUE(c.ok) << what << " on " << test::describe(img) << ": " << c.first_violation;
 }
 
-const char* const kExactGpu[] = {"gpu-opt", "gpu-exact-envelope", "gpu-exact-rowfill"};
-
-TEST(EdtGpu, ExactGpuVariantsEqualSeqExactEndToEnd) {
-  REPIX_REQUIRE_GPU();
-  for (const char* id : kExactGpu) {
-    const edt::Variant& v = edt::find_variant(id);
-    ASSERT_TRUE(v.exact);
-    for (const HostImage& img : test::exact_variant_inputs()) expect_exact(img, v.run(img, {}), id);
-  }
+// The exact GPU variants (checked against seq-exact, not by properties).
+std::vector<std::string> exact_gpu_variants() {
+  return test::variant_ids(edt::variants(), test::Device::gpu, [](const edt::Variant& v) { return v.exact; });
 }
 
-TEST(EdtGpu, ExactGpuPlansReusedAcrossShapes) {
+class EdtGpuExact : public test::VariantTest {};
+REPIX_INSTANTIATE_VARIANTS(EdtGpuExact, exact_gpu_variants());
+
+TEST(EdtGpu, ExactVariantsRegistered) {
+  EXPECT_EQ(exact_gpu_variants(), (std::vector<std::string>{"gpu-exact-rowfill", "gpu-exact-envelope", "gpu-opt"}));
+}
+
+TEST_P(EdtGpuExact, EqualsSeqExactEndToEnd) {
   REPIX_REQUIRE_GPU();
-  for (const char* id : kExactGpu) {
-    auto plan = edt::find_variant(id).make_plan();
-    CudaStream stream;
-    for (const HostImage& img : test::exact_variant_inputs()) {
-      DeviceBuffer<unsigned char> d(img.bytes());
-      copy_to_device_sync(d.get(), img.raw(), img.bytes());
-      plan->setup({img.dtype(), img.shape()}, {}, stream.get());
-      plan->compute({d.get()}, stream.get());
-      plan->compute({d.get()}, stream.get());  // twice: nothing may depend on a previous run
-      expect_exact(img, plan->result(stream.get()), std::string(id) + " plan");
-    }
+  const std::string& id = GetParam();
+  const edt::Variant& v = edt::find_variant(id);
+  ASSERT_TRUE(v.exact);
+  for (const HostImage& img : test::exact_variant_inputs()) expect_exact(img, v.run(img, {}), id);
+}
+
+TEST_P(EdtGpuExact, PlanReusedAcrossShapes) {
+  REPIX_REQUIRE_GPU();
+  const std::string& id = GetParam();
+  auto plan = edt::find_variant(id).make_plan();
+  CudaStream stream;
+  for (const HostImage& img : test::exact_variant_inputs()) {
+    DeviceBuffer<unsigned char> d(img.bytes());
+    copy_to_device_sync(d.get(), img.raw(), img.bytes());
+    plan->setup({img.dtype(), img.shape()}, {}, stream.get());
+    plan->compute({d.get()}, stream.get());
+    plan->compute({d.get()}, stream.get());  // twice: nothing may depend on a previous run
+    expect_exact(img, plan->result(stream.get()), id + " plan");
   }
 }
 

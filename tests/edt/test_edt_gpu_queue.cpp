@@ -3,8 +3,8 @@
 // 256-thread blocks and the 32x8 pixel blocks, non-square), end to end and through the plan,
 // with forced tiny queue capacities (reruns > 0, still right); the tile API on windows of a
 // larger image (global sites, nothing written outside the window's buffer) and windows combined
-// by border rounds. GPU tests skip where there is no GPU; sizes stay small for
-// compute-sanitizer memcheck and racecheck.
+// by border rounds. The ladder's tests run once per variant (EdtGpuQueueVariant.*/<id>). GPU
+// tests skip where there is no GPU; sizes stay small for compute-sanitizer memcheck and racecheck.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -20,6 +20,7 @@
 #include "edt/test_images.hpp"
 #include "edt/tile_test_support.hpp"
 #include "edt/verify.hpp"
+#include "support/variants.hpp"
 
 namespace repix {
 namespace {
@@ -71,6 +72,15 @@ std::vector<HostImage> ladder_inputs() {
   return v;
 }
 
+// The registry's queue ladder (the GPU variants gpu-queue-*, in registry order: kLadder).
+std::vector<std::string> ladder() {
+  return test::variant_ids(edt::variants(), test::Device::gpu,
+                           [](const edt::Variant& v) { return v.id.rfind("gpu-queue-", 0) == 0; });
+}
+
+class EdtGpuQueueVariant : public test::VariantTest {};
+REPIX_INSTANTIATE_VARIANTS(EdtGpuQueueVariant, ladder());
+
 void expect_propagation_ok(const HostImage& img, const edt::Result& got, const std::string& what) {
   const edt::Result exact = edt::run_seq_exact(img, {});
   const edt::Check c = edt::check_propagation(img, exact, got);
@@ -85,30 +95,31 @@ TEST(EdtGpuQueue, RegistryHasTheLadderBeforeTheExactVariants) {
   const std::vector<std::string> want = {"gpu-queue-atomic", "gpu-queue-warp-atomic", "gpu-queue-scan", "gpu-queue-tq", "gpu-exact-rowfill",
                                          "gpu-exact-envelope", "gpu-opt", "multi-device"};
   EXPECT_EQ(ids, want);
+  EXPECT_EQ(ladder(), std::vector<std::string>(std::begin(kLadder), std::end(kLadder)));
   for (const char* id : kLadder) {
     EXPECT_FALSE(edt::find_variant(id).exact) << id;  // checked by properties, like seq
     EXPECT_TRUE(edt::find_variant(id).make_plan) << id;
   }
 }
 
-TEST(EdtGpuQueue, LadderPassesPropertyChecksEndToEnd) {
+TEST_P(EdtGpuQueueVariant, PassesPropertyChecksEndToEnd) {
   REPIX_REQUIRE_GPU();
+  const std::string& id = GetParam();
   for (const HostImage& img : ladder_inputs()) {
     const edt::Result seq = edt::run_seq(img, {});
-    for (const char* id : kLadder) {
-      const edt::Result r = edt::find_variant(id).run(img, {});
-      expect_propagation_ok(img, r, id);
-      // The seeds are Algorithm 3's initial queue, whatever the order of the rest.
-      EXPECT_EQ(r.stats.initially_queued, seq.stats.initially_queued) << id << " on " << test::describe(img);
-      EXPECT_GE(r.stats.total_queued, r.stats.initially_queued) << id;
-    }
+    const edt::Result r = edt::find_variant(id).run(img, {});
+    expect_propagation_ok(img, r, id);
+    // The seeds are Algorithm 3's initial queue, whatever the order of the rest.
+    EXPECT_EQ(r.stats.initially_queued, seq.stats.initially_queued) << id << " on " << test::describe(img);
+    EXPECT_GE(r.stats.total_queued, r.stats.initially_queued) << id;
   }
 }
 
 // Capacities far below the initial queue: every episode overflows until the re-seeded ones
 // finish the job; the result must still pass, and the reruns must be counted.
-TEST(EdtGpuQueue, TinyQueueCapacityOverflowsAndStillPasses) {
+TEST_P(EdtGpuQueueVariant, TinyQueueCapacityOverflowsAndStillPasses) {
   REPIX_REQUIRE_GPU();
+  const std::string& id = GetParam();
   std::vector<HostImage> imgs;
   imgs.push_back(test::sparse_image(40, 23, 0.03, 11));
   imgs.push_back(datasets::generate("blobs:37x29:radius=5:fill=0.5:seed=12"));
@@ -120,69 +131,70 @@ TEST(EdtGpuQueue, TinyQueueCapacityOverflowsAndStillPasses) {
     for (std::int64_t cap : {1, 3, 16}) {
       edt::Options o;
       o.queue_capacity = cap;
-      for (const char* id : kLadder) {
-        const std::string what = std::string(id) + " capacity " + std::to_string(cap);
-        const edt::Result r = edt::find_variant(id).run(img, o);
-        expect_propagation_ok(img, r, what);
-        // One seed fits, the rest must be re-seeded (the corner image has a single seed, but
-        // its waves still overflow one-element block queues).
-        EXPECT_GT(r.stats.overflow_reruns, 0) << what << " on " << test::describe(img);
-        EXPECT_LE(r.stats.initially_queued, cap) << what;
-        EXPECT_LE(r.stats.initially_queued, seq.stats.initially_queued) << what;
-      }
+      const std::string what = id + " capacity " + std::to_string(cap);
+      const edt::Result r = edt::find_variant(id).run(img, o);
+      expect_propagation_ok(img, r, what);
+      // One seed fits, the rest must be re-seeded (the corner image has a single seed, but
+      // its waves still overflow one-element block queues).
+      EXPECT_GT(r.stats.overflow_reruns, 0) << what << " on " << test::describe(img);
+      EXPECT_LE(r.stats.initially_queued, cap) << what;
+      EXPECT_LE(r.stats.initially_queued, seq.stats.initially_queued) << what;
     }
   }
 }
 
-TEST(EdtGpuQueue, PlansReusedAcrossShapesWithAndWithoutSites) {
+TEST_P(EdtGpuQueueVariant, PlansReusedAcrossShapesWithAndWithoutSites) {
   REPIX_REQUIRE_GPU();
+  const std::string& id = GetParam();
   std::vector<HostImage> imgs;
   imgs.push_back(test::sparse_image(257, 31, 0.01, 21));
   imgs.push_back(test::const_image(1, 1, 0));
   imgs.push_back(datasets::generate("blobs:100x300:radius=9:fill=0.5:seed=22"));
   imgs.push_back(test::sparse_image(1023, 17, 0.002, 23));
-  for (const char* id : kLadder) {
-    auto plan = edt::find_variant(id).make_plan();
-    CudaStream stream;
-    for (bool sites : {true, false}) {
-      for (const HostImage& img : imgs) {
-        DeviceBuffer<unsigned char> d(img.bytes());
-        copy_to_device_sync(d.get(), img.raw(), img.bytes());
-        edt::Options o;
-        o.want_sites = sites;
-        plan->setup({img.dtype(), img.shape()}, o, stream.get());
-        plan->compute({d.get()}, stream.get());
-        plan->compute({d.get()}, stream.get());  // twice: nothing may depend on a previous run
-        const edt::Result r = plan->result(stream.get());
-        EXPECT_EQ(r.sites.empty(), !sites) << id;
-        expect_propagation_ok(img, r, std::string(id) + " plan" + (sites ? "" : " without sites"));
-      }
+  auto plan = edt::find_variant(id).make_plan();
+  CudaStream stream;
+  for (bool sites : {true, false}) {
+    for (const HostImage& img : imgs) {
+      DeviceBuffer<unsigned char> d(img.bytes());
+      copy_to_device_sync(d.get(), img.raw(), img.bytes());
+      edt::Options o;
+      o.want_sites = sites;
+      plan->setup({img.dtype(), img.shape()}, o, stream.get());
+      plan->compute({d.get()}, stream.get());
+      plan->compute({d.get()}, stream.get());  // twice: nothing may depend on a previous run
+      const edt::Result r = plan->result(stream.get());
+      EXPECT_EQ(r.sites.empty(), !sites) << id;
+      expect_propagation_ok(img, r, id + " plan" + (sites ? "" : " without sites"));
     }
   }
 }
 
 // Refused in setup with one clear line, before anything is allocated (so no GPU is needed).
-TEST(EdtGpuQueue, PlanSetupRejectsWhatItCannotIndex) {
-  for (const char* id : kLadder) {
-    auto plan = edt::find_variant(id).make_plan();
-    edt::Options o;
-    EXPECT_THROW(plan->setup({DType::u8, Shape::d2(70000, 70000)}, o, nullptr), Error) << id;  // > 2^32-1 pixels
-    EXPECT_THROW(plan->setup({DType::u8, Shape::d2(std::int64_t(1) << 31, 1)}, o, nullptr), Error) << id;
-    EXPECT_THROW(plan->setup({DType::u8, Shape::d3(4, 4, 4)}, o, nullptr), Error) << id;
-    EXPECT_THROW(plan->compute({nullptr}, nullptr), Error) << id << ": compute before setup";
-    EXPECT_THROW(plan->result(nullptr), Error) << id << ": result before compute";
-  }
+TEST_P(EdtGpuQueueVariant, PlanSetupRejectsWhatItCannotIndex) {
+  const std::string& id = GetParam();
+  auto plan = edt::find_variant(id).make_plan();
+  edt::Options o;
+  EXPECT_THROW(plan->setup({DType::u8, Shape::d2(70000, 70000)}, o, nullptr), Error) << id;  // > 2^32-1 pixels
+  EXPECT_THROW(plan->setup({DType::u8, Shape::d2(std::int64_t(1) << 31, 1)}, o, nullptr), Error) << id;
+  EXPECT_THROW(plan->setup({DType::u8, Shape::d3(4, 4, 4)}, o, nullptr), Error) << id;
+  EXPECT_THROW(plan->compute({nullptr}, nullptr), Error) << id << ": compute before setup";
+  EXPECT_THROW(plan->result(nullptr), Error) << id << ": result before compute";
+}
+
+// Likewise for the tile API.
+TEST(EdtGpuQueue, TileSetupRejectsWhatItCannotIndex) {
   edt::TilePropagator tile;
   EXPECT_THROW(tile.setup(65536, 65536, iwpp::QueuePolicy::scan), Error);  // 2^32 pixels
   EXPECT_THROW(tile.setup(0, 5, iwpp::QueuePolicy::scan), Error);
   EXPECT_THROW(tile.propagate_frontier({0, 0, 1, 1}, nullptr, nullptr), Error) << "before setup";
 }
 
-TEST(EdtGpuQueue, LargeBlobsAndSparse) {
+TEST_P(EdtGpuQueueVariant, LargeBlobsAndSparse) {
   REPIX_REQUIRE_GPU();
+  const std::string& id = GetParam();
   for (const char* spec : {"blobs:1024x768:radius=24:fill=0.45:seed=1", "sparse:768x1024:density=0.0002:seed=2"}) {
     const HostImage img = datasets::generate(spec);
-    for (const char* id : kLadder) expect_propagation_ok(img, edt::find_variant(id).run(img, {}), id);
+    expect_propagation_ok(img, edt::find_variant(id).run(img, {}), id);
   }
 }
 

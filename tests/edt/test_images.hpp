@@ -13,6 +13,10 @@
 #include "edt/detail.hpp"
 
 namespace repix::test {
+// Inline: the names stay test::..., but their symbols are this header's own. Helpers of other
+// families' tests share names (describe in tests/ecc/test_images.hpp) with other bodies: one
+// program, so without it the linker keeps one of the two definitions for both.
+inline namespace edt_tests {
 
 // uint8 image, 255 foreground, background where a Philox draw falls below `density`.
 inline HostImage sparse_image(std::int64_t nx, std::int64_t ny, double density, std::uint64_t seed) {
@@ -95,4 +99,5 @@ inline std::vector<HostImage> exact_variant_inputs() {
   return v;
 }
 
+}  // namespace edt_tests
 }  // namespace repix::test

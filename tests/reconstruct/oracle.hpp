@@ -20,6 +20,10 @@
 #include "reconstruct/reconstruct.hpp"
 
 namespace repix::test {
+// Inline: the names stay test::..., but their symbols are this header's own. Helpers of other
+// families' tests share names (float_extremes in tests/ecc/test_images.hpp) with other bodies: one
+// program, so without it the linker keeps one of the two definitions for both.
+inline namespace reconstruct_tests {
 
 template <class T>
 void oracle_typed(HostImage& J, const HostImage& mask, int conn, std::int64_t* iterations) {
@@ -220,4 +224,5 @@ void for_each_generated_pair(F&& f) {
     }
 }
 
+}  // namespace reconstruct_tests
 }  // namespace repix::test

@@ -1,6 +1,6 @@
 // The CPU reconstruct variants: seq against the definitional oracle, every CPU variant against
 // seq (all dtypes, both connectivities, edge shapes, tile sizes, thread counts), clip vs error,
-// bad inputs, and Stats sanity.
+// bad inputs, and Stats sanity. One test per variant (ReconstructCpuVariant.*/<id>).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "datasets/datasets.hpp"
 #include "reconstruct/reconstruct.hpp"
 #include "reconstruct/oracle.hpp"
+#include "support/variants.hpp"
 
 namespace repix {
 namespace {
@@ -27,12 +28,10 @@ const std::vector<Shape>& shapes() {
   return s;
 }
 
-std::vector<std::string> cpu_variants() {
-  std::vector<std::string> ids;
-  for (const auto& v : reconstruct::variants())
-    if (!v.gpu) ids.push_back(v.id);
-  return ids;
-}
+std::vector<std::string> cpu_variants() { return test::variant_ids(reconstruct::variants(), test::Device::cpu); }
+
+class ReconstructCpuVariant : public test::VariantTest {};
+REPIX_INSTANTIATE_VARIANTS(ReconstructCpuVariant, cpu_variants());
 
 TEST(ReconstructCpu, AllVariantsRegisteredInOrder) {
   const std::vector<std::string> want = {"seq", "seq-sr", "seq-qb", "omp-nontiled", "omp-tiled"};
@@ -71,72 +70,86 @@ TEST(ReconstructSeq, MoreRasterScansSameResultFewerQueued) {
   EXPECT_LE(b.stats.total_queued, a.stats.total_queued);
 }
 
-TEST(ReconstructCpu, EveryVariantMatchesSeq) {
-  std::uint32_t seed = 1000;
-  for (const std::string& id : cpu_variants())
-    for (DType dt : {DType::u8, DType::u16, DType::f32})
-      for (const Shape& sh : shapes())
-        for (int conn : {4, 8})
-          for (int k = 0; k < 5; ++k) {
-            const HostImage mask = random_mask(dt, sh, 60, seed++);
-            const HostImage marker = random_marker(mask, test::kMarkerKinds[k], seed++);
-            Options opt;
-            opt.connectivity = conn;
-            const HostImage want = reconstruct::find_variant("seq").run(marker, mask, opt).image;
-            const bool tiled = id == "omp-tiled", parallel = id.rfind("omp-", 0) == 0;
-            for (int tile : tiled ? std::vector<int>{0, 7, 16} : std::vector<int>{0})
-              for (int threads : parallel ? std::vector<int>{1, 3} : std::vector<int>{1}) {
-                opt.tile = tile;
-                opt.threads = threads;
-                const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
-                ASSERT_TRUE(same_image(r.image, want))
-                    << id << " " << test::case_name(dt, sh, conn, k) << " tile " << tile << " threads " << threads;
-              }
-          }
+TEST_P(ReconstructCpuVariant, MatchesSeq) {
+  const std::string& id = GetParam();
+  // Each variant's inputs are those it had when one test went through the variants in registry
+  // order with one running seed: two seeds a case, 3 dtypes x shapes x 2 connectivities x 5 markers.
+  const auto seeds_per_variant = static_cast<std::uint32_t>(2 * 3 * shapes().size() * 2 * 5);
+  std::uint32_t seed = 1000 + seeds_per_variant * static_cast<std::uint32_t>(test::index_of(cpu_variants(), id));
+  for (DType dt : {DType::u8, DType::u16, DType::f32})
+    for (const Shape& sh : shapes())
+      for (int conn : {4, 8})
+        for (int k = 0; k < 5; ++k) {
+          const HostImage mask = random_mask(dt, sh, 60, seed++);
+          const HostImage marker = random_marker(mask, test::kMarkerKinds[k], seed++);
+          Options opt;
+          opt.connectivity = conn;
+          const HostImage want = reconstruct::find_variant("seq").run(marker, mask, opt).image;
+          const bool tiled = id == "omp-tiled", parallel = id.rfind("omp-", 0) == 0;
+          for (int tile : tiled ? std::vector<int>{0, 7, 16} : std::vector<int>{0})
+            for (int threads : parallel ? std::vector<int>{1, 3} : std::vector<int>{1}) {
+              opt.tile = tile;
+              opt.threads = threads;
+              const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
+              ASSERT_TRUE(same_image(r.image, want))
+                  << id << " " << test::case_name(dt, sh, conn, k) << " tile " << tile << " threads " << threads;
+            }
+        }
 }
 
 // The generated datasets (every marker kind on both mask kinds), at sizes off the tile sizes:
 // seq against the oracle, every variant against seq, several tile sizes and thread counts.
-TEST(ReconstructCpu, GeneratedMarkersAndMasks) {
+TEST(ReconstructSeq, GeneratedMarkersAndMasksMatchOracle) {
   test::for_each_generated_pair([](const std::string& what, const HostImage& mk, const HostImage& mask) {
     for (int conn : {4, 8}) {
       Options opt;
       opt.connectivity = conn;
       const HostImage want = reconstruct::find_variant("seq").run(mk, mask, opt).image;
       ASSERT_TRUE(same_image(want, test::oracle_reconstruct(mk, mask, conn))) << what;
-      for (const std::string& id : cpu_variants())
-        for (int tile : {0, 32, 50})
-          for (int threads : {1, 2, 5}) {
-            opt.tile = tile;
-            opt.threads = threads;
-            ASSERT_TRUE(same_image(reconstruct::find_variant(id).run(mk, mask, opt).image, want))
-                << id << " " << what << " conn " << conn << " tile " << tile << " threads " << threads;
-            if (id.rfind("omp-", 0) != 0) break;
-          }
+    }
+  });
+}
+
+TEST_P(ReconstructCpuVariant, GeneratedMarkersAndMasks) {
+  const std::string& id = GetParam();
+  test::for_each_generated_pair([&id](const std::string& what, const HostImage& mk, const HostImage& mask) {
+    for (int conn : {4, 8}) {
+      Options opt;
+      opt.connectivity = conn;
+      const HostImage want = reconstruct::find_variant("seq").run(mk, mask, opt).image;
+      for (int tile : {0, 32, 50})
+        for (int threads : {1, 2, 5}) {
+          opt.tile = tile;
+          opt.threads = threads;
+          ASSERT_TRUE(same_image(reconstruct::find_variant(id).run(mk, mask, opt).image, want))
+              << id << " " << what << " conn " << conn << " tile " << tile << " threads " << threads;
+          if (id.rfind("omp-", 0) != 0) break;
+        }
     }
   });
 }
 
 // Long propagation paths (a serpentine corridor) cross many tiles back and forth.
-TEST(ReconstructCpu, SerpentineCorridorAcrossTiles) {
+TEST_P(ReconstructCpuVariant, SerpentineCorridorAcrossTiles) {
+  const std::string& id = GetParam();
   const auto [marker, mask] = test::serpentine_corridor(Shape::d2(61, 59));
   for (int conn : {4, 8}) {
     Options opt;
     opt.connectivity = conn;
     const HostImage want = test::oracle_reconstruct(marker, mask, conn);
-    for (const std::string& id : cpu_variants())
-      for (int tile : {0, 3, 8}) {
-        opt.tile = tile;
-        opt.threads = 3;
-        ASSERT_TRUE(same_image(reconstruct::find_variant(id).run(marker, mask, opt).image, want))
-            << id << " conn " << conn << " tile " << tile;
-      }
+    for (int tile : {0, 3, 8}) {
+      opt.tile = tile;
+      opt.threads = 3;
+      ASSERT_TRUE(same_image(reconstruct::find_variant(id).run(marker, mask, opt).image, want))
+          << id << " conn " << conn << " tile " << tile;
+    }
   }
 }
 
 // Pixels already at their mask value below a maximum: seeding only the regional maxima would
 // strand them (see reconstruct/seq_qb.cpp).
-TEST(ReconstructCpu, SaturatedPixelsBelowAMaximumStillPropagate) {
+TEST_P(ReconstructCpuVariant, SaturatedPixelsBelowAMaximumStillPropagate) {
+  const std::string& id = GetParam();
   auto row = [](std::initializer_list<int> v) {
     HostImage img(DType::u8, Shape::d2(static_cast<std::int64_t>(v.size()), 1));
     std::int64_t i = 0;
@@ -148,13 +161,12 @@ TEST(ReconstructCpu, SaturatedPixelsBelowAMaximumStillPropagate) {
       {row({9, 3, 3, 3, 0}), row({9, 9, 3, 9, 9})},     // a saturated pixel inside a plateau
   };
   for (const auto& [marker, mask] : cases)
-    for (const std::string& id : cpu_variants())
-      EXPECT_TRUE(same_image(reconstruct::find_variant(id).run(marker, mask, {}).image,
-                             test::oracle_reconstruct(marker, mask, 8)))
-          << id;
+    EXPECT_TRUE(same_image(reconstruct::find_variant(id).run(marker, mask, {}).image,
+                           test::oracle_reconstruct(marker, mask, 8)))
+        << id;
 }
 
-TEST(ReconstructCpu, FloatExtremesAndSignedZeros) {
+TEST(ReconstructSeq, FloatExtremesAndSignedZeros) {
   const auto [marker, mask] = test::float_extremes(Shape::d2(33, 29), 3);
   for (int conn : {4, 8}) {
     Options opt;
@@ -164,48 +176,55 @@ TEST(ReconstructCpu, FloatExtremesAndSignedZeros) {
     for (std::int64_t i = 0; i < want.image.size(); ++i)
       ASSERT_FALSE(std::signbit(want.image.data<float>()[i]) && want.image.data<float>()[i] == 0.0f)
           << "-0 is canonicalised to +0";
-    for (const std::string& id : cpu_variants()) {
-      const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
-      ASSERT_EQ(std::memcmp(r.image.raw(), want.image.raw(), want.image.bytes()), 0) << id << " bitwise";
-    }
   }
 }
 
-TEST(ReconstructCpu, ClipVersusError) {
+// Bit for bit equal to seq (itself checked above: the oracle's values, no -0).
+TEST_P(ReconstructCpuVariant, FloatExtremesAndSignedZeros) {
+  const std::string& id = GetParam();
+  const auto [marker, mask] = test::float_extremes(Shape::d2(33, 29), 3);
+  for (int conn : {4, 8}) {
+    Options opt;
+    opt.connectivity = conn;
+    const auto want = reconstruct::find_variant("seq").run(marker, mask, opt);
+    const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
+    ASSERT_EQ(std::memcmp(r.image.raw(), want.image.raw(), want.image.bytes()), 0) << id << " bitwise";
+  }
+}
+
+TEST_P(ReconstructCpuVariant, ClipVersusError) {
+  const std::string& id = GetParam();
   const HostImage mask = random_mask(DType::u16, Shape::d2(20, 10), 50, 8);
   HostImage marker = random_marker(mask, MarkerKind::below, 9);
   const std::int64_t bad = 3 * 20 + 7;  // (x=7, y=3)
   test::set_pixel(marker, bad, test::pixel(mask, bad) + 1);
   test::set_pixel(marker, bad + 5, test::pixel(mask, bad + 5) + 1);
-  for (const std::string& id : cpu_variants()) {
-    Options opt;
-    try {
-      reconstruct::find_variant(id).run(marker, mask, opt);
-      FAIL() << id << " accepted a marker above the mask";
-    } catch (const Error& e) {
-      const std::string msg = e.what();
-      EXPECT_NE(msg.find("(x=7, y=3)"), std::string::npos) << msg;
-      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-    }
-    opt.clip = true;
-    const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
-    EXPECT_TRUE(same_image(r.image, test::oracle_reconstruct(marker, mask, 8))) << id;
+  Options opt;
+  try {
+    reconstruct::find_variant(id).run(marker, mask, opt);
+    FAIL() << id << " accepted a marker above the mask";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("(x=7, y=3)"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }
+  opt.clip = true;
+  const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
+  EXPECT_TRUE(same_image(r.image, test::oracle_reconstruct(marker, mask, 8))) << id;
 }
 
-TEST(ReconstructCpu, BadInputsAreOneLineErrors) {
+TEST_P(ReconstructCpuVariant, BadInputsAreOneLineErrors) {
+  const std::string& id = GetParam();
   const HostImage mask = random_mask(DType::u8, Shape::d2(8, 6), 10, 1);
   const HostImage marker = random_marker(mask, MarkerKind::below, 2);
-  auto expect_error = [](const HostImage& mk, const HostImage& ms, Options opt, const std::string& needle) {
-    for (const std::string& id : cpu_variants()) {
-      try {
-        reconstruct::find_variant(id).run(mk, ms, opt);
-        ADD_FAILURE() << id << ": no error for " << needle;
-      } catch (const Error& e) {
-        const std::string msg = e.what();
-        EXPECT_NE(msg.find(needle), std::string::npos) << id << ": " << msg;
-        EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-      }
+  auto expect_error = [&id](const HostImage& mk, const HostImage& ms, Options opt, const std::string& needle) {
+    try {
+      reconstruct::find_variant(id).run(mk, ms, opt);
+      ADD_FAILURE() << id << ": no error for " << needle;
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(needle), std::string::npos) << id << ": " << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     }
   };
   expect_error(random_mask(DType::u8, Shape::d2(6, 8), 10, 1), mask, {}, "shapes differ");
@@ -226,19 +245,19 @@ TEST(ReconstructCpu, BadInputsAreOneLineErrors) {
   expect_error(fmarker, fmask, clip, "infinity in the marker at (x=2, y=1)");
 }
 
-TEST(ReconstructCpu, RasterScanCountDoesNotChangeTheResult) {
+TEST_P(ReconstructCpuVariant, RasterScanCountDoesNotChangeTheResult) {
+  const std::string& id = GetParam();
   const HostImage mask = random_mask(DType::u16, Shape::d2(77, 45), 200, 21);
   const HostImage marker = random_marker(mask, MarkerKind::sparse, 22);
   const HostImage want = test::oracle_reconstruct(marker, mask, 8);
-  for (const std::string& id : cpu_variants())
-    for (int scans : {1, 2, 3, 9}) {
-      Options opt;
-      opt.raster_scans = scans;
-      opt.tile = 16;
-      opt.threads = 2;
-      EXPECT_TRUE(same_image(reconstruct::find_variant(id).run(marker, mask, opt).image, want))
-          << id << " raster_scans " << scans;
-    }
+  for (int scans : {1, 2, 3, 9}) {
+    Options opt;
+    opt.raster_scans = scans;
+    opt.tile = 16;
+    opt.threads = 2;
+    EXPECT_TRUE(same_image(reconstruct::find_variant(id).run(marker, mask, opt).image, want))
+        << id << " raster_scans " << scans;
+  }
 }
 
 // More threads than cores, repeated: races in the parallel variants would show up as
@@ -259,21 +278,27 @@ TEST(ReconstructCpu, ParallelVariantsAreStableUnderManyThreads) {
   }
 }
 
-TEST(ReconstructCpu, StatsSanity) {
+TEST_P(ReconstructCpuVariant, StatsSanity) {
+  const std::string& id = GetParam();
   const HostImage mask = random_mask(DType::u8, Shape::d2(100, 90), 100, 11);
   const HostImage marker = random_marker(mask, MarkerKind::frame, 12);
   Options opt;
   opt.threads = 2;
   opt.tile = 32;
-  for (const std::string& id : cpu_variants()) {
-    const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
-    EXPECT_GE(r.stats.total_queued, r.stats.initially_queued) << id;
-    EXPECT_GE(r.stats.initially_queued, 0) << id;
-    if (id == "seq-sr") EXPECT_GE(r.stats.passes, 2);
-    if (id == "seq") EXPECT_EQ(r.stats.passes, 2);
-    if (id == "omp-tiled") EXPECT_GE(r.stats.passes, 1) << "9 tiles need at least one border round";
-  }
-  // A stable input: nothing to do, nothing queued.
+  const auto r = reconstruct::find_variant(id).run(marker, mask, opt);
+  EXPECT_GE(r.stats.total_queued, r.stats.initially_queued) << id;
+  EXPECT_GE(r.stats.initially_queued, 0) << id;
+  if (id == "seq-sr") EXPECT_GE(r.stats.passes, 2);
+  if (id == "seq") EXPECT_EQ(r.stats.passes, 2);
+  if (id == "omp-tiled") EXPECT_GE(r.stats.passes, 1) << "9 tiles need at least one border round";
+}
+
+// A stable input: nothing to do, nothing queued.
+TEST(ReconstructSeq, StableInputQueuesNothing) {
+  const HostImage mask = random_mask(DType::u8, Shape::d2(100, 90), 100, 11);
+  Options opt;
+  opt.threads = 2;
+  opt.tile = 32;
   const auto r = reconstruct::find_variant("seq").run(mask, mask, opt);
   EXPECT_EQ(r.stats.total_queued, 0);
 }

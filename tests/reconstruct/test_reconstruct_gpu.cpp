@@ -1,7 +1,8 @@
 // Every registered GPU reconstruct variant against a definitional oracle (iterate the elementary
 // geodesic dilation + min with the mask until nothing changes), exactly, end to end and through its
-// plan. Skips where there is no GPU. Sizes stay small so the suite is quick under
-// compute-sanitizer memcheck and racecheck.
+// plan; one test per variant (ReconstructGpuVariant.*/<id>, ReconstructGpuPlan.*/<id>). Skips
+// where there is no GPU. Sizes stay small so the suite is quick under compute-sanitizer memcheck
+// and racecheck.
 //
 // Floats are compared by value (-0 == +0): which zero a pixel ends with depends on the order in
 // which equal values propagate, and the GPU orders -0 just below +0.
@@ -16,6 +17,7 @@
 
 #include "core/gpu.hpp"
 #include "reconstruct/reconstruct.hpp"
+#include "support/variants.hpp"
 
 namespace repix {
 namespace {
@@ -27,14 +29,23 @@ using reconstruct::Variant;
 #define REPIX_REQUIRE_GPU() \
   if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
 
-std::vector<const Variant*> gpu_variants() {
-  std::vector<const Variant*> out;
-  for (const Variant& v : reconstruct::variants())
-    if (v.gpu) out.push_back(&v);
-  return out;
+std::vector<std::string> gpu_variants() { return test::variant_ids(reconstruct::variants(), test::Device::gpu); }
+
+// The GPU variants with a device plan (all but multi-device: host-resident by design, its own tests).
+std::vector<std::string> plan_variants() {
+  return test::variant_ids(reconstruct::variants(), test::Device::gpu, [](const Variant& v) { return bool(v.make_plan); });
 }
 
 bool is_queue_variant(const Variant& v) { return v.id.rfind("gpu-queue-", 0) == 0; }
+
+class ReconstructGpuVariant : public test::VariantTest {
+ protected:
+  const Variant& variant() const { return reconstruct::find_variant(GetParam()); }
+};
+REPIX_INSTANTIATE_VARIANTS(ReconstructGpuVariant, gpu_variants());
+
+class ReconstructGpuPlan : public ReconstructGpuVariant {};
+REPIX_INSTANTIATE_VARIANTS(ReconstructGpuPlan, plan_variants());
 
 // ---- the oracle -----------------------------------------------------------------------------------
 
@@ -158,23 +169,19 @@ std::string compare_with_oracle(const Pair& p, const HostImage& got, int conn) {
   });
 }
 
-// Runs every GPU variant end to end on `p` and compares with the oracle.
-void expect_all_match(const Pair& p, const Options& opt) {
-  const auto variants = gpu_variants();
-  ASSERT_FALSE(variants.empty()) << "no GPU reconstruct variant registered";
-  for (const Variant* v : variants) {
-    Result r;
-    try {
-      r = v->run(p.marker, p.mask, opt);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << v->id << " threw on " << p.what << " conn=" << opt.connectivity << ": " << e.what();
-      continue;
-    }
-    const std::string diff = compare_with_oracle(p, r.image, opt.connectivity);
-    EXPECT_EQ(diff, "") << v->id << " on " << p.what << " conn=" << opt.connectivity;
-    EXPECT_GE(r.stats.passes, 1) << v->id << " on " << p.what;
-    EXPECT_GE(r.stats.total_queued, r.stats.initially_queued) << v->id;
+// Runs the variant end to end on `p` and compares with the oracle.
+void expect_match(const Variant& v, const Pair& p, const Options& opt) {
+  Result r;
+  try {
+    r = v.run(p.marker, p.mask, opt);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << v.id << " threw on " << p.what << " conn=" << opt.connectivity << ": " << e.what();
+    return;
   }
+  const std::string diff = compare_with_oracle(p, r.image, opt.connectivity);
+  EXPECT_EQ(diff, "") << v.id << " on " << p.what << " conn=" << opt.connectivity;
+  EXPECT_GE(r.stats.passes, 1) << v.id << " on " << p.what;
+  EXPECT_GE(r.stats.total_queued, r.stats.initially_queued) << v.id;
 }
 
 // Off the 32x8 launch blocks, the 32x32 tiles of gpu-opt and the 256-thread queue blocks.
@@ -193,7 +200,7 @@ TEST(ReconstructGpu, OracleSelfCheck) {
   EXPECT_EQ(oracle(marker, mask, 5, 1, 8), want);
 }
 
-TEST(ReconstructGpu, AllVariantsRandomEdgeShapes) {
+TEST_P(ReconstructGpuVariant, RandomEdgeShapes) {
   REPIX_REQUIRE_GPU();
   std::uint32_t seed = 1;
   for (DType dt : {DType::u8, DType::u16, DType::f32})
@@ -201,24 +208,24 @@ TEST(ReconstructGpu, AllVariantsRandomEdgeShapes) {
       for (int conn : {4, 8}) {
         Options opt;
         opt.connectivity = conn;
-        expect_all_match(make_pair(dt, sh, Kind::random, seed % 2 ? 3 : kLevels, seed), opt);
+        expect_match(variant(), make_pair(dt, sh, Kind::random, seed % 2 ? 3 : kLevels, seed), opt);
         ++seed;
       }
 }
 
-TEST(ReconstructGpu, LongPathsFrameAndMaze) {
+TEST_P(ReconstructGpuVariant, LongPathsFrameAndMaze) {
   REPIX_REQUIRE_GPU();
   for (int conn : {4, 8}) {
     Options opt;
     opt.connectivity = conn;
-    expect_all_match(make_pair(DType::u8, Shape::d2(200, 150), Kind::frame, kLevels, 11), opt);
-    expect_all_match(make_pair(DType::f32, Shape::d2(97, 33), Kind::frame, kLevels, 12), opt);
-    expect_all_match(make_pair(DType::u16, Shape::d2(61, 53), Kind::maze, kLevels, 13), opt);
-    expect_all_match(make_pair(DType::f32, Shape::d2(33, 65), Kind::maze, kLevels, 14), opt);
+    expect_match(variant(), make_pair(DType::u8, Shape::d2(200, 150), Kind::frame, kLevels, 11), opt);
+    expect_match(variant(), make_pair(DType::f32, Shape::d2(97, 33), Kind::frame, kLevels, 12), opt);
+    expect_match(variant(), make_pair(DType::u16, Shape::d2(61, 53), Kind::maze, kLevels, 13), opt);
+    expect_match(variant(), make_pair(DType::f32, Shape::d2(33, 65), Kind::maze, kLevels, 14), opt);
   }
 }
 
-TEST(ReconstructGpu, ZerosOfBothSigns) {
+TEST_P(ReconstructGpuVariant, ZerosOfBothSigns) {
   REPIX_REQUIRE_GPU();
   for (const Shape& sh : {Shape::d2(1, 1), Shape::d2(45, 33), Shape::d2(64, 1)}) {
     Pair p{HostImage(DType::f32, sh), HostImage(DType::f32, sh), "zeros f32 " + sh.str()};
@@ -229,13 +236,13 @@ TEST(ReconstructGpu, ZerosOfBothSigns) {
     for (int conn : {4, 8}) {
       Options opt;
       opt.connectivity = conn;
-      expect_all_match(p, opt);
+      expect_match(variant(), p, opt);
     }
   }
 }
 
 // Options::clip: a marker above the mask is clipped to it (the variants start from the min).
-TEST(ReconstructGpu, ClippedMarker) {
+TEST_P(ReconstructGpuVariant, ClippedMarker) {
   REPIX_REQUIRE_GPU();
   Pair p = make_pair(DType::u16, Shape::d2(70, 45), Kind::random, kLevels, 21);
   std::mt19937 rng(5);
@@ -243,13 +250,14 @@ TEST(ReconstructGpu, ClippedMarker) {
     if (rng() % 4 == 0) p.marker.data<std::uint16_t>()[i] = 65535;
   Options opt;
   opt.clip = true;
-  expect_all_match(p, opt);
+  expect_match(variant(), p, opt);
 }
 
 // Queue capacities far below the initial queue: every queue variant overflows, re-seeds from the
 // current state and still gets the exact result; the others ignore the capacity.
-TEST(ReconstructGpu, TinyQueueCapacityOverflowsAndStaysExact) {
+TEST_P(ReconstructGpuVariant, TinyQueueCapacityOverflowsAndStaysExact) {
   REPIX_REQUIRE_GPU();
+  const Variant& v = variant();
   std::vector<Pair> pairs;
   // Small: with capacity 1 each episode may raise only a few pixels.
   pairs.push_back(make_pair(DType::u8, Shape::d2(24, 17), Kind::random, kLevels, 31));
@@ -261,117 +269,117 @@ TEST(ReconstructGpu, TinyQueueCapacityOverflowsAndStaysExact) {
         opt.connectivity = conn;
         opt.queue_capacity = cap;
         opt.raster_scans = 0;  // keep the initial queue large
-        for (const Variant* v : gpu_variants()) {
-          Result r;
-          try {
-            r = v->run(p.marker, p.mask, opt);
-          } catch (const std::exception& e) {
-            ADD_FAILURE() << v->id << " threw on " << p.what << " capacity " << cap << ": " << e.what();
-            continue;
-          }
-          EXPECT_EQ(compare_with_oracle(p, r.image, conn), "")
-              << v->id << " on " << p.what << " capacity " << cap << " conn=" << conn;
-          if (is_queue_variant(*v))
-            EXPECT_GT(r.stats.overflow_reruns, 0) << v->id << " on " << p.what << " capacity " << cap;
+        Result r;
+        try {
+          r = v.run(p.marker, p.mask, opt);
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << v.id << " threw on " << p.what << " capacity " << cap << ": " << e.what();
+          continue;
         }
+        EXPECT_EQ(compare_with_oracle(p, r.image, conn), "")
+            << v.id << " on " << p.what << " capacity " << cap << " conn=" << conn;
+        if (is_queue_variant(v))
+          EXPECT_GT(r.stats.overflow_reruns, 0) << v.id << " on " << p.what << " capacity " << cap;
       }
 }
 
 // Several raster passes before the queue (the Table 1 setting) change nothing in the result.
-TEST(ReconstructGpu, RasterScanCounts) {
+TEST_P(ReconstructGpuVariant, RasterScanCounts) {
   REPIX_REQUIRE_GPU();
   const Pair p = make_pair(DType::u8, Shape::d2(90, 70), Kind::random, kLevels, 41);
   for (int scans : {0, 2, 5}) {
     Options opt;
     opt.raster_scans = scans;
-    expect_all_match(p, opt);
+    expect_match(variant(), p, opt);
   }
 }
 
 // The queue kernels' launch (Options::queue_blocks_per_sm: the paper's one block per SM, a few, or
 // as many as fit) changes how the initial queue is split, never the result; queue variants time
 // their wavefront phase (>= 0, > 0 when something propagated), the others report -1. One test
-// per launch (compute-sanitizer runs one test per process, in parallel).
-class ReconstructGpuLaunch : public ::testing::TestWithParam<int> {};
-INSTANTIATE_TEST_SUITE_P(BlocksPerSm, ReconstructGpuLaunch, ::testing::Values(1, 2, 0),
-                         [](const ::testing::TestParamInfo<int>& i) {
-                           return i.param == 0 ? std::string("AsManyAsFit") : "Per" + std::to_string(i.param);
-                         });
-TEST_P(ReconstructGpuLaunch, QueueLaunchesAndWavefrontTime) {
-  REPIX_REQUIRE_GPU();
+// per launch and variant (compute-sanitizer runs one test per process, in parallel).
+void expect_queue_launches_and_wavefront_time(const Variant& v, int blocks_per_sm) {
   const Pair pairs[] = {make_pair(DType::u8, Shape::d2(300, 200), Kind::frame, kLevels, 61),
                         make_pair(DType::f32, Shape::d2(65, 63), Kind::maze, kLevels, 62),
                         make_pair(DType::u16, Shape::d2(257, 3), Kind::random, kLevels, 63)};
-  const int blocks_per_sm = GetParam();
   for (const Pair& p : pairs)
     for (int conn : {4, 8}) {
       Options opt;
       opt.connectivity = conn;
       opt.queue_blocks_per_sm = blocks_per_sm;
-      for (const Variant* v : gpu_variants()) {
-        const Result r = v->run(p.marker, p.mask, opt);
-        const std::string what = v->id + " on " + p.what + " blocks/SM " + std::to_string(blocks_per_sm) +
-                                 " conn=" + std::to_string(conn);
-        EXPECT_EQ(compare_with_oracle(p, r.image, conn), "") << what;
-        if (is_queue_variant(*v)) {
-          EXPECT_GE(r.stats.wavefront_ms, 0.0) << what;
-          if (r.stats.total_queued > r.stats.initially_queued) EXPECT_GT(r.stats.wavefront_ms, 0.0) << what;
-        } else {
-          EXPECT_EQ(r.stats.wavefront_ms, -1.0) << what;
-        }
+      const Result r = v.run(p.marker, p.mask, opt);
+      const std::string what = v.id + " on " + p.what + " blocks/SM " + std::to_string(blocks_per_sm) +
+                               " conn=" + std::to_string(conn);
+      EXPECT_EQ(compare_with_oracle(p, r.image, conn), "") << what;
+      if (is_queue_variant(v)) {
+        EXPECT_GE(r.stats.wavefront_ms, 0.0) << what;
+        if (r.stats.total_queued > r.stats.initially_queued) EXPECT_GT(r.stats.wavefront_ms, 0.0) << what;
+      } else {
+        EXPECT_EQ(r.stats.wavefront_ms, -1.0) << what;
       }
     }
   Options bad;
   bad.queue_blocks_per_sm = -1;
-  for (const Variant* v : gpu_variants())
-    if (is_queue_variant(*v)) EXPECT_THROW(v->run(pairs[0].marker, pairs[0].mask, bad), Error) << v->id;
+  if (is_queue_variant(v)) EXPECT_THROW(v.run(pairs[0].marker, pairs[0].mask, bad), Error) << v.id;
+}
+
+TEST_P(ReconstructGpuVariant, QueueLaunchesAndWavefrontTimePer1) {
+  REPIX_REQUIRE_GPU();
+  expect_queue_launches_and_wavefront_time(variant(), 1);
+}
+
+TEST_P(ReconstructGpuVariant, QueueLaunchesAndWavefrontTimePer2) {
+  REPIX_REQUIRE_GPU();
+  expect_queue_launches_and_wavefront_time(variant(), 2);
+}
+
+TEST_P(ReconstructGpuVariant, QueueLaunchesAndWavefrontTimeAsManyAsFit) {
+  REPIX_REQUIRE_GPU();
+  expect_queue_launches_and_wavefront_time(variant(), 0);
 }
 
 // One plan, set up once, computes twice on different inputs (and the result of each is exact).
-TEST(ReconstructGpu, PlanReuse) {
+TEST_P(ReconstructGpuPlan, PlanReuse) {
   REPIX_REQUIRE_GPU();
+  const Variant& v = variant();
   const Shape sh = Shape::d2(70, 50);
   const Pair a = make_pair(DType::u16, sh, Kind::random, kLevels, 51);
   const Pair b = make_pair(DType::u16, sh, Kind::frame, kLevels, 52);
-  for (const Variant* v : gpu_variants()) {
-    if (v->id == "multi-device") continue;  // host-resident by design: no plan (its own tests)
-    ASSERT_TRUE(v->make_plan) << v->id;
-    CudaStream stream;
-    auto plan = v->make_plan();
-    Options opt;
-    opt.connectivity = 8;
-    plan->setup({DType::u16, sh}, opt, stream.get());
-    DeviceBuffer<std::uint16_t> marker(static_cast<std::size_t>(sh.size())), mask(static_cast<std::size_t>(sh.size()));
-    for (const Pair* p : {&a, &b, &a}) {
-      REPIX_CUDA(cudaMemcpyAsync(marker.get(), p->marker.raw(), p->marker.bytes(), cudaMemcpyHostToDevice, stream.get()));
-      REPIX_CUDA(cudaMemcpyAsync(mask.get(), p->mask.raw(), p->mask.bytes(), cudaMemcpyHostToDevice, stream.get()));
-      plan->compute({marker.get(), mask.get()}, stream.get());
-      const Result r = plan->result(stream.get());
-      EXPECT_EQ(compare_with_oracle(*p, r.image, 8), "") << v->id << " plan on " << p->what;
-    }
+  CudaStream stream;
+  auto plan = v.make_plan();
+  Options opt;
+  opt.connectivity = 8;
+  plan->setup({DType::u16, sh}, opt, stream.get());
+  DeviceBuffer<std::uint16_t> marker(static_cast<std::size_t>(sh.size())), mask(static_cast<std::size_t>(sh.size()));
+  for (const Pair* p : {&a, &b, &a}) {
+    REPIX_CUDA(cudaMemcpyAsync(marker.get(), p->marker.raw(), p->marker.bytes(), cudaMemcpyHostToDevice, stream.get()));
+    REPIX_CUDA(cudaMemcpyAsync(mask.get(), p->mask.raw(), p->mask.bytes(), cudaMemcpyHostToDevice, stream.get()));
+    plan->compute({marker.get(), mask.get()}, stream.get());
+    const Result r = plan->result(stream.get());
+    EXPECT_EQ(compare_with_oracle(*p, r.image, 8), "") << v.id << " plan on " << p->what;
   }
 }
 
 // Refused in setup with one clear line, before anything is allocated (so no GPU is needed).
-TEST(ReconstructGpu, PlanSetupRejectsWhatItCannotIndex) {
-  for (const Variant* v : gpu_variants()) {
-    if (!v->make_plan) continue;  // multi-device: no plan (its own tests check its inputs)
-    auto plan = v->make_plan();
-    Options opt;
-    EXPECT_THROW(plan->setup({DType::u8, Shape::d2(70000, 70000)}, opt, nullptr), Error) << v->id;
-    EXPECT_THROW(plan->setup({DType::u8, Shape::d3(4, 4, 4)}, opt, nullptr), Error) << v->id;
-    opt.connectivity = 6;
-    EXPECT_THROW(plan->setup({DType::u8, Shape::d2(4, 4)}, opt, nullptr), Error) << v->id;
-    EXPECT_THROW(plan->compute({nullptr, nullptr}, nullptr), Error) << v->id << ": compute before setup";
-  }
+TEST_P(ReconstructGpuPlan, PlanSetupRejectsWhatItCannotIndex) {
+  const Variant& v = variant();
+  auto plan = v.make_plan();
+  Options opt;
+  EXPECT_THROW(plan->setup({DType::u8, Shape::d2(70000, 70000)}, opt, nullptr), Error) << v.id;
+  EXPECT_THROW(plan->setup({DType::u8, Shape::d3(4, 4, 4)}, opt, nullptr), Error) << v.id;
+  opt.connectivity = 6;
+  EXPECT_THROW(plan->setup({DType::u8, Shape::d2(4, 4)}, opt, nullptr), Error) << v.id;
+  EXPECT_THROW(plan->compute({nullptr, nullptr}, nullptr), Error) << v.id << ": compute before setup";
 }
 
 TEST(ReconstructGpu, RegistryHasTheLadderInOrder) {
-  std::vector<std::string> ids;
-  for (const Variant* v : gpu_variants()) ids.push_back(v->id);
   const std::vector<std::string> want = {"gpu-naive",      "gpu-sr",       "gpu-queue-atomic", "gpu-queue-warp-atomic",
                                          "gpu-queue-scan", "gpu-queue-tq", "gpu-opt", "multi-device"};
-  EXPECT_EQ(ids, want);
+  EXPECT_EQ(gpu_variants(), want);
+  // Every one but multi-device (host-resident by design) has a plan, so the plan tests run on it.
+  std::vector<std::string> with_plans = want;
+  with_plans.pop_back();
+  EXPECT_EQ(plan_variants(), with_plans);
 }
 
 }  // namespace
