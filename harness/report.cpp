@@ -44,7 +44,9 @@ std::string index(const std::string& path, std::size_t i) {
   fail(path, std::string("expected ") + expected + ", got " + got.type_name());
 }
 
-const json& field(const json& obj, const std::string& path, const char* key) {
+// `path` by value: GCC 13's -Wdangling-reference would take a temporary path ("") for a
+// temporary the returned reference could point into (it points into `obj`).
+const json& field(const json& obj, std::string path, const char* key) {
   const auto it = obj.find(key);
   if (it == obj.end()) fail(join(path, key), "missing");
   return *it;
@@ -94,7 +96,7 @@ json get_object(const json& obj, const std::string& path, const char* key) {
   return v;
 }
 
-const json& get_array(const json& obj, const std::string& path, const char* key) {
+const json& get_array(const json& obj, std::string path, const char* key) {  // path: see field()
   const json& v = field(obj, path, key);
   if (!v.is_array()) mistyped(join(path, key), "an array", v);
   return v;
