@@ -1,6 +1,7 @@
 // The CPU reconstruct variants: seq against the definitional oracle, every CPU variant against
 // seq (all dtypes, both connectivities, edge shapes, tile sizes, thread counts), clip vs error,
-// bad inputs, and Stats sanity. One test per variant (ReconstructCpuVariant.*/<id>).
+// bad inputs, and Stats sanity. One test per variant (ReconstructCpuVariant.*/<id>,
+// ReconstructCpuParallel.*/<id>).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -30,12 +31,22 @@ const std::vector<Shape>& shapes() {
 
 std::vector<std::string> cpu_variants() { return test::variant_ids(reconstruct::variants(), test::Device::cpu); }
 
+// The parallel CPU variants (omp-*).
+std::vector<std::string> parallel_variants() {
+  return test::variant_ids(reconstruct::variants(), test::Device::cpu,
+                           [](const reconstruct::Variant& v) { return v.id.rfind("omp-", 0) == 0; });
+}
+
 class ReconstructCpuVariant : public test::VariantTest {};
 REPIX_INSTANTIATE_VARIANTS(ReconstructCpuVariant, cpu_variants());
+
+class ReconstructCpuParallel : public test::VariantTest {};
+REPIX_INSTANTIATE_VARIANTS(ReconstructCpuParallel, parallel_variants());
 
 TEST(ReconstructCpu, AllVariantsRegisteredInOrder) {
   const std::vector<std::string> want = {"seq", "seq-sr", "seq-qb", "omp-nontiled", "omp-tiled"};
   EXPECT_EQ(cpu_variants(), want);
+  EXPECT_EQ(parallel_variants(), (std::vector<std::string>{"omp-nontiled", "omp-tiled"}));
   EXPECT_THROW(reconstruct::find_variant("warp-drive"), Error);
 }
 
@@ -262,19 +273,19 @@ TEST_P(ReconstructCpuVariant, RasterScanCountDoesNotChangeTheResult) {
 
 // More threads than cores, repeated: races in the parallel variants would show up as
 // differences from run to run.
-TEST(ReconstructCpu, ParallelVariantsAreStableUnderManyThreads) {
+TEST_P(ReconstructCpuParallel, StableUnderManyThreads) {
+  const std::string& id = GetParam();
   const HostImage mask = datasets::generate("noise-mask:301x297:sigma=2:seed=9");
   for (const char* mk : {"frame", "opening:radius=2"}) {
     const HostImage marker = datasets::generate(std::string("noise-mask:301x297:sigma=2:seed=9:marker=") + mk);
     const HostImage want = reconstruct::find_variant("seq").run(marker, mask, {}).image;
-    for (const char* id : {"omp-nontiled", "omp-tiled"})
-      for (int rep = 0; rep < 3; ++rep) {
-        Options opt;
-        opt.threads = 8;
-        opt.tile = 40;
-        ASSERT_TRUE(same_image(reconstruct::find_variant(id).run(marker, mask, opt).image, want))
-            << id << " " << mk << " repetition " << rep;
-      }
+    for (int rep = 0; rep < 3; ++rep) {
+      Options opt;
+      opt.threads = 8;
+      opt.tile = 40;
+      ASSERT_TRUE(same_image(reconstruct::find_variant(id).run(marker, mask, opt).image, want))
+          << id << " " << mk << " repetition " << rep;
+    }
   }
 }
 
