@@ -3,7 +3,8 @@
 // 256-thread blocks and the 32x8 pixel blocks, non-square), end to end and through the plan,
 // with forced tiny queue capacities (reruns > 0, still right); the tile API on windows of a
 // larger image (global sites, nothing written outside the window's buffer) and windows combined
-// by border rounds. The ladder's tests run once per variant (EdtGpuQueueVariant.*/<id>). GPU
+// by border rounds. The ladder's tests run once per variant (EdtGpuQueueVariant.*/<id>), the tile
+// API's once per ladder variant on that variant's queue policy (EdtGpuQueueTile.*/<id>). GPU
 // tests skip where there is no GPU; sizes stay small for compute-sanitizer memcheck and racecheck.
 #include <gtest/gtest.h>
 
@@ -81,6 +82,16 @@ std::vector<std::string> ladder() {
 class EdtGpuQueueVariant : public test::VariantTest {};
 REPIX_INSTANTIATE_VARIANTS(EdtGpuQueueVariant, ladder());
 
+// The queue policy a ladder variant runs on (each gpu_queue_*.cu passes its policy to
+// make_queue_variant; the registry does not expose it).
+iwpp::QueuePolicy policy_of(const std::string& id) {
+  if (id == "gpu-queue-atomic") return iwpp::QueuePolicy::atomic;
+  if (id == "gpu-queue-warp-atomic") return iwpp::QueuePolicy::warp_atomic;
+  if (id == "gpu-queue-scan") return iwpp::QueuePolicy::scan;
+  if (id == "gpu-queue-tq") return iwpp::QueuePolicy::thread_queue;
+  throw Error("no queue policy known for the edt variant " + id);
+}
+
 void expect_propagation_ok(const HostImage& img, const edt::Result& got, const std::string& what) {
   const edt::Result exact = edt::run_seq_exact(img, {});
   const edt::Check c = edt::check_propagation(img, exact, got);
@@ -96,6 +107,10 @@ TEST(EdtGpuQueue, RegistryHasTheLadderBeforeTheExactVariants) {
                                          "gpu-exact-envelope", "gpu-opt", "multi-device"};
   EXPECT_EQ(ids, want);
   EXPECT_EQ(ladder(), std::vector<std::string>(std::begin(kLadder), std::end(kLadder)));
+  // The tile tests, one per ladder variant, cover every policy once.
+  std::vector<iwpp::QueuePolicy> policies;
+  for (const std::string& id : ladder()) policies.push_back(policy_of(id));
+  EXPECT_EQ(policies, std::vector<iwpp::QueuePolicy>(std::begin(kPolicies), std::end(kPolicies)));
   for (const char* id : kLadder) {
     EXPECT_FALSE(edt::find_variant(id).exact) << id;  // checked by properties, like seq
     EXPECT_TRUE(edt::find_variant(id).make_plan) << id;
@@ -260,11 +275,11 @@ test::WindowPropagator gpu_window_propagator(edt::TilePropagator& tile, const Ho
   return p;
 }
 
-// The tile tests run once per queue policy (one test each: the tiny capacities make thousands of
-// re-seeded episodes, which compute-sanitizer runs one test per process, in parallel).
-class EdtGpuQueueTile : public ::testing::TestWithParam<iwpp::QueuePolicy> {};
-INSTANTIATE_TEST_SUITE_P(Policies, EdtGpuQueueTile, ::testing::ValuesIn(kPolicies),
-                         [](const ::testing::TestParamInfo<iwpp::QueuePolicy>& i) { return policy_name(i.param); });
+// The tile tests run once per ladder variant, on its queue policy (one test each: the tiny
+// capacities make thousands of re-seeded episodes, which compute-sanitizer runs one test per
+// process, in parallel).
+class EdtGpuQueueTile : public test::VariantTest {};
+REPIX_INSTANTIATE_VARIANTS(EdtGpuQueueTile, ladder());
 
 // One window of a larger image: global sites of background pixels inside the window, a fixed
 // point inside it, seeded like the CPU's init_window on the same window, nothing written
@@ -275,7 +290,7 @@ TEST_P(EdtGpuQueueTile, WindowOfALargerImage) {
   const std::vector<std::uint8_t> bg = edt::background_mask(img, 1);
   const edt::Window windows[] = {{37, 21, 190, 150}, {0, 0, 1, 200}, {299, 199, 300, 200}, {3, 150, 300, 151},
                                  {44, 0, 257, 200}};
-  const iwpp::QueuePolicy policy = GetParam();
+  const iwpp::QueuePolicy policy = policy_of(GetParam());
   for (std::int64_t cap : {0, 5}) {
     edt::TilePropagator tile;
     tile.setup(260, 200, policy, cap);  // windows of up to 52000 pixels
@@ -316,7 +331,7 @@ TEST_P(EdtGpuQueueTile, WindowsWithBorderRoundsPassPropertyChecks) {
   for (const test::Split& s : splits) {
     const HostImage& img = s.img;
     const edt::Result exact = edt::run_seq_exact(img, {});
-    const iwpp::QueuePolicy policy = GetParam();
+    const iwpp::QueuePolicy policy = policy_of(GetParam());
     for (std::int64_t cap : {0, 2}) {
       edt::TilePropagator tile;
       tile.setup(img.shape().nx, img.shape().ny, policy, cap);
