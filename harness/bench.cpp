@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/gpu.hpp"
+#include "core/host_limits.hpp"
 #include "core/nvtx.hpp"
 #include "datasets/datasets.hpp"
 #include "harness/env.hpp"
@@ -202,6 +203,9 @@ report::Report report_from_journal(const journal::Journal& j) {
 int run(const Request& req, report::Report* out) {
   if (req.family_datasets.empty()) throw Error("bench: no family and dataset to run");
   for (const auto& [fam, specs] : req.family_datasets) registry::check_family(fam);
+  // Each dataset's memory, before anything is generated, measured or written.
+  for (const auto& [fam, specs] : req.family_datasets)
+    for (const std::string& spec : specs) require_host_memory(family::find(fam).host_bytes(spec), "bench on " + spec);
   const bool gpu = gpu_available();
   report::Report rep;
   rep.tool = env::tool_info();
