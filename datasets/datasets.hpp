@@ -81,6 +81,14 @@ bool is_chunk_addressable(const Spec& spec);
 DType spec_dtype(const Spec& spec);
 Shape spec_shape(const Spec& spec);
 
+// The bytes of the image a spec produces, and the peak host memory producing it takes (the kind's
+// working buffers included: Kind::peak_factor times the image's bytes), without producing it (a
+// file's header is read). Both 0 for image files (their decoder's needs are unknown).
+// generate() and open_source() (for kinds that are not chunk-addressable) refuse a spec whose
+// peak exceeds the host memory available (core/host_limits.hpp) with repix::Error.
+std::uint64_t image_bytes(const Spec& spec);
+std::uint64_t peak_host_bytes(const Spec& spec);
+
 // Marker specs (noise-mask/tissue with marker=): the spec of their mask, i.e. the same spec
 // without the marker, radius and h keys. Any other spec is returned unchanged (canonical).
 Spec mask_spec(const Spec& marker_spec);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <system_error>
 
 #include "datasets/kind.hpp"
 
@@ -51,6 +53,10 @@ void check_matches(const Spec& s, Shape shape, DType dtype) {
 Spec as_file_spec(const Spec& s) {
   Spec c = canonical(s);
   if (!c.is_file()) throw Error("internal: '" + c.str() + "' is not a file: spec");
+  // A folder would otherwise be refused for its name ("no extension") or read as a broken file.
+  std::error_code ec;
+  if (std::filesystem::is_directory(c.path, ec))
+    throw Error("'" + c.path + "' is a directory; give an image file (.npy, .raw/.dat, .png/.pgm/.tif) or a dataset spec");
   return c;
 }
 
@@ -128,6 +134,7 @@ Kind file_kind() {
     auto& p = s.params;
     if (p.count("shape")) {
       s.shape = Shape::parse(p["shape"]);
+      detail::check_shape_size(s.shape);
       p["shape"] = s.shape.str();
     }
     if (p.count("dtype")) p["dtype"] = dtype_name(parse_dtype(p["dtype"]));

@@ -47,6 +47,9 @@ void write_image(const HostImage& img, const std::string& path);
 // a path, read as file:PATH (so "a.dat:shape=128x128:dtype=float32" works too). Declared here,
 // defined with generate() in datasets.cpp: it needs every kind, and file IO needs none.
 HostImage load(const std::string& path_or_spec, bool pinned = false);
+// The spec load() reads `path_or_spec` as (a spec of any kind, else file:PATH): for callers that
+// stream it (open_source) or size it first.
+Spec spec_of(const std::string& path_or_spec);
 // The shape load() would give, without generating or reading the pixels (a file's header is
 // read, so a missing or damaged file fails here): for checking inputs before long work.
 Shape shape_of(const std::string& path_or_spec);

@@ -31,6 +31,10 @@ struct Kind {
   // Keys that make a spec the marker of the mask the same spec without them names
   // (mask_spec(), is_marker_spec()); empty for kinds without markers.
   std::vector<std::string> marker_keys;
+  // Peak host memory while generating, as a multiple of the output's bytes (the generator's
+  // working buffers beside the output; measured with /usr/bin/time on 8192^2 and 4096^2 images,
+  // see the kind's file). generate() refuses a spec whose peak exceeds the available memory.
+  double peak_factor = 1.0;
 
   // Checks the kind's parameters and fills in its defaults, in place. Called with the kind, the
   // key names, the shape (or the path) already checked; errors are repix::Error with the detail
@@ -97,6 +101,9 @@ double parse_double(const std::string& key, const std::string& v);
 inline double dtype_max(DType t) { return t == DType::u8 ? 255.0 : t == DType::u16 ? 65535.0 : 1.0; }
 // At most 2^48 elements (256 TiB of uint8); also the largest period and the like.
 inline constexpr std::int64_t kMaxElements = std::int64_t(1) << 48;
+// Refuses a shape (sides already positive) of more than kMaxElements elements, its product
+// computed without overflow.
+void check_shape_size(const Shape& sh);
 // seed=, default 1, canonical: the shared key of the random kinds.
 inline void canonicalise_seed(Spec& s) { s.params["seed"] = std::to_string(s.get_u64("seed", 1)); }
 

@@ -271,13 +271,21 @@ HostImage mask_or_marker(const Spec& s, bool pinned) {
   return make_marker(mask, s, pinned);
 }
 
+// Peak host memory per output byte (Kind::peak_factor). noise-mask: the 16-bit field and the blur's
+// 16-bit scratch (4 bytes a pixel; measured 4.0x at 8192^2). tissue: the shape field held while the
+// texture field and its scratch are blurred (6 bytes a pixel; measured 5.95x). A marker holds the
+// mask and at most two images of its size beside it (3x), below its mask's peak.
+constexpr double kNoiseMaskPeak = 4.0;
+constexpr double kTissuePeak = 6.0;
+
 // Both kinds: uint8, 2D, the marker keys.
 Kind mask_kind(std::string name, std::string description, std::string main_key, void (*canonicalise)(Spec&),
-               HostImage (*generate)(const Spec&, bool)) {
+               HostImage (*generate)(const Spec&, bool), double peak_factor) {
   Kind k = whole_image_kind(std::move(name), std::move(description), {main_key, "seed", "marker", "radius", "h"},
                             canonicalise, DType::u8, generate);
   k.two_d_only = true;
   k.marker_keys = {"marker", "radius", "h"};
+  k.peak_factor = peak_factor;
   return k;
 }
 
@@ -285,13 +293,13 @@ Kind mask_kind(std::string name, std::string description, std::string main_key, 
 
 Kind noise_mask_kind() {
   return mask_kind("noise-mask", "uint8 smoothed noise 0..255 (box blurs, std ~ sigma); marker= gives a marker of it",
-                   "sigma", canonicalise_noise_mask, mask_or_marker<noise_mask>);
+                   "sigma", canonicalise_noise_mask, mask_or_marker<noise_mask>, kNoiseMaskPeak);
 }
 
 Kind tissue_kind() {
   return mask_kind("tissue",
                    "uint8 blobby textured tissue covering coverage % of the image; marker= gives a marker of it",
-                   "coverage", canonicalise_tissue, mask_or_marker<tissue>);
+                   "coverage", canonicalise_tissue, mask_or_marker<tissue>, kTissuePeak);
 }
 
 }  // namespace repix::datasets::detail

@@ -2,6 +2,7 @@
 // Format: "\x93NUMPY", major, minor, header length (2 bytes LE in 1.0, 4 bytes LE in 2.0/3.0),
 // then a Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (nz, ny, nx), }
 // padded with spaces and a newline, then the array data in C order.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +20,9 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 constexpr std::size_t kMagicLen = 6;
+// The longest header read: numpy's are a few hundred bytes (its own reader refuses more than
+// 10000 by default); 1 MiB leaves room for any honest writer.
+constexpr std::uint32_t kMaxHeader = 1u << 20;
 
 std::string tuple_str(const std::vector<std::int64_t>& dims) {
   std::string s = "(";
@@ -40,6 +44,27 @@ std::size_t value_pos(const std::string& h, const std::string& key) {
     return p;
   }
   return std::string::npos;
+}
+
+// The keys of the header's top-level dict, in order: every string (quoted with ' or ") at
+// nesting depth 1 that a ':' follows. Values (strings, tuples, lists) are skipped whole.
+std::vector<std::string> dict_keys(const std::string& h) {
+  std::vector<std::string> keys;
+  int depth = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    const char c = h[i];
+    if (c == '{' || c == '(' || c == '[') ++depth;
+    else if (c == '}' || c == ')' || c == ']') --depth;
+    else if (c == '\'' || c == '"') {
+      const std::size_t end = h.find(c, i + 1);
+      if (end == std::string::npos) break;  // unterminated: the field parsers below say so
+      std::size_t next = end + 1;
+      while (next < h.size() && h[next] == ' ') ++next;
+      if (depth == 1 && next < h.size() && h[next] == ':') keys.push_back(h.substr(i + 1, end - i - 1));
+      i = end;
+    }
+  }
+  return keys;
 }
 
 struct ParsedHeader {
@@ -67,15 +92,28 @@ ParsedHeader parse_header(const std::string& path) {
   if (std::fread(pre + 8, 1, len_bytes, fp) != len_bytes) throw Error("truncated .npy header in '" + path + "'");
   std::uint32_t hlen = 0;
   for (std::size_t i = 0; i < len_bytes; ++i) hlen |= static_cast<std::uint32_t>(pre[8 + i]) << (8 * i);
+  // The length is checked before anything is allocated for it: a damaged or hostile file must not
+  // make repix reserve gigabytes.
+  if (hlen > kMaxHeader)
+    throw Error("malformed .npy header in '" + path + "': it claims " + std::to_string(hlen) +
+                " bytes (numpy writes a few hundred; at most " + std::to_string(kMaxHeader) + " accepted)");
+  const std::int64_t after_length = static_cast<std::int64_t>(8 + len_bytes);
+  if (static_cast<std::int64_t>(hlen) > detail::file_size(path) - after_length)
+    throw Error("truncated .npy header in '" + path + "': it claims " + std::to_string(hlen) + " bytes, the file holds " +
+                std::to_string(std::max<std::int64_t>(0, detail::file_size(path) - after_length)) + " after the length");
   std::string h(hlen, '\0');
-  if (hlen > (1u << 24) || std::fread(&h[0], 1, hlen, fp) != hlen)
-    throw Error("truncated .npy header in '" + path + "'");
+  if (hlen > 0 && std::fread(&h[0], 1, hlen, fp) != hlen) throw Error("truncated .npy header in '" + path + "'");
 
   ParsedHeader out;
   out.data_offset = static_cast<std::int64_t>(8 + len_bytes + hlen);
   const auto malformed = [&](const std::string& what) {
     return Error("malformed .npy header in '" + path + "': " + what);
   };
+  // numpy refuses a dict that names a key twice; reading the first (or the last) would be a guess.
+  std::vector<std::string> keys = dict_keys(h);
+  std::sort(keys.begin(), keys.end());
+  const auto twice = std::adjacent_find(keys.begin(), keys.end());
+  if (twice != keys.end()) throw malformed("key '" + *twice + "' given twice");
 
   std::size_t p = value_pos(h, "descr");
   if (p == std::string::npos) throw malformed("no 'descr'");

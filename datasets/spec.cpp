@@ -44,6 +44,13 @@ double parse_double(const std::string& key, const std::string& v) {
   return x;
 }
 
+void check_shape_size(const Shape& sh) {
+  // Guard the element count against overflow and absurd sizes (2^48 elements = 256 TiB of u8).
+  const std::int64_t limit = kMaxElements;
+  if (sh.nx > limit / sh.ny || sh.nx * sh.ny > limit / sh.nz)
+    throw Error("shape " + sh.str() + " is too large (at most 2^48 elements)");
+}
+
 }  // namespace detail
 
 namespace {
@@ -95,12 +102,10 @@ Spec canonical_impl(const Spec& in) {
     if (s.path.empty()) throw Error(needs_path(kd));
   } else {
     if (!s.path.empty()) throw Error("only " + path_kind_prefixes() + " specs have a path");
-    if (s.shape.size() <= 0 || s.shape.ndim < 1 || s.shape.ndim > 3)
+    // Each side first: their product may overflow (4294967296x4294967296 is 2^64 elements).
+    if (s.shape.ndim < 1 || s.shape.ndim > 3 || s.shape.nx <= 0 || s.shape.ny <= 0 || s.shape.nz <= 0)
       throw Error("missing or empty shape (e.g. " + s.kind + ":512x512)");
-    // Guard the element count against overflow and absurd sizes (2^48 elements = 256 TiB of u8).
-    const std::int64_t limit = detail::kMaxElements;
-    if (s.shape.nx > limit / s.shape.ny || s.shape.nx * s.shape.ny > limit / s.shape.nz)
-      throw Error("shape " + s.shape.str() + " is too large (at most 2^48 elements)");
+    detail::check_shape_size(s.shape);
     if (kd.two_d_only && s.shape.ndim != 2)
       throw Error(s.kind + " is 2D only (e.g. " + s.kind + ":1024x1024)");
   }

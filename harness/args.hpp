@@ -3,6 +3,7 @@
 // Benchmark. A UsageError becomes exit code 2 with one line on stderr.
 #pragma once
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -66,16 +67,21 @@ struct Args {
     for (auto [it, end] = options.equal_range(k); it != end; ++it) v.push_back(it->second);
     return v;
   }
-  int get_int(const std::string& k, int def) const {
+  // The value of --k, an integer of at least `min`; `def` when --k is not given. A value given
+  // empty (--samples "") is a usage error, never the default.
+  int get_int(const std::string& k, int def, int min = 0) const {
+    if (!has(k)) return def;
     const std::string s = get(k);
-    if (s.empty()) return def;
     try {
       std::size_t used = 0;
+      if (s.empty() || (!std::isdigit(static_cast<unsigned char>(s[0])) && s[0] != '-')) throw std::invalid_argument(s);
       const int v = std::stoi(s, &used);
-      if (used != s.size() || v < 0) throw std::invalid_argument(s);
+      if (used != s.size() || v < min) throw std::invalid_argument(s);
       return v;
     } catch (const std::exception&) {
-      throw UsageError("--" + k + " expects a non-negative integer, got '" + s + "'");
+      throw UsageError("--" + k + " expects " +
+                       (min == 0 ? std::string("a non-negative integer") : "an integer of at least " + std::to_string(min)) +
+                       ", got '" + s + "'");
     }
   }
   void only(const std::vector<std::string>& known) const {

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/gpu.hpp"
+#include "core/host_limits.hpp"
 #include "core/nvtx.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
@@ -214,6 +215,9 @@ int run(const Request& req, report::Report* out) {
       }
     }
   }
+  // Each dataset's memory, before anything is generated, measured or written.
+  for (const auto& [fam, specs] : req.family_datasets)
+    for (const std::string& spec : specs) require_host_memory(family::find(fam).host_bytes(spec), "bench on " + spec);
   const bool gpu = gpu_available();
   report::Report rep;
   rep.tool = env::tool_info();

@@ -4,16 +4,19 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/atomic_file.hpp"
 #include "core/gpu.hpp"
+#include "core/host_limits.hpp"
 #include "core/nvtx.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
@@ -68,6 +71,23 @@ std::string command_line(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
   return s;
+}
+
+// OMP_NUM_THREADS is a thread count like --threads (a list: one per nesting level): an entry above
+// max_threads() is refused, not clamped, as the option is. A count libgomp would try to honour
+// only fails inside it (SIGSEGV at 70000), and quietly running with fewer threads than asked
+// would mislabel every timing. Values libgomp itself ignores (not numbers) are left to it.
+void check_omp_environment() {
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if (!env) return;
+  for (std::string item : split(env, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (item.size() > 9 || std::stoll(item) > max_threads())
+      throw UsageError("OMP_NUM_THREADS=" + std::string(env) + " asks for more threads than repix runs on this machine (" +
+                       max_threads_text() + "); lower it or unset it");
+  }
 }
 
 int cmd_list(const Args& a) {
@@ -178,8 +198,8 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   for (const auto& s : req.scopes)
     if (s != "kernel" && s != "end-to-end" && s != "with-io")
       throw UsageError("unknown scope '" + s + "' (kernel, end-to-end, with-io)");
-  req.gpu_samples = std::max(1, a.get_int("samples", req.gpu_samples));
-  req.cpu_samples = std::max(1, a.get_int("cpu-samples", req.cpu_samples));
+  req.gpu_samples = a.get_int("samples", req.gpu_samples, 1);
+  req.cpu_samples = a.get_int("cpu-samples", req.cpu_samples, 1);
   req.warmup = a.get_int("warmup", req.warmup);
   // A family option goes to the families of this bench that declare it; one that none of them
   // declares is a usage error (checked here, before anything is measured).
@@ -310,6 +330,7 @@ int main(int argc, char** argv) {
           if (argv[j][0] != '-') positional.push_back(argv[j]);
         return print_help(cmd, positional);
       }
+    check_omp_environment();
     if (cmd == "bench") return cmd_bench(argc, argv, Args::parse(argc, argv, 2, {}));
     // Flags (options without a value): reconstruct's --clip, the tables' --quick.
     const Args a = Args::parse(argc, argv, 2, {"clip", "quick"});
@@ -329,6 +350,16 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const Error& e) {
     std::fprintf(stderr, "repix: error: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // The estimates made up front (host_limits.hpp) are lower bounds: what they miss ends here,
+    // as the machine's limit it is, not as a bug.
+    std::string now;
+    try {
+      now = "; " + format_gb(available_host_memory()) + " available now";
+    } catch (...) {  // still short: the line goes out without the amount
+    }
+    std::fprintf(stderr, "repix: error: out of host memory (an allocation failed%s)\n", now.c_str());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "repix: internal error: %s\n", e.what());

@@ -8,6 +8,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,11 @@ class Family {
   virtual int run(const cli::Args& a) const = 0;
   // `repix profile <name> --variant V --dataset SPEC [--iterations N]`: NVTX-ranged runs for Nsight.
   virtual int profile(const cli::Args& a) const = 0;
+  // A lower bound of the host memory a measurement on the dataset `spec` (bench, table) takes: its
+  // inputs generated (the generators' working memory included) and held, and the reference's and
+  // one variant's outputs. The bench and the tables refuse a dataset above the available memory
+  // before anything is generated.
+  virtual std::uint64_t host_bytes(const std::string& spec) const = 0;
   // `repix bench`: appends the verified, timed cases of ctx.req's variants (and peers) on
   // ctx.specs, in the order dataset, variant, scope (kernel, end-to-end, with-io), then peers.
   virtual void add_bench_cases(bench::Context& ctx, std::vector<bench::Case>& cases) const = 0;

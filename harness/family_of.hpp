@@ -23,8 +23,10 @@
 #include "core/error.hpp"
 #include "core/find_by_name.hpp"
 #include "core/gpu.hpp"
+#include "core/host_limits.hpp"
 #include "core/nvtx.hpp"
 #include "core/variant.hpp"
+#include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "datasets/spec.hpp"
 #include "harness/bench.hpp"
@@ -91,7 +93,7 @@ class FamilyOf : public Family {
     if (a.positional.size() != 1) throw cli::UsageError("profile takes the family name");
     const Variant& v = find_variant(a.need("variant"));
     const Options opt = timed_options(options::parse(option_table(), a, options::kProfile));
-    const int iterations = std::max(1, a.get_int("iterations", 5));
+    const int iterations = a.get_int("iterations", 5, 1);
     Inputs in;
     {
       nvtx::Range r("dataset");
@@ -124,7 +126,23 @@ class FamilyOf : public Family {
     }
   }
 
+  std::uint64_t host_bytes(const std::string& spec) const override {
+    std::uint64_t held = 0, working = 0, outputs = 0;
+    for (const std::string& s : input_specs(spec)) {
+      const datasets::Spec in = datasets::Spec::parse(s);
+      const std::uint64_t bytes = datasets::image_bytes(in);  // 0: an image file, not sized
+      held += bytes;
+      working = std::max(working, datasets::peak_host_bytes(in) - bytes);
+      if (outputs == 0 && bytes > 0) {  // the reference's output and a variant's
+        const DType dtype = datasets::spec_dtype(in);
+        outputs = 2 * output_bytes(static_cast<std::int64_t>(bytes / dtype_size(dtype)), dtype);
+      }
+    }
+    return held + working + outputs;
+  }
+
   std::unique_ptr<Problem> problem(const std::string& spec, const cli::Args& base) const override {
+    require_host_memory(host_bytes(spec), name() + " on " + spec);
     auto p = std::make_unique<ProblemOf>();
     p->spec_ = datasets::Spec::parse(spec).str();
     p->base = options::parse(option_table(), base, options::kRun | options::kProfile | options::kBench);
@@ -182,8 +200,19 @@ class FamilyOf : public Family {
   virtual std::string reference_id() const = 0;
   // Throughput unit of the bench ("GVox/s", "GPx/s"): items per second / 1e9.
   virtual std::string unit() const = 0;
-  // The inputs a dataset spec gives, pinned where asked (and a GPU exists).
-  virtual Inputs load(const std::string& spec, bool pinned) const = 0;
+  // The dataset specs of a dataset's inputs, in the family's input order (default: the dataset
+  // itself, one input).
+  virtual std::vector<std::string> input_specs(const std::string& spec) const { return {spec}; }
+  // The inputs a dataset spec gives (input_specs, each generated), pinned where asked (and a GPU
+  // exists).
+  virtual Inputs load(const std::string& spec, bool pinned) const {
+    Inputs in;
+    for (const std::string& s : input_specs(spec)) in.push_back(datasets::generate(datasets::Spec::parse(s), pinned));
+    return in;
+  }
+  // Host bytes of a run's output on an input of `elements` elements of `dtype` (default 0: an
+  // output much smaller than its input); host_bytes() counts two (the reference's and a variant's).
+  virtual std::uint64_t output_bytes(std::int64_t /*elements*/, DType) const { return 0; }
   // The report's entries for the inputs of `spec`, once the reference exists.
   virtual std::vector<report::DatasetInfo> describe(const std::string& spec, const Inputs& in,
                                                     const Result& reference) const = 0;

@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "core/host_limits.hpp"
+
 namespace repix::options {
 
 std::string Spec::check(const std::string& value) const {
@@ -24,6 +26,7 @@ std::string Spec::check(const std::string& value) const {
                       value != "-";
   errno = 0;
   const long long v = digits ? std::strtoll(value.c_str(), nullptr, 10) : 0;
+  if (thread_count && digits && errno != ERANGE) check_thread_count(name, v);
   if (!digits || errno == ERANGE || v < min || v > max) {
     const std::string range = min == 0 && max == std::numeric_limits<int>::max()
                                   ? "a non-negative integer"
@@ -31,6 +34,19 @@ std::string Spec::check(const std::string& value) const {
     throw cli::UsageError("--" + name + " expects " + range + ", got '" + value + "'");
   }
   return std::to_string(v);
+}
+
+Spec threads(std::string name, std::string help, std::string default_text, unsigned commands) {
+  Spec s = integer(std::move(name), "N", std::move(help), std::move(default_text), commands);
+  s.max = max_threads();
+  s.thread_count = true;
+  return s;
+}
+
+void check_thread_count(const std::string& name, long long count) {
+  if (count <= max_threads()) return;
+  throw cli::UsageError("--" + name + " " + std::to_string(count) + " is more threads than repix runs on this machine (" +
+                        max_threads_text() + ")");
 }
 
 std::string Spec::usage() const { return flag ? "[--" + name + "]" : "[--" + name + " " + placeholder + "]"; }

@@ -27,6 +27,7 @@ struct Spec {
   long long min = 0;
   long long max = std::numeric_limits<int>::max();
   bool flag = false;         // takes no value (--clip); --clip=1/0/true/false also accepted
+  bool thread_count = false; // a number of threads: capped at max_threads() (core/host_limits.hpp)
   unsigned commands = kRun | kProfile;
 
   // The value given on a command line, checked: a UsageError naming the option when it is not
@@ -54,6 +55,12 @@ inline Spec choice(std::string name, std::vector<std::string> choices, std::stri
   s.choices = std::move(choices);
   return s;
 }
+// A number of threads (or of workers that are threads): an integer from 0 to max_threads(),
+// refused above it with the reason (libgomp fails or crashes on tens of thousands of threads).
+Spec threads(std::string name, std::string help, std::string default_text, unsigned commands = kRun | kProfile);
+// The same check for counts read elsewhere (a table's thread lists): a UsageError naming
+// --`name` when `count` is above max_threads().
+void check_thread_count(const std::string& name, long long count);
 inline Spec flag(std::string name, std::string help, unsigned commands = kRun) {
   Spec s = integer(std::move(name), "", std::move(help), "", commands);
   s.flag = true;
@@ -89,9 +96,9 @@ template <class Options>
 std::vector<Option<Options>> tiling_worker_options() {
   const unsigned all = kRun | kProfile | kBench;
   return {bind_int(&Options::gpus, integer("gpus", "N", "multi-device: GPU workers (0: every visible GPU)", "0", all)),
-          bind_int(&Options::cpu_groups, integer("cpu-groups", "N", "multi-device: CPU workers", "0", all)),
+          bind_int(&Options::cpu_groups, threads("cpu-groups", "multi-device: CPU workers", "0", all)),
           bind_int(&Options::cpu_group_threads,
-                   integer("cpu-group-threads", "N", "multi-device: OpenMP threads per CPU group (0: share the cores out)",
+                   threads("cpu-group-threads", "multi-device: OpenMP threads per CPU group (0: share the cores out)",
                            "0", all))};
 }
 

@@ -158,6 +158,38 @@ Result result_from(const json& j, const std::string& p) {
   return r;
 }
 
+// ---- plausibility of what was read ----------------------------------------------------------------
+
+// The range a time of repix's can take, in milliseconds: no timer it uses resolves less than a
+// nanosecond, and no measurement runs for 116 days.
+constexpr double kMinMs = 1e-6, kMaxMs = 1e10;
+
+void check_time(double ms, const std::string& path, bool zero_ok) {
+  if (std::isfinite(ms) && ms <= kMaxMs && (ms >= kMinMs || (zero_ok && ms == 0))) return;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", ms);
+  fail(path, std::string(buf) + " is not a time a measurement gives (expected " + (zero_ok ? "0 or " : "") +
+                 "1e-06 to 1e+10 ms)");
+}
+
+// What compare and the tables divide by: the timings of every result that ran are finite and
+// within what a measurement gives (a median of 0, negative, NaN or 1e308 is an edited or damaged
+// report, and would print as "nan" or "inf" ratios); throughputs are finite or null (NaN).
+void check_timings(const Report& r) {
+  for (std::size_t i = 0; i < r.results.size(); ++i) {
+    const Result& x = r.results[i];
+    if (x.samples_ms.empty()) continue;  // not run: nothing is divided by its times
+    const std::string p = index("results", i);
+    for (std::size_t k = 0; k < x.samples_ms.size(); ++k) check_time(x.samples_ms[k], index(join(p, "samples_ms"), k), true);
+    check_time(x.median_ms, join(p, "median_ms"), false);
+    check_time(x.q1_ms, join(p, "q1_ms"), true);
+    check_time(x.q3_ms, join(p, "q3_ms"), true);
+    check_time(x.min_ms, join(p, "min_ms"), true);
+    if (!(x.items >= 0) || !std::isfinite(x.items)) fail(join(p, "items"), "not a count of items");
+    if (std::isinf(x.throughput) || x.throughput < 0) fail(join(p, "throughput"), "not a throughput");
+  }
+}
+
 // ---- text tables ----------------------------------------------------------------------------------
 
 // v with `sig` significant digits in fixed notation (no exponents in tables): 1234.5 -> "1235",
@@ -381,7 +413,9 @@ Report read_report(const std::string& path) {
     throw Error("report '" + path + "' is not valid JSON: " + msg);
   }
   try {
-    return from_json(j);
+    Report r = from_json(j);
+    check_timings(r);
+    return r;
   } catch (const Error& e) {
     throw Error("report '" + path + "': " + e.what());
   }

@@ -87,6 +87,8 @@ Bound bound_from_json(const nlohmann::json& j);
 Report from_json(const nlohmann::json& j);
 // Atomic (temporary file, then rename); creates parent directories.
 void write_report(const Report& r, const std::string& path);
+// Also refuses a report whose timings no measurement gives (a median of 0, negative, not finite,
+// above 1e10 ms): what compare and the tables divide by.
 Report read_report(const std::string& path);
 
 // Medians and quartiles (linear interpolation between order statistics, as numpy's default).

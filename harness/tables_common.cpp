@@ -61,16 +61,27 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-json load_paper(const std::string& name, const std::string& override_path) {
+json load_paper(const std::string& name, const std::string& override_path, const std::string& table) {
   const std::string path =
       !override_path.empty() ? override_path : std::string(REPIX_SOURCE_DIR) + "/results/paper/" + name + ".json";
   std::ifstream in(path);
   if (!in) throw Error("cannot read the paper's table '" + path + "' (give --paper PATH)");
+  json paper;
   try {
-    return json::parse(in);
+    paper = json::parse(in);
   } catch (const std::exception& e) {
-    throw Error("'" + path + "' is not valid JSON: " + e.what());
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    throw Error("'" + path + "' is not valid JSON: " + what);
   }
+  const std::string owner = field_or(paper, "table", "");
+  if (owner.empty())
+    throw Error("'" + path + "' does not say which table it transcribes (no \"table\" field; results/paper/" + name +
+                ".json has \"table\": \"" + table + "\")");
+  if (owner != table)
+    throw Error("'" + path + "' transcribes table " + owner + ", not " + table + " (give " + table +
+                "'s --paper file, or none for results/paper/" + name + ".json)");
+  return paper;
 }
 
 const json* paper_row(const json& paper, const std::function<bool(const json&)>& match) {

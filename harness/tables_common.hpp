@@ -49,8 +49,10 @@ double median_of(std::vector<double> v);  // 0 for none
 double mean_of(const std::vector<double>& v);
 double ms_since(std::chrono::steady_clock::time_point t0);
 
-// results/paper/<name>.json, or `override_path` when given. Throws repix::Error when unreadable.
-nlohmann::json load_paper(const std::string& name, const std::string& override_path = "");
+// results/paper/<name>.json, or `override_path` when given: the paper's numbers for the table
+// `table`. Throws repix::Error when unreadable, or when the file's "table" field does not name
+// `table` (another table's transcription would fill the table with the wrong numbers).
+nlohmann::json load_paper(const std::string& name, const std::string& override_path, const std::string& table);
 // The first of paper["rows"] that `match` accepts; nullptr when none.
 const nlohmann::json* paper_row(const nlohmann::json& paper, const std::function<bool(const nlohmann::json&)>& match);
 

@@ -17,7 +17,16 @@ bool gpu_available();
 // Why no GPU is usable ("no CUDA device", driver message, ...); empty when one is.
 std::string gpu_unavailable_reason();
 
+// Throws repix::Error "this variant needs a GPU: <why not>" when no GPU is usable: what every
+// GPU variant's end-to-end run says first on a machine without one.
+void require_gpu();
+
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line);
+
+// cudaMalloc of `bytes`; out of memory throws CudaOutOfMemory naming the bytes asked for and the
+// device's free and total memory. Test hook: the environment variable REPIX_TEST_DEVICE_MEMORY
+// (bytes) makes any single allocation larger than it fail as out of memory, as on a smaller GPU.
+void* device_malloc(std::size_t bytes);
 
 #define REPIX_CUDA(call)                                                   \
   do {                                                                     \
@@ -51,9 +60,7 @@ class DeviceBuffer {
   void allocate(std::size_t count) {
     reset();
     if (count == 0) return;
-    void* p = nullptr;
-    REPIX_CUDA(cudaMalloc(&p, count * sizeof(T)));
-    ptr_ = static_cast<T*>(p);
+    ptr_ = static_cast<T*>(device_malloc(count * sizeof(T)));
     count_ = count;
   }
   // Grows (never shrinks) so that repeated calls in a timing loop do not reallocate.

@@ -115,7 +115,7 @@ Curve read_csv(const std::string& path) {
 Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::string& nvtx_name) {
   nvtx::Range range(nvtx_name.c_str());
   check_input(img);
-  if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
+  require_gpu();
   CudaStream stream;
   DeviceBuffer<unsigned char> d_in;
   {

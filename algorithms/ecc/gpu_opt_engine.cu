@@ -230,7 +230,7 @@ Engine::~Engine() = default;
 
 void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
   Impl& m = *impl_;
-  if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
+  require_gpu();
   m.dtype = dtype;
   m.shape = shape;
   m.dims = shape.ndim == 3 ? 3 : 2;

@@ -122,7 +122,7 @@ __global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t
 Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* whole,
                         std::size_t global_capacity_for_tests, StreamStats* stats) {
   nvtx::Range range("ecc/gpu-stream");
-  if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
+  require_gpu();
   const DType dt = src.dtype();
   const Shape sh = src.shape();
   if (sh.size() <= 0) throw Error("empty image");

@@ -230,7 +230,7 @@ Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Opti
 Result run_gpu_variant(const char* nvtx_name, DevicePlan&& plan, const HostImage& input, const Options& opt) {
   nvtx::Range range(nvtx_name);
   check_input(input);
-  if (!gpu_available()) throw Error("this variant needs a GPU: " + gpu_unavailable_reason());
+  require_gpu();
   return run_plan_end_to_end(std::move(plan), input, opt);
 }
 

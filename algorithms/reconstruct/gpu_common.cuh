@@ -326,6 +326,7 @@ class Plan final : public DevicePlan {
 template <template <class> class Impl>
 Result run_end_to_end(const std::string& id, const HostImage& marker, const HostImage& mask, const Options& opt) {
   check_inputs(marker, mask, opt);
+  require_gpu();
   const std::string name = "reconstruct/" + id;
   nvtx::Range range(name.c_str());
   CudaStream stream;

@@ -208,6 +208,59 @@ TEST_F(IoTest, FileSourcesStreamSlabs) {
                {"100 bytes", "1638 bytes"});
 }
 
+// The header length a file claims is checked against the file and a maximum before any memory is
+// reserved for it (a 100-byte file claiming 4 GB of header once made repix allocate them).
+TEST_F(IoTest, NpyHeaderLengthIsBoundedBeforeAllocating) {
+  // Format 2.0, length 0xFFFFFFF0, 100 bytes in all.
+  std::string bytes = std::string("\x93NUMPY\x02\x00", 8) + std::string("\xf0\xff\xff\xff", 4);
+  bytes.resize(100, ' ');
+  std::ofstream(path("huge.npy"), std::ios::binary) << bytes;
+  expect_error([&] { read_npy(path("huge.npy")); }, {"huge.npy", "claims 4294967280 bytes"});
+  expect_error([&] { open_npy_source(path("huge.npy")); }, {"claims 4294967280 bytes"});
+  // A length the file does hold, but beyond the maximum (1 MiB): refused as well.
+  std::string dict = "{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }";
+  dict.append((1u << 20) + 64 - dict.size(), ' ');
+  dict.back() = '\n';
+  const std::string big = write_npy_file("bighdr.npy", dict, 2, 2);
+  expect_error([&] { read_npy(big); }, {"bighdr.npy", "at most 1048576"});
+  // A length past the end of a small file: truncated, with both numbers.
+  std::string cut = std::string("\x93NUMPY\x01\x00", 8) + std::string("\xc8\x00", 2) + "{'descr': '|u1'";
+  std::ofstream(path("cut.npy"), std::ios::binary) << cut;
+  expect_error([&] { read_npy(path("cut.npy")); }, {"truncated .npy header", "claims 200 bytes", "holds 15"});
+  // Long headers under the maximum still read (numpy pads; other writers may pad more).
+  std::string padded = "{'descr': '|u1', 'fortran_order': False, 'shape': (3,), }";
+  padded.append(5000, ' ');
+  EXPECT_EQ(read_npy(write_npy_file("padded.npy", padded, 3, 2)).size(), 3);
+}
+
+TEST_F(IoTest, NpyHeaderWithADuplicateKeyIsRefused) {
+  const std::string descr = write_npy_file("d.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'descr': '|u1', }", 8);
+  expect_error([&] { read_npy(descr); }, {"d.npy", "'descr' given twice"});
+  const std::string shape = write_npy_file("s.npy", "{'shape': (4,), 'descr': '|u1', \"shape\" : (2,), 'fortran_order': False}", 4);
+  expect_error([&] { read_npy(shape); }, {"'shape' given twice"});
+  const std::string fortran = write_npy_file("f.npy", "{'descr': '|u1', 'fortran_order': True, 'fortran_order': False, 'shape': (2,)}", 2);
+  expect_error([&] { read_npy(fortran); }, {"'fortran_order' given twice"});
+  // Key names inside values (a structured dtype's field names) are not keys of the header.
+  const std::string nested = write_npy_file("n.npy", "{'descr': [('descr', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8);
+  expect_error([&] { read_npy(nested); }, {"structured"});
+}
+
+TEST_F(IoTest, ADirectoryIsNotReadAsAnImage) {
+  fs::create_directories(path("d.npy"));
+  fs::create_directories(path("plain"));
+  expect_error([&] { load(path("d.npy")); }, {"d.npy", "is a directory"});
+  expect_error([&] { load(path("plain")); }, {"plain", "is a directory"});
+  expect_error([&] { open_source(Spec::parse("file:" + path("d.npy"))); }, {"is a directory"});
+}
+
+TEST_F(IoTest, SpecOfReadsSpecsAndPaths) {
+  EXPECT_EQ(spec_of("uniform:8x8:levels=4").str(), Spec::parse("uniform:8x8:levels=4").str());
+  EXPECT_EQ(spec_of(path("a.npy")).kind, "file");
+  EXPECT_EQ(spec_of(path("a.npy")).path, path("a.npy"));
+  EXPECT_EQ(spec_of("file:" + path("a.npy")).path, path("a.npy"));
+  EXPECT_EQ(spec_of("uniform").kind, "file");  // a file named like a kind, without a shape
+}
+
 // The ECC paper's inputs are raw float32 GRFs standardised to mean 0, std 1.
 TEST(EccReference, RawGrfHasMeanZero) {
   const char* env = std::getenv("REPIX_ECC_REFERENCE_DIR");

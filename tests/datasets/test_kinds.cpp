@@ -100,6 +100,38 @@ TEST(Kinds, RegistryDescribesWhatIsGenerated) {
 }
 
 // Only a kind's own marker keys make a marker: blobs' radius is its own parameter.
+// The peak host memory each kind's generator takes, per output byte (measured; kind.hpp), and
+// the image bytes it is a multiple of.
+TEST(Kinds, PeakHostBytesFollowEachGeneratorsWorkingMemory) {
+  struct Case {
+    std::string spec;
+    std::uint64_t bytes, peak;
+  };
+  const Case cases[] = {{"uniform:100x50:dtype=uint8", 5000, 5000},
+                        {"uniform:100x50:dtype=float32", 20000, 20000},
+                        {"grf:100x50", 20000, 100000},
+                        {"noise-mask:100x50", 5000, 20000},
+                        {"noise-mask:100x50:marker=opening", 5000, 20000},
+                        {"tissue:100x50:marker=h-minus", 5000, 30000},
+                        {"blobs:10x10x10", 1000, 1000},
+                        {"sparse:4096x4096", 1u << 24, 1u << 24}};
+  for (const Case& c : cases) {
+    EXPECT_EQ(image_bytes(Spec::parse(c.spec)), c.bytes) << c.spec;
+    EXPECT_EQ(peak_host_bytes(Spec::parse(c.spec)), c.peak) << c.spec;
+  }
+  // Sizes that cannot be held are refused before anything is generated or allocated.
+  EXPECT_EQ(peak_host_bytes(Spec::parse("tissue:1048576x1048576")), 6ull << 40);
+  try {
+    generate("tissue:1048576x1048576");
+    ADD_FAILURE() << "6 TiB generated";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("generating tissue:1048576x1048576"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("GB of host memory"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(open_source(Spec::parse("grf:1048576x1048576")), Error);         // held whole: refused
+  EXPECT_NO_THROW(open_source(Spec::parse("uniform:1048576x1048576x256")));      // streamed: fine
+}
+
 TEST(Kinds, MaskSpecRemovesOnlyMarkerKeys) {
   const Spec blobs = Spec::parse("blobs:64x64:radius=24:fill=0.45");
   EXPECT_FALSE(is_marker_spec(blobs));

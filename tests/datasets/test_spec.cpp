@@ -115,6 +115,10 @@ TEST(Spec, BadSpecsNameTheProblem) {
   expect_bad("file:a.raw:shape=4y4", {"bad shape '4y4'"});
   expect_bad("file:a.raw:bogus=1", {"unknown key 'bogus'", "shape, dtype"});
   expect_bad("uniform:1000000x1000000x1000000", {"too large"});
+  // Sides whose product overflows 64 bits are too large, not "missing or empty".
+  expect_bad("uniform:4294967296x4294967296", {"too large", "2^48"});
+  expect_bad("uniform:4294967296x4294967296x4294967296", {"too large"});
+  expect_bad("file:x.raw:shape=4294967296x4294967296:dtype=uint8", {"too large"});
 }
 
 TEST(Spec, KindsListed) {

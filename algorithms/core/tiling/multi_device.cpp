@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/host_limits.hpp"
 #include "core/nvtx.hpp"
 
 namespace repix::tiling {
@@ -52,6 +53,11 @@ EngineConfig configure(const std::string& family, int gpus, int cpu_groups, int 
   cfg.cpu_group_threads = cpu_group_threads > 0 ? cpu_group_threads
                         : cpu_groups > 0        ? std::max(1, (omp_get_max_threads() - gpu_threads) / cpu_groups)
                                                 : 1;
+  // Each option is capped on its own (the CLI checks them); their product is checked here.
+  const long long threads = static_cast<long long>(cpu_groups) * cfg.cpu_group_threads + gpu_threads;
+  if (threads > max_threads())
+    throw Error(who + std::to_string(cpu_groups) + " CPU groups of " + std::to_string(cfg.cpu_group_threads) +
+                " threads are more threads than repix runs on this machine (" + max_threads_text() + ")");
   std::int64_t edge = tile;
   if (edge == 0) {
     const std::int64_t workers = gpu_threads + cpu_groups;

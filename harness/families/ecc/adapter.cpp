@@ -60,7 +60,7 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
   const std::vector<Option>& option_table() const override {
     static const std::vector<Option> t = {
         options::bind_int(&Options::threads,
-                          options::integer("threads", "N", "CPU threads of the omp variants (0: OpenMP's default)", "0")),
+                          options::threads("threads", "CPU threads of the omp variants (0: OpenMP's default)", "0")),
         {options::integer("chunk-mib", "N", "gpu-stream chunk size in MiB (0: automatic)", "0"),
          [](Options& o, const std::string& v) { o.chunk_bytes = static_cast<std::size_t>(std::stoll(v)) << 20; },
          [](const Options& o) { return nlohmann::json(o.chunk_bytes >> 20); }},
@@ -73,11 +73,6 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
   std::string reference_id() const override { return "seq"; }
   std::string unit() const override { return "GVox/s"; }
 
-  Inputs load(const std::string& spec, bool pinned) const override {
-    Inputs in;
-    in.push_back(datasets::generate(datasets::Spec::parse(spec), pinned));
-    return in;
-  }
   std::vector<report::DatasetInfo> describe(const std::string& spec, const Inputs& in,
                                             const Result& reference) const override {
     report::DatasetInfo d = bench::describe_dataset(spec, in.at(0));
@@ -130,21 +125,18 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     const std::string json_out = a.get("json");
     if (output.empty() && json_out.empty()) throw cli::UsageError("run needs --output and/or --json");
     const Variant* v = &find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
-    // Streaming variants read the input as they go (never whole); the others load it. An in-core
-    // GPU variant asked for an input larger than the GPU's free memory hands over to the
-    // streaming variant.
-    auto source = datasets::open_file_source(datasets::Spec::parse(input.rfind("file:", 0) == 0 ? input : "file:" + input));
-    if (v->gpu && !v->run_source && !fits_on_gpu(source->dtype(), source->shape())) {
+    // A file or a dataset spec (`--input uniform:512x512:levels=4`), read as the other families
+    // read theirs (datasets::spec_of). Streaming variants read the input as they go (never whole);
+    // the others load it. An in-core GPU variant asked for an input larger than the GPU's free
+    // memory hands over to the streaming variant.
+    const datasets::Spec spec = datasets::spec_of(input);
+    if (v->gpu && !v->run_source && gpu_available() &&
+        !fits_on_gpu(datasets::spec_dtype(spec), datasets::spec_shape(spec))) {
       std::fprintf(stderr, "repix run: input does not fit in GPU memory; using gpu-stream\n");
       v = &find_variant("gpu-stream");
     }
-    ecc::Curve curve;
-    if (v->run_source) {
-      curve = v->run_source(*source, opt);
-    } else {
-      source.reset();
-      curve = v->run(datasets::load(input, v->gpu && gpu_available()), opt);
-    }
+    const ecc::Curve curve = v->run_source ? v->run_source(*datasets::open_source(spec), opt)
+                                           : v->run(datasets::generate(spec, v->gpu && gpu_available()), opt);
     if (!output.empty()) ecc::write_csv(curve, output);
     if (!json_out.empty()) {
       nlohmann::json j = {{"family", "ecc"}, {"variant", v->id}, {"input", input}};

@@ -47,7 +47,7 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
   const std::vector<Variant>& registry() const override { return edt::variants(); }
   const std::vector<Option>& option_table() const override {
     static const std::vector<Option> t = options::with<Options>({
-        bind_int(&Options::threads, integer("threads", "N", "CPU variants: OpenMP threads (0: OpenMP's default)", "0", kRun)),
+        bind_int(&Options::threads, options::threads("threads", "CPU variants: OpenMP threads (0: OpenMP's default)", "0", kRun)),
         bind_int(&Options::tile, integer("tile", "N", "tiled variants: tile edge (0: automatic)", "0")),
         bind_int(&Options::queue_capacity,
                  integer("queue-capacity", "N", "queue variants: elements (0: automatic)", "0", kRun)),
@@ -57,10 +57,9 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
   std::string reference_id() const override { return "seq-exact"; }
   std::string unit() const override { return "GPx/s"; }
 
-  Inputs load(const std::string& spec, bool pinned) const override {
-    Inputs in;
-    in.push_back(datasets::generate(datasets::Spec::parse(spec), pinned));
-    return in;
+  // The verifying run's distances (float32) and sites (int64).
+  std::uint64_t output_bytes(std::int64_t elements, DType) const override {
+    return static_cast<std::uint64_t>(elements) * (sizeof(float) + sizeof(std::int64_t));
   }
   std::vector<report::DatasetInfo> describe(const std::string& spec, const Inputs& in, const Result&) const override {
     return {bench::describe_dataset(spec, in.at(0))};

@@ -51,7 +51,7 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
                  options::choice("connectivity", {"4", "8"}, "neighbourhood: 4 or 8", "8", kRun | kProfile | kBench)),
         options::bind_flag(&Options::clip,
                            options::flag("clip", "clip a marker that rises above the mask instead of refusing it")),
-        bind_int(&Options::threads, integer("threads", "N", "CPU variants: OpenMP threads (0: OpenMP's default)", "0")),
+        bind_int(&Options::threads, options::threads("threads", "CPU variants: OpenMP threads (0: OpenMP's default)", "0")),
         bind_int(&Options::tile, integer("tile", "N", "tiled variants: tile edge in pixels (0: automatic)", "0")),
         {integer("raster-scans", "N", "hybrid variants: raster + anti-raster pairs before the queue phase (at least 1)", "1"),
          [](Options& o, const std::string& v) { o.raster_scans = std::max(1, std::stoi(v)); },
@@ -69,12 +69,13 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
     if (!datasets::is_marker_spec(datasets::Spec::parse(spec)))
       throw Error("reconstruct datasets are marker specs (noise-mask or tissue with marker=), got '" + spec + "'");
   }
-  Inputs load(const std::string& spec, bool pinned) const override {
-    const datasets::Spec marker = datasets::Spec::parse(spec);
-    Inputs in;
-    in.push_back(datasets::generate(marker, pinned));
-    in.push_back(datasets::generate(datasets::mask_spec(marker), pinned));
-    return in;
+  // The marker, then its mask.
+  std::vector<std::string> input_specs(const std::string& spec) const override {
+    return {spec, datasets::mask_spec(datasets::Spec::parse(spec)).str()};
+  }
+  // The reconstruction: an image of the mask's type.
+  std::uint64_t output_bytes(std::int64_t elements, DType dtype) const override {
+    return static_cast<std::uint64_t>(elements) * dtype_size(dtype);
   }
   Inputs load_for_profile(const std::string& spec, bool pinned) const override {
     if (!datasets::is_marker_spec(datasets::Spec::parse(spec)))

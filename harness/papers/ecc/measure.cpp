@@ -15,7 +15,7 @@ namespace repix::tables::ecc_tables {
 using nlohmann::json;
 
 json ecc_paper(int n, const std::string& override_path) {
-  return load_paper("ecc-table" + std::to_string(n), override_path);
+  return load_paper("ecc-table" + std::to_string(n), override_path, "ecc-" + std::to_string(n));
 }
 
 double context_ms() {

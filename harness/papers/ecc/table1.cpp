@@ -102,8 +102,8 @@ int table1(const cli::Args& a, Meta& meta, const std::string& out_dir, Session& 
     req.family_datasets = {{"ecc", specs}};
     req.variants = {"omp", "gpu-opt"};
     req.scopes = {"kernel", "end-to-end", "with-io"};
-    req.gpu_samples = std::max(1, a.get_int("samples", sizes == "quick" ? 3 : 10));
-    req.cpu_samples = std::max(1, a.get_int("cpu-samples", 3));
+    req.gpu_samples = a.get_int("samples", sizes == "quick" ? 3 : 10, 1);
+    req.cpu_samples = a.get_int("cpu-samples", 3, 1);
     req.warmup = 1;
     req.command = meta.command;
     if (!out_dir.empty()) req.out_path = out_dir + "/ecc-table1-bench.json";

@@ -14,11 +14,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 
 #include "core/error.hpp"
 #include "core/gpu.hpp"
+#include "core/host_limits.hpp"
 #include "datasets/spec.hpp"
 #include "harness/json_fields.hpp"
+#include "harness/options.hpp"
 
 namespace repix::tables::iwpp_paper {
 
@@ -191,6 +194,15 @@ TableInfo table_info(const TableDef& def) {
             known.insert(known.end(), def.extra_options.begin(), def.extra_options.end());
             a.only(known);
             if (a.has("out") && a.has("out-dir")) throw cli::UsageError("give --out or --out-dir, not both");
+            // Thread counts (Figure 10's rows, the multi-device tables' workers) are refused before
+            // anything is measured or written; a journal being replayed measures nothing.
+            if (!session.replaying()) {
+              if (a.has("threads"))
+                for (auto x : parse_list(a.get("threads"), "threads", 1, std::numeric_limits<int>::max()))
+                  options::check_thread_count("threads", x);
+              for (const char* k : {"cpu-groups", "cpu-group-threads"})
+                if (a.has(k)) options::check_thread_count(k, a.get_int(k, 0));
+            }
             Run run;
             run.id = id;
             run.args = &a;
@@ -201,7 +213,14 @@ TableInfo table_info(const TableDef& def) {
             const int reps = a.get_int("reps", run.small ? 2 : 5);
             if (reps < 1) throw cli::UsageError("--reps must be at least 1");
             run.reps = table_reps(reps);
-            run.paper = load_paper(id, a.get("paper"));
+            run.paper = load_paper(id, a.get("paper"), id);
+            // Every input of these tables is an n x n image of at least a byte a pixel: a size the
+            // machine cannot hold is refused now, before the journal is opened (each input's full
+            // estimate is checked again when it is generated: Family::problem).
+            if (!session.replaying())
+              for (std::int64_t n : run.sizes)
+                require_host_memory(static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n),
+                                    id + " at " + size_label(n) + " (its inputs at least)");
             run.meta = session.meta("repix table " + id, sizes);
             run.out_dir = a.get("out", a.get("out-dir", session.default_out_dir()));
             session.start(run.out_dir, id, run.meta);
