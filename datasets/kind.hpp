@@ -64,6 +64,7 @@ Kind blobs_kind();       // blobs.cpp
 Kind noise_mask_kind();  // masks.cpp
 Kind tissue_kind();      // masks.cpp
 Kind sparse_kind();      // sparse.cpp
+Kind texture_kind();     // texture.cpp
 Kind file_kind();        // io.cpp
 }  // namespace detail
 

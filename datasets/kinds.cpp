@@ -18,6 +18,7 @@ const std::vector<Kind>& registered_kinds() {
     k.push_back(detail::noise_mask_kind());
     k.push_back(detail::tissue_kind());
     k.push_back(detail::sparse_kind());
+    k.push_back(detail::texture_kind());
     k.push_back(detail::file_kind());
     return k;
   }();
