@@ -7,7 +7,8 @@ its own variants, so their numbers can sit beside ours in one report.
         "exact", "scope"}, ...]
     peers.py run --peer ID --inputs A.npy [B.npy] --params JSON --samples N --warmup W --output OUT.npy
         runs the peer W untimed then N timed times; writes the last result to OUT.npy
-        (float32 distances for edt, the mask's dtype for reconstruct) and prints one JSON line
+        (float32 distances for edt, the mask's dtype for reconstruct, float64 [A_x, A_y] for
+        auto-mi) and prints one JSON line
         {"samples_ms": [...], "scope": "kernel"|"end-to-end"}.
 
 Scopes: CPU peers are timed around the library call (the arrays are already in memory: the
@@ -53,6 +54,62 @@ def _reconstruct_skimage(inputs, params):
     return lambda: reconstruction(marker, mask, method="dilation", footprint=footprint).astype(mask.dtype)
 
 
+# auto-mi: the feature stage as a Python user would write it. Labels 0..256 (257 values); per lag
+# the pairs (L[y, x], L[y, x+i]) (horizontal) or (L[y, x], L[y+i, x]) (vertical); NMI =
+# I / sqrt(H(X) H(Y)), 0 when X or Y takes one value in that overlap (repix's rule; scikit-learn
+# returns 1.0 when both do, so that case is decided here before calling it). Output: float64
+# [A_x, A_y].
+def _lag_pairs(labels):
+    h, w = labels.shape
+    for i in range(1, w):
+        yield 0, labels[:, :w - i], labels[:, i:]
+    for i in range(1, h):
+        yield 1, labels[:h - i, :], labels[i:, :]
+
+
+def _nmi_numpy(x, y):
+    import numpy as np
+    joint = np.bincount((x.astype(np.int64) * 257 + y).ravel(), minlength=257 * 257).reshape(257, 257)
+    px, py = joint.sum(axis=1), joint.sum(axis=0)
+    if np.count_nonzero(px) < 2 or np.count_nonzero(py) < 2:
+        return 0.0
+    n = float(joint.sum())
+
+    def entropy(c):
+        p = c[c > 0] / n
+        return float(-(p * np.log(p)).sum())
+    hx, hy, hxy = entropy(px), entropy(py), entropy(joint)
+    return (hx + hy - hxy) / np.sqrt(hx * hy)
+
+
+def _auto_mi_numpy(inputs, params):
+    import numpy as np
+    labels = inputs[0].astype(np.int64)
+
+    def call():
+        out = np.zeros(2)
+        for d, a, b in _lag_pairs(labels):
+            out[d] += _nmi_numpy(a, b)
+        return out
+    return call
+
+
+def _auto_mi_sklearn(inputs, params):
+    import numpy as np
+    from sklearn.metrics import normalized_mutual_info_score
+    labels = inputs[0].astype(np.int64)
+
+    def call():
+        out = np.zeros(2)
+        for d, a, b in _lag_pairs(labels):
+            x, y = a.ravel(), b.ravel()
+            if x.min() == x.max() or y.min() == y.max():
+                continue  # one value on a side: NMI 0 (see above)
+            out[d] += normalized_mutual_info_score(x, y, average_method="geometric")
+        return out
+    return call
+
+
 # id -> (family, module to import, description, gpu, exact, scope, factory)
 PEERS = {
     "scipy-edt": ("edt", "scipy.ndimage", "scipy.ndimage.distance_transform_edt (exact, 1 thread)",
@@ -64,6 +121,11 @@ PEERS = {
     "skimage-reconstruction": ("reconstruct", "skimage.morphology",
                                "skimage.morphology.reconstruction method=dilation (1 thread)",
                                False, True, "end-to-end", _reconstruct_skimage),
+    "numpy-auto-mi": ("auto-mi", "numpy", "NumPy: np.bincount joint histogram per lag, entropies in float64 (1 thread)",
+                      False, True, "end-to-end", _auto_mi_numpy),
+    "sklearn-auto-mi": ("auto-mi", "sklearn.metrics",
+                        "scikit-learn normalized_mutual_info_score(average_method='geometric') per lag (1 thread)",
+                        False, True, "end-to-end", _auto_mi_sklearn),
 }
 
 
