@@ -158,4 +158,34 @@ constexpr int kHotCapacity = 1024;
 // 32-bit words of a k x k histogram of 16-bit counters.
 REPIX_HD std::size_t shared_hist_words(int k) { return (static_cast<std::size_t>(k) * k + 1) / 2; }
 
+
+// ---- gpu-opt's walk: runs of consecutive pairs -------------------------------------------------
+// A thread takes kRunPairs consecutive pairs of one overlap row (an "item": row y, segment s,
+// x = s * kRunPairs ..) and adds each run of equal bins once with its length: smooth images,
+// whose neighbours repeat, need few shared atomics; i.i.d. ones cost one compare more per pair.
+constexpr int kRunPairs = 8;
+REPIX_HD std::int64_t run_segments(std::int64_t cols) { return (cols + kRunPairs - 1) / kRunPairs; }
+// The n pairs (label(first, j), label(second, j)), 1 <= n <= kRunPairs, as add(bin, run length)
+// per run of equal bins, in order.
+template <class T, class Label, class Add>
+REPIX_HD void add_runs(const T* first, const T* second, int n, std::uint32_t k, Label label, Add add) {
+  std::uint32_t run_bin = label(first, 0) * k + label(second, 0), run = 1;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int j = 1; j < kRunPairs; ++j) {
+    if (j < n) {
+      const std::uint32_t bin = label(first, j) * k + label(second, j);
+      if (bin == run_bin) {
+        ++run;
+      } else {
+        add(run_bin, run);
+        run_bin = bin;
+        run = 1;
+      }
+    }
+  }
+  add(run_bin, run);
+}
+
 }  // namespace repix::ami::auto_mi

@@ -14,6 +14,7 @@ const std::vector<Variant>& variants() {
     v.push_back(gpu::gpu_naive_variant());
     v.push_back(gpu::gpu_global_hist_variant());
     v.push_back(gpu::gpu_shared_hist_variant());
+    v.push_back(gpu::gpu_shared_warp_agg_variant());
     v.push_back(gpu::gpu_opt_variant());
     return v;
   }();

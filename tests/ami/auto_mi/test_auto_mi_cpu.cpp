@@ -115,6 +115,56 @@ TEST(AutoMiCore, NmiFromColumnsMatchesOracle) {
   }
 }
 
+// gpu-opt's walk, replayed as run_hist_kernel does it: items (row, segment) by a cursor striding
+// over the block's threads, each item's pairs through add_runs. Every pair counted once, runs merged.
+TEST(AutoMiCore, RunItemsCoverEveryPairOnce) {
+  std::mt19937 rng(3);
+  for (std::int64_t h : {1, 3, 9}) {
+    for (std::int64_t w : {1, 2, 8, 9, 17, 40}) {
+      std::vector<std::uint8_t> l(h * w);
+      for (auto& v : l) v = static_cast<std::uint8_t>(rng() % 3);  // few labels: long runs
+      for (int dir : {am::kHorizontal, am::kVertical}) {
+        for (std::int64_t lag = 1; lag <= am::lag_count(h, w, dir); ++lag) {
+          const am::LagGeometry g = am::lag_geometry(h, w, dir, lag);
+          const std::int64_t segs = am::run_segments(g.cols), items = g.rows * segs;
+          std::vector<std::uint64_t> want(256 * 256, 0), got(256 * 256, 0);
+          for (std::int64_t e = 0; e < g.pairs(); ++e) {
+            const std::int64_t p = g.first(e, w);
+            ++want[l[p] * 256 + l[p + g.offset]];
+          }
+          std::int64_t adds = 0;
+          const std::int64_t threads = 5;  // a small "block": items stride over it
+          for (std::int64_t t = 0; t < threads; ++t) {
+            am::PairCursor c(t, segs, threads);
+            for (std::int64_t q = t; q < items; q += threads, c.advance()) {
+              const std::int64_t x0 = c.x * am::kRunPairs;
+              const std::uint8_t* first = l.data() + c.y * w + x0;
+              am::add_runs(first, first + g.offset, static_cast<int>(std::min<std::int64_t>(am::kRunPairs, g.cols - x0)),
+                           256u, [](const std::uint8_t* p, int j) { return std::uint32_t(p[j]); },
+                           [&](std::uint32_t bin, std::uint32_t run) {
+                             got[bin] += run;
+                             ++adds;
+                           });
+            }
+          }
+          ASSERT_EQ(got, want) << h << "x" << w << " dir " << dir << " lag " << lag;
+          EXPECT_LE(adds, g.pairs());
+        }
+      }
+    }
+  }
+  // A constant row of 8 pairs is one add of 8.
+  const std::uint8_t row[16] = {};
+  int calls = 0;
+  am::add_runs(row, row + 8, 8, 256u, [](const std::uint8_t* p, int j) { return std::uint32_t(p[j]); },
+               [&](std::uint32_t bin, std::uint32_t run) {
+                 EXPECT_EQ(bin, 0u);
+                 EXPECT_EQ(run, 8u);
+                 ++calls;
+               });
+  EXPECT_EQ(calls, 1);
+}
+
 // A host replay of shared_hist_kernel's 16-bit counter protocol (the same core functions): rounds
 // of kSharedRoundPairs adds of 1..32 (warp aggregation), counters that reach the flush level
 // listed (capacity kHotCapacity, else the scan of every counter at or above it), moved to the

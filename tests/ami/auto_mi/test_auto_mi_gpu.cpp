@@ -26,7 +26,9 @@ class AutoMiGpuVariant : public test::VariantTest {
  protected:
   const am::Variant& variant() const { return am::find_variant(GetParam()); }
   // The variants with 16-bit shared counters take the flush level.
-  bool has_shared_counters() const { return GetParam() == "gpu-shared-hist" || GetParam() == "gpu-opt"; }
+  bool has_shared_counters() const {
+    return GetParam() == "gpu-shared-hist" || GetParam() == "gpu-shared-warp-agg" || GetParam() == "gpu-opt";
+  }
   // The variant's plan, set up for `img`, which is uploaded to `d`.
   std::unique_ptr<am::DevicePlan> plan_for(const HostImage& img, DeviceBuffer<unsigned char>& d, cudaStream_t s) const {
     auto plan = variant().make_plan();
