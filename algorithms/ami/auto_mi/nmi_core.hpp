@@ -165,17 +165,17 @@ REPIX_HD std::size_t shared_hist_words(int k) { return (static_cast<std::size_t>
 // whose neighbours repeat, need few shared atomics; i.i.d. ones cost one compare more per pair.
 constexpr int kRunPairs = 8;
 REPIX_HD std::int64_t run_segments(std::int64_t cols) { return (cols + kRunPairs - 1) / kRunPairs; }
-// The n pairs (label(first, j), label(second, j)), 1 <= n <= kRunPairs, as add(bin, run length)
-// per run of equal bins, in order.
-template <class T, class Label, class Add>
-REPIX_HD void add_runs(const T* first, const T* second, int n, std::uint32_t k, Label label, Add add) {
-  std::uint32_t run_bin = label(first, 0) * k + label(second, 0), run = 1;
+// The bins bin_of(0) .. bin_of(n-1) of n consecutive pairs, 1 <= n <= kRunPairs, as add(bin,
+// run length) per run of equal bins, in order.
+template <class BinOf, class Add>
+REPIX_HD void add_runs(int n, BinOf bin_of, Add add) {
+  std::uint32_t run_bin = bin_of(0), run = 1;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
   for (int j = 1; j < kRunPairs; ++j) {
     if (j < n) {
-      const std::uint32_t bin = label(first, j) * k + label(second, j);
+      const std::uint32_t bin = bin_of(j);
       if (bin == run_bin) {
         ++run;
       } else {
@@ -187,5 +187,13 @@ REPIX_HD void add_runs(const T* first, const T* second, int n, std::uint32_t k, 
   }
   add(run_bin, run);
 }
+
+// gpu-opt's aligned uint8 path: 8 labels as one little-endian 64-bit word. The 8 bytes starting
+// `mis` (0..7) bytes into the aligned word `lo`, continuing into the next aligned word `hi`.
+REPIX_HD std::uint64_t unaligned_word(std::uint64_t lo, std::uint64_t hi, unsigned mis) {
+  return mis == 0 ? lo : (lo >> (8 * mis)) | (hi << (64 - 8 * mis));
+}
+// Byte j of a word of 8 labels.
+REPIX_HD std::uint32_t byte_of(std::uint64_t word, int j) { return static_cast<std::uint32_t>(word >> (8 * j)) & 0xFFu; }
 
 }  // namespace repix::ami::auto_mi

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 
 #include "ami/auto_mi/auto_mi.hpp"
@@ -139,8 +140,9 @@ TEST(AutoMiCore, RunItemsCoverEveryPairOnce) {
             for (std::int64_t q = t; q < items; q += threads, c.advance()) {
               const std::int64_t x0 = c.x * am::kRunPairs;
               const std::uint8_t* first = l.data() + c.y * w + x0;
-              am::add_runs(first, first + g.offset, static_cast<int>(std::min<std::int64_t>(am::kRunPairs, g.cols - x0)),
-                           256u, [](const std::uint8_t* p, int j) { return std::uint32_t(p[j]); },
+              const std::uint8_t* second = first + g.offset;
+              am::add_runs(static_cast<int>(std::min<std::int64_t>(am::kRunPairs, g.cols - x0)),
+                           [&](int j) { return std::uint32_t(first[j]) * 256 + second[j]; },
                            [&](std::uint32_t bin, std::uint32_t run) {
                              got[bin] += run;
                              ++adds;
@@ -156,13 +158,25 @@ TEST(AutoMiCore, RunItemsCoverEveryPairOnce) {
   // A constant row of 8 pairs is one add of 8.
   const std::uint8_t row[16] = {};
   int calls = 0;
-  am::add_runs(row, row + 8, 8, 256u, [](const std::uint8_t* p, int j) { return std::uint32_t(p[j]); },
+  am::add_runs(8, [&](int j) { return std::uint32_t(row[j]) * 256 + row[8 + j]; },
                [&](std::uint32_t bin, std::uint32_t run) {
                  EXPECT_EQ(bin, 0u);
                  EXPECT_EQ(run, 8u);
                  ++calls;
                });
   EXPECT_EQ(calls, 1);
+}
+
+TEST(AutoMiCore, PackedLabelWords) {
+  // gpu-opt's aligned path: 8 labels from one aligned word, or straddling two, as byte loads read them.
+  std::uint8_t bytes[24];
+  for (int i = 0; i < 24; ++i) bytes[i] = static_cast<std::uint8_t>(37 * i + 11);
+  std::uint64_t words[3];
+  std::memcpy(words, bytes, sizeof words);
+  for (unsigned mis = 0; mis < 8; ++mis) {
+    const std::uint64_t w = am::unaligned_word(words[1], words[2], mis);
+    for (int j = 0; j < 8; ++j) EXPECT_EQ(am::byte_of(w, j), bytes[8 + mis + j]) << mis << " " << j;
+  }
 }
 
 // A host replay of shared_hist_kernel's 16-bit counter protocol (the same core functions): rounds

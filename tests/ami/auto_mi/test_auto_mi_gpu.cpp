@@ -65,6 +65,22 @@ TEST_P(AutoMiGpuVariant, MatchesSeqOnLargerAndSmoothImages) {
   expect_equivalent(variant().run(smooth, {}), am::run_seq(smooth, {}), GetParam() + " smooth");
 }
 
+TEST_P(AutoMiGpuVariant, RowsAMultipleOf8Wide) {
+  REPIX_REQUIRE_GPU();
+  // gpu-opt's packed path (8 labels per load): every misalignment of a horizontal partner, items
+  // at the image's last bytes, smooth and i.i.d. rows.
+  std::uint32_t seed = 500;
+  for (const Case& c : std::vector<Case>{{1, 8, 3}, {1, 64, 256}, {5, 8, 2}, {8, 8, 256}, {37, 64, 3}, {64, 64, 256},
+                                         {3, 200, 256}}) {
+    const HostImage img = random_labels(c.h, c.w, c.levels, seed++);
+    expect_equivalent(variant().run(img, {}), am::run_seq(img, {}), GetParam() + " " + std::to_string(c.h) + "x" + std::to_string(c.w));
+  }
+  HostImage smooth = random_labels(48, 96, 1, 0);
+  for (std::int64_t i = 0; i < smooth.size(); ++i)
+    smooth.data<std::uint8_t>()[i] = static_cast<std::uint8_t>((i % 96) / 11 + 7 * ((i / 96) / 13));
+  expect_equivalent(variant().run(smooth, {}), am::run_seq(smooth, {}), GetParam() + " smooth 48x96");
+}
+
 TEST_P(AutoMiGpuVariant, Uint16WithLabel256AndConstants) {
   REPIX_REQUIRE_GPU();
   const HostImage u16 = random_labels(45, 38, 5, 8, 252, true);
