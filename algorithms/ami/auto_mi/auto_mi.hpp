@@ -18,7 +18,7 @@
 //   and device log1p may differ).
 //
 // Variants (register.cpp, ablation order): seq (the reference), omp, gpu-naive, gpu-global-hist,
-// gpu-shared-hist, gpu-opt. Each is one file named after its id.
+// gpu-shared-hist, gpu-shared-warp-agg, gpu-opt, multi-device. Each is one file named after its id.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -34,6 +34,10 @@ struct Options {
   // gpu-shared-hist / gpu-opt: the level at which a 16-bit shared counter is moved to the global
   // histogram (1 .. kMaxFlushLevel; 0 = kMaxFlushLevel). A tiny level forces flushes (tests).
   int flush_level = 0;
+  int gpus = 0;  // multi-device: GPUs used (0 = every visible one)
+  // A GPU plan computes only the lags of part `part` of `parts` (lag_part, nmi_core.hpp) and
+  // leaves the others' NMI 0: how multi-device shares the lags out. Not a command-line option.
+  int part = 0, parts = 1;
 };
 
 // What a run counts of itself.
@@ -90,5 +94,6 @@ void write_csv(const Features& f, const std::string& path);
 // The CPU variants (one file each); the GPU ones are factories in variants.hpp.
 Features run_seq(const HostImage& labels, const Options& opt);
 Features run_omp(const HostImage& labels, const Options& opt);
+Features run_multi_device(const HostImage& labels, const Options& opt);
 
 }  // namespace repix::ami::auto_mi

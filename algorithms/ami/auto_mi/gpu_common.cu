@@ -56,6 +56,7 @@ void LagPlan::setup(const InputDesc& in, const Options& opt, cudaStream_t) {
   // The histograms count in uint32 and the kernels index pairs within one image.
   if (in.shape.size() >= (std::int64_t(1) << 32))
     throw Error("auto-mi: GPU variants take images below 2^32 pixels");
+  if (opt.parts < 1 || opt.part < 0 || opt.part >= opt.parts) throw Error("auto-mi: internal: lag part out of range");
   if (opt.flush_level < 0 || opt.flush_level > static_cast<int>(kMaxFlushLevel))
     throw Error("auto-mi: flush level must be 0 (default) or 1.." + std::to_string(kMaxFlushLevel));
   in_ = in;
@@ -73,6 +74,7 @@ void LagPlan::setup(const InputDesc& in, const Options& opt, cudaStream_t) {
 void LagPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
   const std::int64_t h = in_.shape.ny, w = in_.shape.nx;
   REPIX_CUDA(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(unsigned long long), stream));
+  REPIX_CUDA(cudaMemsetAsync(nmi_.get(), 0, nmi_.bytes(), stream));  // lags of other parts stay 0
   if (in_.dtype == DType::u16) {
     check_labels_kernel<<<264, 256, 0, stream>>>(static_cast<const std::uint16_t*>(in.at(0)), in_.shape.size(),
                                                  counters_.get() + 1);
@@ -82,7 +84,13 @@ void LagPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
   std::int64_t nmi_base = 0;  // vertical lags follow the horizontal ones in nmi_
   for (int dir : {kHorizontal, kVertical}) {
     const std::int64_t lags = lag_count(h, w, dir);
-    for (std::int64_t lag0 = 1; lag0 <= lags; lag0 += batch_lags_) {
+    // This plan's lags: the contiguous range of its part (all of them with one part).
+    std::int64_t first = 1, last = lags;
+    while (first <= lags && lag_part(h, w, dir, first, opt_.parts) < opt_.part) ++first;
+    while (last >= first && lag_part(h, w, dir, last, opt_.parts) > opt_.part) --last;
+    stats_.pairs += pairs_before_lag(h, w, dir, last + 1) - pairs_before_lag(h, w, dir, first);
+    stats_.lags += last - first + 1;
+    for (std::int64_t lag0 = first; lag0 <= last; lag0 += batch_lags_) {
       Batch b;
       b.labels = in.at(0);
       b.u16 = in_.dtype == DType::u16;
@@ -90,7 +98,7 @@ void LagPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
       b.w = w;
       b.direction = dir;
       b.lag0 = lag0;
-      b.lags = static_cast<int>(std::min<std::int64_t>(batch_lags_, lags - lag0 + 1));
+      b.lags = static_cast<int>(std::min<std::int64_t>(batch_lags_, last - lag0 + 1));
       b.k = k_;
       b.hist = hist_.get();
       b.hot_flushes = counters_.get();
@@ -103,8 +111,6 @@ void LagPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
     }
     nmi_base += lags;
   }
-  stats_.pairs = total_pairs(h, w);
-  stats_.lags = nmi_base;
 }
 
 Stats LagPlan::stats() const {
@@ -129,7 +135,7 @@ Features LagPlan::result(cudaStream_t stream) {
   f.nmi_x.assign(nmi.begin(), nmi.begin() + lx);
   f.nmi_y.assign(nmi.begin() + lx, nmi.end());
   finish_features(f, h, w);
-  f.stats.batches = stats_.batches;
+  f.stats = stats_;  // the pairs and lags this plan counted (its part's)
   f.stats.hot_flushes = static_cast<std::int64_t>(counters[0]);
   return f;
 }

@@ -64,6 +64,20 @@ REPIX_HD std::int64_t lag_count(std::int64_t h, std::int64_t w, int direction) {
   return side > 1 ? side - 1 : 0;
 }
 
+// Pairs of the lags before `lag` (1-based) of a direction, and of all of them: pairs(lag j) =
+// other * (side - j), summed in closed form.
+REPIX_HD std::int64_t pairs_before_lag(std::int64_t h, std::int64_t w, int direction, std::int64_t lag) {
+  const std::int64_t side = direction == kHorizontal ? w : h, other = direction == kHorizontal ? h : w;
+  return other * ((lag - 1) * side - (lag - 1) * lag / 2);
+}
+// multi-device: the part (0 .. parts-1) that counts `lag`: floor(pairs before it * parts / all
+// pairs). Monotone in the lag, so each part is a contiguous range of lags with about 1/parts of
+// the pairs (lag pair counts fall linearly, so equal lag counts would not balance).
+REPIX_HD int lag_part(std::int64_t h, std::int64_t w, int direction, std::int64_t lag, int parts) {
+  const std::int64_t all = pairs_before_lag(h, w, direction, lag_count(h, w, direction) + 1);
+  return all == 0 ? 0 : static_cast<int>(pairs_before_lag(h, w, direction, lag) * parts / all);
+}
+
 // Rounded double + and x, never fused into an FMA on the device (nvcc contracts a * b + c by
 // default, the host compiler for x86-64 does not): the same expression gives the same bits on
 // both sides, up to log1p's own last-ulp differences.

@@ -51,7 +51,9 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
           options::bind_int(&Options::threads,
                             options::threads("threads", "CPU threads of omp (0: OpenMP's default)", "0",
                                              options::kRun | options::kProfile | options::kBench)),
-          options::bind_int(&Options::flush_level, level)};
+          options::bind_int(&Options::flush_level, level),
+          options::bind_int(&Options::gpus, options::integer("gpus", "N", "multi-device: GPUs used (0: every visible GPU)", "0",
+                                                             options::kRun | options::kProfile | options::kBench))};
     }();
     return t;
   }

@@ -72,6 +72,38 @@ TEST(AutoMiCore, LagGeometryListsExactlyTheLagPairs) {
   }
 }
 
+TEST(AutoMiCore, LagPartsAreContiguousBalancedAndCoverEveryLag) {
+  for (std::int64_t h : {1, 2, 9, 1000}) {
+    for (std::int64_t w : {1, 3, 64, 777}) {
+      for (int dir : {am::kHorizontal, am::kVertical}) {
+        const std::int64_t lags = am::lag_count(h, w, dir);
+        std::int64_t all = 0;
+        for (std::int64_t lag = 1; lag <= lags; ++lag) {
+          ASSERT_EQ(am::pairs_before_lag(h, w, dir, lag), all) << h << "x" << w << " lag " << lag;
+          all += am::lag_geometry(h, w, dir, lag).pairs();
+        }
+        for (int parts : {1, 2, 3, 8}) {
+          std::vector<std::int64_t> share(parts, 0);
+          int previous = 0;
+          for (std::int64_t lag = 1; lag <= lags; ++lag) {
+            const int p = am::lag_part(h, w, dir, lag, parts);
+            ASSERT_GE(p, previous) << "parts must be contiguous ranges";
+            ASSERT_LT(p, parts);
+            previous = p;
+            share[p] += am::lag_geometry(h, w, dir, lag).pairs();
+          }
+          if (lags >= 64 * parts) {  // enough lags: every part within one lag's pairs of 1/parts
+            for (int p = 0; p < parts; ++p)
+              EXPECT_NEAR(static_cast<double>(share[p]), static_cast<double>(all) / parts,
+                          static_cast<double>(am::lag_geometry(h, w, dir, 1).pairs()))
+                  << h << "x" << w << " part " << p << " of " << parts;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(AutoMiCore, PairCursorWalksLikeDivision) {
   for (std::int64_t cols : {1, 2, 7, 256, 1000, 5000}) {
     for (std::int64_t step : {1, 3, 256, 1024}) {

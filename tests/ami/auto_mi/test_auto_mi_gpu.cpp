@@ -4,6 +4,7 @@
 // 1025^2 case whose lag-1 overlap needs two shared-histogram chunks (> 2^20 pairs).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "ami/auto_mi/auto_mi.hpp"
@@ -99,6 +100,7 @@ TEST_P(AutoMiGpuVariant, RefusesLabelsAbove256) {
   HostImage img = random_labels(8, 8, 5, 1, 0, true);
   img.data<std::uint16_t>()[63] = 300;
   EXPECT_THROW(variant().run(img, {}), Error);
+  if (!variant().make_plan) return;  // end to end only
   // The plan checks on the device too (the kernel scope skips the host check).
   CudaStream stream;
   DeviceBuffer<unsigned char> d;
@@ -110,6 +112,7 @@ TEST_P(AutoMiGpuVariant, RefusesLabelsAbove256) {
 
 TEST_P(AutoMiGpuVariant, PlanReusedAcrossComputes) {
   REPIX_REQUIRE_GPU();
+  if (!variant().make_plan) GTEST_SKIP() << GetParam() << " runs end to end only";
   const HostImage img = random_labels(70, 53, 256, 12);
   const am::Features want = am::run_seq(img, {});
   CudaStream stream;
@@ -140,6 +143,33 @@ TEST_P(AutoMiGpuVariant, ForcedTinyFlushLevelStaysExact) {
   am::Options bad;
   bad.flush_level = static_cast<int>(am::kMaxFlushLevel) + 1;
   EXPECT_THROW(variant().run(random_labels(4, 4, 2, 1), bad), Error);
+}
+
+TEST_P(AutoMiGpuVariant, LagPartsAddUpToTheWhole) {
+  REPIX_REQUIRE_GPU();
+  // What multi-device does across GPUs, on one: every part's lags only, the others 0; the parts
+  // added give every lag once (checked here for every plan variant, with 1..4 parts).
+  if (!variant().make_plan) GTEST_SKIP() << GetParam() << " shares no lags out";
+  const HostImage img = random_labels(41, 67, 5, 21);
+  const am::Features want = am::run_seq(img, {});
+  for (int parts : {1, 2, 3, 4}) {
+    am::Features sum = want;
+    std::fill(sum.nmi_x.begin(), sum.nmi_x.end(), 0.0);
+    std::fill(sum.nmi_y.begin(), sum.nmi_y.end(), 0.0);
+    std::int64_t pairs = 0;
+    for (int part = 0; part < parts; ++part) {
+      am::Options opt;
+      opt.part = part;
+      opt.parts = parts;
+      const am::Features f = variant().run(img, opt);
+      for (std::size_t i = 0; i < sum.nmi_x.size(); ++i) sum.nmi_x[i] += f.nmi_x[i];
+      for (std::size_t i = 0; i < sum.nmi_y.size(); ++i) sum.nmi_y[i] += f.nmi_y[i];
+      pairs += f.stats.pairs;
+    }
+    am::finish_features(sum, 41, 67);
+    expect_equivalent(sum, want, GetParam() + " " + std::to_string(parts) + " parts");
+    EXPECT_EQ(pairs, am::total_pairs(41, 67));
+  }
 }
 
 TEST_P(AutoMiGpuVariant, ChunkBoundary) {
