@@ -37,9 +37,19 @@ __device__ __forceinline__ std::uint32_t label_at(const T* l, std::int64_t i) {
   return sizeof(T) == 1 ? v : min(v, 256u);
 }
 
-// The batch's geometry of block row blockIdx.y (one lag per grid row in the batched kernels).
-__device__ __forceinline__ LagGeometry batch_lag(const Batch& b, int j) {
-  return lag_geometry(b.h, b.w, b.direction, b.lag0 + j);
+// The batched kernels' grid: x = the lag within the batch, y = the chunk of that lag's pairs.
+// Lags vary fastest, so the blocks resident together count the same rows (and, vertically, nearby
+// partner rows) for neighbouring lags and find them in L2: the image is read from DRAM about once
+// per wave of lags instead of once per lag.
+inline dim3 batch_grid(const Batch& b, std::int64_t chunks) {
+  return dim3(static_cast<unsigned>(b.lags), static_cast<unsigned>(chunks));
+}
+__device__ __forceinline__ LagGeometry block_lag(const Batch& b) {
+  return lag_geometry(b.h, b.w, b.direction, b.lag0 + blockIdx.x);
+}
+__device__ __forceinline__ std::int64_t block_chunk() { return blockIdx.y; }
+__device__ __forceinline__ std::uint32_t* block_hist(const Batch& b) {
+  return b.hist + static_cast<std::size_t>(blockIdx.x) * b.k * b.k;
 }
 
 class LagPlan : public DevicePlan {

@@ -10,16 +10,16 @@ namespace repix::ami::auto_mi::gpu {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr std::int64_t kChunkPairs = std::int64_t(1) << 16;  // pairs per block
+constexpr std::int64_t kChunkPairs = std::int64_t(1) << 17;  // pairs per block (< 2^15 blocks per lag: grid.y)
 
 template <class T>
 __global__ void __launch_bounds__(kThreads) global_hist_kernel(Batch b) {
-  const LagGeometry g = batch_lag(b, blockIdx.y);
-  const std::int64_t begin = blockIdx.x * kChunkPairs;
+  const LagGeometry g = block_lag(b);
+  const std::int64_t begin = block_chunk() * kChunkPairs;
   const std::int64_t end = min(begin + kChunkPairs, g.pairs());
   if (begin >= end) return;
   const T* l = static_cast<const T*>(b.labels);
-  std::uint32_t* hist = b.hist + static_cast<std::size_t>(blockIdx.y) * b.k * b.k;
+  std::uint32_t* hist = block_hist(b);
   PairCursor c(begin + threadIdx.x, g.cols, kThreads);
   for (std::int64_t e = begin + threadIdx.x; e < end; e += kThreads, c.advance()) {
     const std::int64_t p = c.first(b.w);
@@ -32,7 +32,7 @@ class GlobalHistPlan final : public LagPlan {
   void count(const Batch& b, cudaStream_t stream) override {
     // The batch's first lag has the most pairs; blocks past a later lag's end return at once.
     const std::int64_t most = lag_geometry(b.h, b.w, b.direction, b.lag0).pairs();
-    const dim3 grid(static_cast<unsigned>((most + kChunkPairs - 1) / kChunkPairs), static_cast<unsigned>(b.lags));
+    const dim3 grid = batch_grid(b, (most + kChunkPairs - 1) / kChunkPairs);
     if (b.u16) global_hist_kernel<std::uint16_t><<<grid, kThreads, 0, stream>>>(b);
     else global_hist_kernel<std::uint8_t><<<grid, kThreads, 0, stream>>>(b);
     REPIX_CUDA_LAUNCH();

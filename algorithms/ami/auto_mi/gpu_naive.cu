@@ -15,7 +15,7 @@ __global__ void __launch_bounds__(kThreads) naive_kernel(Batch b) {
   const int j = blockIdx.x * kThreads + threadIdx.x;
   if (j >= b.lags) return;
   const T* l = static_cast<const T*>(b.labels);
-  const LagGeometry g = batch_lag(b, j);
+  const LagGeometry g = lag_geometry(b.h, b.w, b.direction, b.lag0 + j);
   std::uint32_t* hist = b.hist + static_cast<std::size_t>(j) * b.k * b.k;
   for (std::int64_t y = 0; y < g.rows; ++y)
     for (std::int64_t x = 0; x < g.cols; ++x) {

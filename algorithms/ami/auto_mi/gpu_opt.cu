@@ -23,14 +23,14 @@ constexpr std::int64_t kItemsPerBlock = kSharedChunkPairs / kRunPairs;
 // bytes (an aligned partner word must not read past the image), take the byte path.
 template <class T, bool Packed>
 __global__ void __launch_bounds__(kSharedHistThreads, 1) run_hist_kernel(Batch b) {
-  const LagGeometry g = batch_lag(b, blockIdx.y);
+  const LagGeometry g = block_lag(b);
   const std::int64_t segs = run_segments(g.cols);
-  const std::int64_t begin = blockIdx.x * kItemsPerBlock;
+  const std::int64_t begin = block_chunk() * kItemsPerBlock;
   const std::int64_t end = min(begin + kItemsPerBlock, g.rows * segs);
   if (begin >= end) return;  // uniform over the block: before any barrier
   REPIX_AMI_SHARED_HIST(sh, b);
   const T* l = static_cast<const T*>(b.labels);
-  std::uint32_t* hist = b.hist + static_cast<std::size_t>(blockIdx.y) * b.k * b.k;
+  std::uint32_t* hist = block_hist(b);
   const std::uint32_t k = static_cast<std::uint32_t>(b.k);
   const std::int64_t pixels = b.h * b.w;
   auto add = [&sh](std::uint32_t bin, std::uint32_t run) { sh.add(bin, run); };

@@ -88,14 +88,14 @@ class SharedHist {
 // pair. Aggregate: lanes of a warp holding the same bin (__match_any_sync) add once, by popcount.
 template <class T, bool Aggregate>
 __global__ void __launch_bounds__(kSharedHistThreads, 1) shared_hist_kernel(Batch b) {
-  const LagGeometry g = batch_lag(b, blockIdx.y);
-  const std::int64_t begin = blockIdx.x * kSharedChunkPairs;
+  const LagGeometry g = block_lag(b);
+  const std::int64_t begin = block_chunk() * kSharedChunkPairs;
   const std::int64_t end = min(begin + kSharedChunkPairs, g.pairs());
   if (begin >= end) return;  // uniform over the block: before any barrier
   REPIX_AMI_SHARED_HIST(sh, b);
   const int tid = threadIdx.x;
   const T* l = static_cast<const T*>(b.labels);
-  std::uint32_t* hist = b.hist + static_cast<std::size_t>(blockIdx.y) * b.k * b.k;
+  std::uint32_t* hist = block_hist(b);
   PairCursor c(begin + tid, g.cols, kSharedHistThreads);
   for (std::int64_t round = begin; round < end; round += kSharedRoundPairs) {
     const std::int64_t round_end = min(round + std::int64_t(kSharedRoundPairs), end);
@@ -120,12 +120,12 @@ __global__ void __launch_bounds__(kSharedHistThreads, 1) shared_hist_kernel(Batc
   sh.finish(hist);
 }
 
-// Launches one of the shared-histogram kernels over a batch: grid (chunks of the batch's largest
-// lag, lags); blocks past a smaller lag's end return at once.
+// Launches one of the shared-histogram kernels over a batch: grid (lags, chunks of the batch's
+// largest lag: batch_grid); blocks past a smaller lag's end return at once.
 inline void launch_shared_hist(void (*kernel)(Batch), std::int64_t chunks, const Batch& b, cudaStream_t stream) {
   const std::size_t smem = shared_hist_words(b.k) * sizeof(std::uint32_t);
   REPIX_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  kernel<<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(b.lags)), kSharedHistThreads, smem, stream>>>(b);
+  kernel<<<batch_grid(b, chunks), kSharedHistThreads, smem, stream>>>(b);
   REPIX_CUDA_LAUNCH();
 }
 
