@@ -2,7 +2,8 @@
 // items of kRunPairs consecutive pairs of one overlap row instead of one pair per grid-stride
 // step: the row/column arithmetic once per item (not per pair), neighbouring loads from one base
 // pointer, and runs of equal bins added once (add_runs, nmi_core.hpp), which removes most shared
-// atomics on smooth images; uint8 rows a multiple of 8 wide load 8 labels at once. A round is kRunSteps items per thread = kSharedRoundPairs pairs, so
+// atomics on smooth images (and a warp whose items all end on one bin adds once); uint8 rows a
+// multiple of 8 wide load 8 labels at once. A round is kRunSteps items per thread = kSharedRoundPairs pairs, so
 // the 16-bit counters stay exact with the same flush level.
 #include <cstdint>
 
@@ -36,25 +37,41 @@ __global__ void __launch_bounds__(kSharedHistThreads, 1) run_hist_kernel(Batch b
   auto add = [&sh](std::uint32_t bin, std::uint32_t run) { sh.add(bin, run); };
   PairCursor c(begin + threadIdx.x, segs, kSharedHistThreads);  // (row, segment) of the thread's item
   for (std::int64_t round = begin; round < end; round += std::int64_t(kRunSteps) * kSharedHistThreads) {
+    // Every lane runs every step (the warp votes below); lanes past the end hold no pairs.
     for (int s = 0; s < kRunSteps; ++s, c.advance()) {
       const std::int64_t q = round + std::int64_t(s) * kSharedHistThreads + threadIdx.x;
-      if (q >= end) continue;
-      const std::int64_t x0 = c.x * kRunPairs;
-      const std::int64_t p = c.y * b.w + x0, p2 = p + g.offset;
-      const int n = static_cast<int>(min(std::int64_t(kRunPairs), g.cols - x0));
-      if constexpr (Packed) {
-        const unsigned mis = static_cast<unsigned>(p2 & 7);
-        const std::int64_t base2 = p2 - mis;
-        if (n == kRunPairs && base2 + (mis ? 16 : 8) <= pixels) {
-          const auto* words = static_cast<const unsigned long long*>(b.labels);
-          const std::uint64_t first = __ldg(words + p / 8);
-          const std::uint64_t lo = __ldg(words + base2 / 8);
-          const std::uint64_t second = unaligned_word(lo, mis ? __ldg(words + base2 / 8 + 1) : 0ull, mis);
-          add_runs(kRunPairs, [&](int j) { return byte_of(first, j) * k + byte_of(second, j); }, add);
-          continue;
+      const bool valid = q < end;
+      Run last{0xFFFFFFFFu, 0};
+      if (valid) {
+        const std::int64_t x0 = c.x * kRunPairs;
+        const std::int64_t p = c.y * b.w + x0, p2 = p + g.offset;
+        const int n = static_cast<int>(min(std::int64_t(kRunPairs), g.cols - x0));
+        bool done = false;
+        if constexpr (Packed) {
+          const unsigned mis = static_cast<unsigned>(p2 & 7);
+          const std::int64_t base2 = p2 - mis;
+          if (n == kRunPairs && base2 + (mis ? 16 : 8) <= pixels) {
+            const auto* words = static_cast<const unsigned long long*>(b.labels);
+            const std::uint64_t first = __ldg(words + p / 8);
+            const std::uint64_t lo = __ldg(words + base2 / 8);
+            const std::uint64_t second = unaligned_word(lo, mis ? __ldg(words + base2 / 8 + 1) : 0ull, mis);
+            last = add_runs(kRunPairs, [&](int j) { return byte_of(first, j) * k + byte_of(second, j); }, add);
+            done = true;
+          }
         }
+        if (!done) last = add_runs(n, [&](int j) { return label_at(l, p + j) * k + label_at(l, p2 + j); }, add);
       }
-      add_runs(n, [&](int j) { return label_at(l, p + j) * k + label_at(l, p2 + j); }, add);
+      // A warp whose items all end on the same bin (a smooth region: often the whole item is one
+      // run) adds once for all 32 lanes (at most 256 pairs, within the round's bound) instead of
+      // 32 atomics on one shared address.
+      int same = 0;
+      __match_all_sync(0xFFFFFFFFu, last.bin, &same);
+      if (same) {
+        const std::uint32_t total = __reduce_add_sync(0xFFFFFFFFu, last.length);
+        if ((threadIdx.x & 31) == 0 && valid) sh.add(last.bin, total);
+      } else if (valid) {
+        sh.add(last.bin, last.length);
+      }
     }
     sh.end_round(hist, b.hot_flushes);
   }

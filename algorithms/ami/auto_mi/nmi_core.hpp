@@ -179,27 +179,32 @@ REPIX_HD std::size_t shared_hist_words(int k) { return (static_cast<std::size_t>
 // whose neighbours repeat, need few shared atomics; i.i.d. ones cost one compare more per pair.
 constexpr int kRunPairs = 8;
 REPIX_HD std::int64_t run_segments(std::int64_t cols) { return (cols + kRunPairs - 1) / kRunPairs; }
-// The bins bin_of(0) .. bin_of(n-1) of n consecutive pairs, 1 <= n <= kRunPairs, as add(bin,
-// run length) per run of equal bins, in order.
+// A run of equal bins.
+struct Run {
+  std::uint32_t bin;
+  std::uint32_t length;
+};
+// The bins bin_of(0) .. bin_of(n-1) of n consecutive pairs, 1 <= n <= kRunPairs, as runs of
+// equal bins: add(bin, run length) for every run but the last, which is returned (gpu-opt adds it
+// aggregated over the warp when the whole warp ends on the same bin: a smooth region).
 template <class BinOf, class Add>
-REPIX_HD void add_runs(int n, BinOf bin_of, Add add) {
-  std::uint32_t run_bin = bin_of(0), run = 1;
+REPIX_HD Run add_runs(int n, BinOf bin_of, Add add) {
+  Run r{bin_of(0), 1};
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
   for (int j = 1; j < kRunPairs; ++j) {
     if (j < n) {
       const std::uint32_t bin = bin_of(j);
-      if (bin == run_bin) {
-        ++run;
+      if (bin == r.bin) {
+        ++r.length;
       } else {
-        add(run_bin, run);
-        run_bin = bin;
-        run = 1;
+        add(r.bin, r.length);
+        r = {bin, 1};
       }
     }
   }
-  add(run_bin, run);
+  return r;
 }
 
 // gpu-opt's aligned uint8 path: 8 labels as one little-endian 64-bit word. The 8 bytes starting

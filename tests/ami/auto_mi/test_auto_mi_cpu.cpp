@@ -173,12 +173,14 @@ TEST(AutoMiCore, RunItemsCoverEveryPairOnce) {
               const std::int64_t x0 = c.x * am::kRunPairs;
               const std::uint8_t* first = l.data() + c.y * w + x0;
               const std::uint8_t* second = first + g.offset;
-              am::add_runs(static_cast<int>(std::min<std::int64_t>(am::kRunPairs, g.cols - x0)),
-                           [&](int j) { return std::uint32_t(first[j]) * 256 + second[j]; },
-                           [&](std::uint32_t bin, std::uint32_t run) {
-                             got[bin] += run;
-                             ++adds;
-                           });
+              const am::Run last = am::add_runs(static_cast<int>(std::min<std::int64_t>(am::kRunPairs, g.cols - x0)),
+                                                [&](int j) { return std::uint32_t(first[j]) * 256 + second[j]; },
+                                                [&](std::uint32_t bin, std::uint32_t run) {
+                                                  got[bin] += run;
+                                                  ++adds;
+                                                });
+              got[last.bin] += last.length;
+              ++adds;
             }
           }
           ASSERT_EQ(got, want) << h << "x" << w << " dir " << dir << " lag " << lag;
@@ -187,16 +189,14 @@ TEST(AutoMiCore, RunItemsCoverEveryPairOnce) {
       }
     }
   }
-  // A constant row of 8 pairs is one add of 8.
+  // A constant row of 8 pairs is one run of 8, returned (not added).
   const std::uint8_t row[16] = {};
   int calls = 0;
-  am::add_runs(8, [&](int j) { return std::uint32_t(row[j]) * 256 + row[8 + j]; },
-               [&](std::uint32_t bin, std::uint32_t run) {
-                 EXPECT_EQ(bin, 0u);
-                 EXPECT_EQ(run, 8u);
-                 ++calls;
-               });
-  EXPECT_EQ(calls, 1);
+  const am::Run r = am::add_runs(8, [&](int j) { return std::uint32_t(row[j]) * 256 + row[8 + j]; },
+                                 [&](std::uint32_t, std::uint32_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(r.bin, 0u);
+  EXPECT_EQ(r.length, 8u);
 }
 
 TEST(AutoMiCore, PackedLabelWords) {
