@@ -50,9 +50,10 @@ class SharedHist {
     } else {
       for (int i = threadIdx.x; i < n_hot; i += blockDim.x) {
         const PackedSlot slot = packed_slot(hot_[i]);
-        const std::uint32_t count = packed_count(words_[slot.word], slot.shift);
+        // Atomic read and subtract: the word's other counter may be moved by another thread now.
+        const std::uint32_t count = packed_count(atomicOr(&words_[slot.word], 0u), slot.shift);
         atomicAdd(&hist[hot_[i]], count);
-        atomicSub(&words_[slot.word], count << slot.shift);  // its neighbour may be moved by another thread
+        atomicSub(&words_[slot.word], count << slot.shift);
       }
     }
     if (threadIdx.x == 0 && n_hot > 0) atomicAdd(flush_rounds, 1ull);
