@@ -1,5 +1,6 @@
 // The layout a newcomer reads by path (DESIGN.md "Layout"): every family is a folder
-// algorithms/<family>/ with its registry (register.cpp) and its variants' entry points
+// algorithms/<family>/ (or, for a stage of a larger family, the one folder below algorithms/
+// named after it: auto-mi -> algorithms/ami/auto_mi/) with its registry (register.cpp) and its variants' entry points
 // (variants.hpp), and every registered variant id has its own file there, named after the id
 // (gpu-queue-tq -> gpu_queue_tq.cu or .cpp). A variant added without its file, or a file renamed
 // away from its id, fails here.
@@ -19,7 +20,21 @@ namespace fs = std::filesystem;
 namespace repix {
 namespace {
 
-fs::path family_dir(const std::string& family) { return fs::path(REPIX_SOURCE_DIR) / "algorithms" / family; }
+// algorithms/<family>, else the one folder below algorithms/ named after the family ('-' -> '_').
+fs::path family_dir(const std::string& family) {
+  const fs::path root = fs::path(REPIX_SOURCE_DIR) / "algorithms";
+  std::string stem = family;
+  std::replace(stem.begin(), stem.end(), '-', '_');
+  if (fs::is_directory(root / stem)) return root / stem;
+  fs::path found;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_directory() && e.path().filename() == stem) {
+      EXPECT_TRUE(found.empty()) << family << ": two folders named " << stem << ": " << found << ", " << e.path();
+      found = e.path();
+    }
+  return found.empty() ? root / stem : found;
+}
+std::string header_of(const std::string& family) { return family_dir(family).filename().string() + ".hpp"; }
 
 TEST(Layout, EveryFamilyHasItsFolderRegistryAndVariantsHeader) {
   ASSERT_FALSE(registry::families().empty());
@@ -27,7 +42,7 @@ TEST(Layout, EveryFamilyHasItsFolderRegistryAndVariantsHeader) {
     EXPECT_TRUE(fs::is_directory(family_dir(f))) << f;
     EXPECT_TRUE(fs::exists(family_dir(f) / "register.cpp")) << f;
     EXPECT_TRUE(fs::exists(family_dir(f) / "variants.hpp")) << f;
-    EXPECT_TRUE(fs::exists(family_dir(f) / (f + ".hpp"))) << f << ": the family's semantics and types";
+    EXPECT_TRUE(fs::exists(family_dir(f) / header_of(f))) << f << ": the family's semantics and types";
   }
 }
 

@@ -1,0 +1,155 @@
+// The `auto-mi` family's harness knowledge (the feature stage of issue 13 alone; see
+// harness/family_of.hpp for the generic part): one label image per dataset (uint8, or uint16
+// with labels 0..256); the reference is seq; every variant's A_x, A_y and per-lag NMIs must agree
+// with it within max(1e-9 |v|, 1e-12); throughput is pairs counted per second (both directions:
+// h w (w-1)/2 + w h (h-1)/2 pairs), reported in Gpairs/s through items().
+// `repix run auto-mi` writes `direction,ami` CSV and optionally the per-lag NMIs as JSON.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "ami/auto_mi/auto_mi.hpp"
+#include "ami/auto_mi/nmi_core.hpp"
+#include "core/atomic_file.hpp"
+#include "datasets/datasets.hpp"
+#include "datasets/io.hpp"
+#include "harness/family_of.hpp"
+
+namespace repix::family {
+
+namespace {
+
+namespace am = ami::auto_mi;
+
+// The issue's equivalence for one value.
+bool close_enough(double got, double want) {
+  return std::fabs(got - want) <= std::max(1e-9 * std::fabs(want), 1e-12);
+}
+
+class AutoMiFamily final : public FamilyOf<am::Variant> {
+ public:
+  std::string name() const override { return "auto-mi"; }
+  std::vector<std::string> suite_datasets(const std::string& suite) const override {
+    if (suite == "quick")  // odd shapes, few and many levels, a smooth image
+      return {"uniform:37x23:levels=3:seed=1", "uniform:64x64:levels=256:seed=2", "noise-mask:48x80:sigma=2:seed=3"};
+    if (suite == "default") return {"uniform:1024x1024:levels=256:seed=1", "noise-mask:1024x1024:sigma=4:seed=2"};
+    if (suite == "ami-targets")  // the issue's 8192^2 uint8, 256 levels: i.i.d. and smooth
+      return {"uniform:8192x8192:levels=256:seed=1", "noise-mask:8192x8192:sigma=4:seed=2"};
+    return {};
+  }
+
+ protected:
+  const std::vector<Variant>& registry() const override { return am::variants(); }
+  const std::vector<Option>& option_table() const override {
+    static const std::vector<Option> t = [] {
+      options::Spec level = options::integer(
+          "flush-level", "N",
+          "gpu-shared-hist/gpu-opt: 16-bit counter level moved to global memory (0: the safe maximum; tests force 1)",
+          "0", options::kRun | options::kProfile | options::kBench);
+      level.max = am::kMaxFlushLevel;
+      return std::vector<Option>{
+          options::bind_int(&Options::threads,
+                            options::threads("threads", "CPU threads of omp (0: OpenMP's default)", "0",
+                                             options::kRun | options::kProfile | options::kBench)),
+          options::bind_int(&Options::flush_level, level),
+          options::bind_int(&Options::gpus, options::integer("gpus", "N", "multi-device: GPUs used (0: every visible GPU)", "0",
+                                                             options::kRun | options::kProfile | options::kBench))};
+    }();
+    return t;
+  }
+  std::string reference_id() const override { return "seq"; }
+  std::string unit() const override { return "Gpairs/s"; }
+  double items(const Inputs& in) const override {
+    const Shape& s = in.at(0).shape();
+    return static_cast<double>(am::total_pairs(s.ny, s.nx));
+  }
+  void check_bench_dataset(const std::string& spec) const override {
+    const datasets::Spec s = datasets::Spec::parse(spec);
+    if (s.kind == "file") return;  // checked when read (check_labels)
+    const DType dt = datasets::spec_dtype(s);
+    if (dt == DType::f32) throw Error("auto-mi takes uint8 or uint16 label images; " + spec + " is float32");
+    if (datasets::spec_shape(s).ndim != 2) throw Error("auto-mi takes 2-D label images; " + spec + " is not 2-D");
+  }
+
+  std::vector<report::DatasetInfo> describe(const std::string& spec, const Inputs& in, const Result&) const override {
+    return {bench::describe_dataset(spec, in.at(0))};
+  }
+  Result run_variant(const Variant& v, const Inputs& in, const Options& opt) const override { return v.run(in.at(0), opt); }
+  Stats stats_of(const Result& r) const override { return r.stats; }
+  nlohmann::json stats_json(const Stats& s) const override {
+    return {{"pairs", s.pairs}, {"lags", s.lags}, {"batches", s.batches}, {"hot_flushes", s.hot_flushes}};
+  }
+  Verdict check(const Variant&, const Inputs&, const Result& ref, const Result& got, const std::string& what) const override {
+    double max_abs = 0, max_rel = 0;
+    std::string first;
+    auto compare = [&](const char* name, double g, double w) {
+      const double d = std::fabs(g - w);
+      max_abs = std::max(max_abs, d);
+      if (w != 0) max_rel = std::max(max_rel, d / std::fabs(w));
+      if (!close_enough(g, w) && first.empty()) {
+        std::ostringstream o;
+        o.precision(17);
+        o << name << ": got " << g << ", want " << w;
+        first = o.str();
+      }
+    };
+    if (got.nmi_x.size() != ref.nmi_x.size() || got.nmi_y.size() != ref.nmi_y.size()) {
+      const std::string why = "MISMATCH vs seq: " + std::to_string(got.nmi_x.size()) + "+" +
+                              std::to_string(got.nmi_y.size()) + " lags instead of " +
+                              std::to_string(ref.nmi_x.size()) + "+" + std::to_string(ref.nmi_y.size());
+      return {false, what.empty() ? why : what + ": " + why};
+    }
+    compare("A_x", got.horizontal, ref.horizontal);
+    compare("A_y", got.vertical, ref.vertical);
+    for (std::size_t i = 0; i < ref.nmi_x.size(); ++i)
+      compare(("horizontal lag " + std::to_string(i + 1)).c_str(), got.nmi_x[i], ref.nmi_x[i]);
+    for (std::size_t i = 0; i < ref.nmi_y.size(); ++i)
+      compare(("vertical lag " + std::to_string(i + 1)).c_str(), got.nmi_y[i], ref.nmi_y[i]);
+    const nlohmann::json errors = {{"max_abs", max_abs}, {"max_rel", max_rel}};
+    if (first.empty())
+      return {true, "within max(1e-9|v|, 1e-12) of seq (A_x, A_y and " + std::to_string(ref.stats.lags) + " lags)", errors};
+    const std::string why = "MISMATCH vs seq: " + first;
+    return {false, what.empty() ? why : what + ": " + why, errors};
+  }
+  nlohmann::json extra(const Variant& v, const std::string&, const Stats& s, const Options& opt) const override {
+    nlohmann::json j = stats_json(s);
+    if (v.gpu) j["flush_level"] = opt.flush_level > 0 ? opt.flush_level : static_cast<int>(am::kMaxFlushLevel);
+    return j;
+  }
+  void kernel_extra(nlohmann::json& extra, const Result&, const Plan& plan, const Options&) const override {
+    const nlohmann::json timed = stats_json(plan.stats());  // named: items() of a temporary would dangle
+    for (const auto& [k, value] : timed.items()) extra[k] = value;
+  }
+  bool supports_with_io() const override { return true; }
+
+  std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
+  std::string run_synopsis() const override { return "--variant V --input LABELS --output F.csv [--json F.json]"; }
+  std::string run_summary() const override {
+    return "auto-mutual-information of a label image (uint8, or uint16 0..256) as direction,ami CSV";
+  }
+  int run_command(const cli::Args& a, const Options& opt) const override {
+    const std::string input = a.need("input");
+    const std::string output = a.get("output");
+    const std::string json_out = a.get("json");
+    if (output.empty() && json_out.empty()) throw cli::UsageError("run needs --output and/or --json");
+    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
+    const HostImage labels = datasets::load(input, v.gpu && gpu_available());
+    am::check_labels(labels);  // before any work: one clear line, nothing written
+    const am::Features f = v.run(labels, opt);
+    if (!output.empty()) am::write_csv(f, output);
+    if (!json_out.empty()) {
+      nlohmann::json j = {{"family", name()}, {"variant", v.id}, {"input", input},
+                          {"horizontal", f.horizontal}, {"vertical", f.vertical},
+                          {"nmi_horizontal", f.nmi_x}, {"nmi_vertical", f.nmi_y},
+                          {"stats", stats_json(f.stats)}};
+      write_file_atomic(json_out, j.dump(1) + "\n");
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Family> auto_mi_family() { return std::make_unique<AutoMiFamily>(); }
+
+}  // namespace repix::family
