@@ -129,7 +129,7 @@ TEST(Spec, KindsListed) {
     EXPECT_FALSE(d.empty());
     EXPECT_EQ(d.find('\n'), std::string::npos);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"uniform", "grf", "const", "checker", "ramp", "blobs", "noise-mask", "tissue", "sparse", "file"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"uniform", "grf", "const", "checker", "ramp", "blobs", "noise-mask", "tissue", "sparse", "texture", "file"}));
 }
 
 TEST(Spec, FormatDouble) {
