@@ -198,6 +198,10 @@ class FamilyOf : public Family {
   virtual const std::vector<Option>& option_table() const = 0;
   // The variant every other is checked against.
   virtual std::string reference_id() const = 0;
+  // The variant that computes the reference on these inputs: reference_id(), or (where the
+  // reference is too slow for large inputs) a variant the family's tests prove bit-identical to it.
+  // The bench says which one ran.
+  virtual std::string reference_for(const Inputs&) const { return reference_id(); }
   // Throughput unit of the bench ("GVox/s", "GPx/s"): items per second / 1e9.
   virtual std::string unit() const = 0;
   // The dataset specs of a dataset's inputs, in the family's input order (default: the dataset
@@ -290,7 +294,7 @@ class FamilyOf : public Family {
   };
 
   const Result& reference_of(ProblemOf& p) const {
-    if (!p.reference) p.reference = run_variant(find_variant(reference_id()), p.inputs, verifying_options(p.base));
+    if (!p.reference) p.reference = run_variant(find_variant(reference_for(p.inputs)), p.inputs, verifying_options(p.base));
     return *p.reference;
   }
   // The check of a measurement: keeps the first check's text unless a later one fails;
@@ -398,8 +402,9 @@ class FamilyOf : public Family {
   const Result& reference_of(bench::Context& ctx, State& s, const std::string& spec) const {
     const Inputs& in = inputs_of(s, spec);
     if (!s.reference) {
-      std::fprintf(stderr, "repix bench: reference (%s) on %s...\n", reference_id().c_str(), spec.c_str());
-      s.reference = run_variant(find_variant(reference_id()), in, verifying_options(s.options));
+      const std::string ref = reference_for(in);
+      std::fprintf(stderr, "repix bench: reference (%s) on %s...\n", ref.c_str(), spec.c_str());
+      s.reference = run_variant(find_variant(ref), in, verifying_options(s.options));
       for (const auto& d : describe(spec, in, *s.reference)) bench::record_dataset(ctx, d);
     }
     return *s.reference;
