@@ -104,9 +104,12 @@ std::string stall_reason(const std::string& metric) {
   return "";
 }
 
+// Atomic and reduction operations counted once each: L1 requests (global atom/red) and executed
+// instructions (shared atomics); their sectors and wavefronts would count the same operations again.
 bool is_atomic_metric(const std::string& m) {
-  return starts_with(m, "l1tex__") && ends_with(m, ".sum") &&
-         (m.find("_op_atom") != std::string::npos || m.find("_op_red") != std::string::npos);
+  const bool atomic = m.find("atom") != std::string::npos || m.find("_op_red") != std::string::npos;
+  const bool counted_once = starts_with(m, "l1tex__t_requests_") || m.find("inst_executed") != std::string::npos;
+  return atomic && counted_once && ends_with(m, ".sum");
 }
 
 std::optional<double> mean(const std::vector<double>& v) {

@@ -48,7 +48,7 @@ TEST(Ncu, CommandLineFiltersTheVariantsTimedRangesOnly) {
 
 TEST(Ncu, CsvParsingKeepsQuotedFieldsAndSkipsNcuMessages) {
   const ncu::Csv csv = ncu::parse_csv(fixture());
-  ASSERT_EQ(csv.names.size(), 24u);
+  ASSERT_EQ(csv.names.size(), 26u);
   EXPECT_EQ(csv.names[4], "Kernel Name");
   EXPECT_EQ(csv.units[11], "nsecond");
   ASSERT_EQ(csv.rows.size(), 3u);
@@ -83,6 +83,9 @@ TEST(Ncu, SummaryPerKernelFromTheFixture) {
   EXPECT_EQ(a.top_stalls[1].first, "barrier");
   EXPECT_EQ(a.top_stalls[2].first, "wait");
   EXPECT_NEAR(a.atomics.at("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"), 2048.0, 1e-9);
+  EXPECT_NEAR(a.atomics.at("smsp__sass_inst_executed_op_shared_atom.sum"), 512.0, 1e-9);
+  EXPECT_EQ(a.atomics.count("l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"), 0u);  // the same operations again
+  EXPECT_EQ(a.atomics.size(), 3u);  // global atom and red requests, shared atom instructions
   const ncu::Kernel& b = ks[1];
   EXPECT_EQ(b.name, "reduce_bins(unsigned long long *)");
   EXPECT_EQ(b.launches, 1);
@@ -95,7 +98,7 @@ TEST(Ncu, SummaryPerKernelFromTheFixture) {
   const nlohmann::json j = ncu::to_json(ks);
   EXPECT_TRUE(j[1]["achieved_occupancy_pct"].is_null());
   const std::string md = ncu::to_markdown(j);
-  EXPECT_NE(md.find("| 2 | 12.50 | 25.00 | 80.0 | 32 | 45.0 | 31.0 | long_scoreboard 4.00, barrier 1.00, wait 0.50 | 1024 | 2048 |"),
+  EXPECT_NE(md.find("| 2 | 12.50 | 25.00 | 80.0 | 32 | 45.0 | 31.0 | long_scoreboard 4.00, barrier 1.00, wait 0.50 | 1024 | 2560 |"),
             std::string::npos)
       << md;
 
@@ -107,7 +110,7 @@ TEST(Ncu, SummaryPerKernelFromTheFixture) {
   EXPECT_NEAR(step["l2_throughput_pct_of_peak"].get<double>(), (31.0 * 25 + 12.5 * 1.5) / 26.5, 1e-9);
   EXPECT_EQ(step["top_stall"], "long_scoreboard");
   EXPECT_NEAR(step["shared_bank_conflicts"].get<double>(), 2048.0, 1e-9);
-  EXPECT_NEAR(step["atomics"].get<double>(), 4096.0 + 64.0, 1e-9);
+  EXPECT_NEAR(step["atomics"].get<double>(), 2 * 2560.0 + 64.0, 1e-9);
   EXPECT_NE(ncu::counters_cells(step).find("| 26.5 | 80.0 |"), std::string::npos) << ncu::counters_cells(step);
   EXPECT_EQ(ncu::counters_cells({{"error", "x"}}), " - | - | - | - | - | not profiled | - | - |");
 }
