@@ -2,14 +2,15 @@
 // range name, <family> > <variant> > phases, the warm-up under "warmup" (so that
 // `--nvtx-include "repix@<family>/<variant>/" --nvtx-exclude "repix@warmup/"` selects the timed
 // runs), for a CPU variant of each family run through the generic path (`repix profile`, and a
-// table's measure()). The kernel-scope path (set-up under "setup", the bench's KernelTimer) needs a
-// GPU and is checked on the lent machine (scripts/device-check profile).
+// table's measure()); on a GPU (skipped without), the kernel-scope path of each family's gpu-opt:
+// set-up and uploads under "setup" outside the variant's ranges, the bench's KernelTimer.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "harness/family.hpp"
 
@@ -132,6 +133,43 @@ TEST(NvtxRange, MeasuredRunsOpenTheVariantsRangesOnly) {
     }
     EXPECT_GE(runs, 2);  // the two samples (and the reference, the same variant or another)
   }
+}
+
+TEST(NvtxRangeGpu, KernelScopeProfileSetsUpOutsideTheVariantsRanges) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
+  int profiled = 0;
+  for (const auto& f : family::all()) {
+    bool has = false;
+    for (const auto& v : f->variants()) has = has || (v.gpu && v.id == "gpu-opt");
+    const auto specs = f->suite_datasets("quick");
+    if (!has || specs.empty()) continue;
+    SCOPED_TRACE(f->name() + "/gpu-opt on " + specs.front());
+    cli::Args a;
+    a.positional = {f->name()};
+    a.options = {{"variant", "gpu-opt"}, {"dataset", specs.front()}, {"iterations", "3"}, {"scope", "kernel"}};
+    Recorder rec;
+    try {
+      ASSERT_EQ(f->profile(a), 0);
+    } catch (const cli::UsageError&) {  // a gpu-opt without a device plan: end-to-end only
+      continue;
+    }
+    ++profiled;
+    EXPECT_TRUE(rec.open.empty());
+    const Stack run = {f->name(), "gpu-opt"}, warm = {"warmup", f->name(), "gpu-opt"};
+    int setups = 0, warmups = 0, timed = 0;
+    for (const Stack& s : rec.pushes) {
+      EXPECT_EQ(s.back().find('/'), std::string::npos) << s.back();
+      if (s == Stack{"setup"}) ++setups;
+      if (s[0] == "setup") EXPECT_EQ(std::count(s.begin(), s.end(), f->name()), 0) << "set-up inside the variant";
+      if (s == warm) ++warmups;
+      if (s == run) ++timed;
+      EXPECT_TRUE(s[0] == "dataset" || s[0] == "setup" || on_path(s, warm) || on_path(s, run)) << s.back();
+    }
+    EXPECT_EQ(setups, 1);
+    EXPECT_EQ(warmups, 1);
+    EXPECT_EQ(timed, 3);
+  }
+  EXPECT_GT(profiled, 0);
 }
 
 }  // namespace
