@@ -84,9 +84,10 @@ class KernelTimer {
   cudaStream_t stream() const { return stream_.get(); }
   // Copies the images to the device, asynchronously on stream().
   void upload(const std::vector<const HostImage*>& inputs);
-  // Runs `compute` `warmup` times (NVTX "warmup"), synchronises, and keeps it for sample().
+  // Runs `compute` `warmup` times (NVTX "warmup" > `nvtx_name`), synchronises, and keeps it for
+  // sample(). `nvtx_name` is the variant's path `family/variant` (nested ranges, core/nvtx.hpp).
   void start(Compute compute, int warmup, std::string nvtx_name);
-  // One timed run of `compute` inside the NVTX range `nvtx_name`; milliseconds.
+  // One timed run of `compute` inside the NVTX ranges of `nvtx_name`; milliseconds.
   double sample();
 
  private:

@@ -18,6 +18,7 @@
 #include "core/gpu.hpp"
 #include "core/host_limits.hpp"
 #include "core/nvtx.hpp"
+#include "harness/ncu.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/args.hpp"
@@ -56,8 +57,11 @@ const CommandHelp kCommands[] = {
               "  table ID --from ID.partial.jsonl [--out-dir DIR]\n"
               "                                         the table of what an unfinished table run had measured\n"},
     {"compare", "  compare A.json B.json                  two reports side by side with ratios\n"},
-    {"profile", "  profile FAMILY --variant V --dataset SPEC [--iterations N]\n"
-                "                                         a fixed number of NVTX-ranged runs for Nsight\n"},
+    {"profile", "  profile FAMILY --variant V --dataset SPEC [--iterations N] [--scope kernel|end-to-end]\n"
+                "                                         a fixed number of NVTX-ranged runs for Nsight\n"
+                "  profile FAMILY --variant V --dataset SPEC --ncu [--sections A,B] [--out DIR]\n"
+                "                                         the same under Nsight Compute, timed kernels only:\n"
+                "                                         DIR/FAMILY-V.ncu-rep and a summary per kernel\n"},
     {"help", "  help [COMMAND]                         this text, or one command's\n"},
 };
 
@@ -246,6 +250,7 @@ int cmd_table(const Args& a) {
 
 int cmd_profile(const Args& a) {
   if (a.positional.empty()) throw UsageError("profile takes the family name");
+  if (a.has("ncu")) return ncu::command(a);  // re-runs this command under ncu
   return family::find(a.positional[0]).profile(a);
 }
 
@@ -332,8 +337,9 @@ int main(int argc, char** argv) {
       }
     check_omp_environment();
     if (cmd == "bench") return cmd_bench(argc, argv, Args::parse(argc, argv, 2, {}));
-    // Flags (options without a value): reconstruct's --clip, the tables' --quick.
-    const Args a = Args::parse(argc, argv, 2, {"clip", "quick"});
+    // Flags (options without a value): reconstruct's --clip, the tables' --quick, profile's and
+    // the ablation tables' --ncu.
+    const Args a = Args::parse(argc, argv, 2, {"clip", "quick", "ncu"});
     if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
     if (cmd == "list") return cmd_list(a);
     if (cmd == "gen") return cmd_gen(a);

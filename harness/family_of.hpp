@@ -84,28 +84,48 @@ class FamilyOf : public Family {
     return run_command(a, options::parse(option_table(), a, options::kRun));
   }
 
-  // NVTX: a "dataset" range, a "warmup" run, then each run one `<family>/<variant>` range (the
-  // variant opens it) with its phases inside, so that Nsight timelines and filters line up run by run.
+  // NVTX (core/nvtx.hpp): a "dataset" range, then a warm-up run under "warmup", then each timed
+  // run under the ranges <family> > <variant> with the variant's phases inside, so that
+  // `--nvtx-include "repix@<family>/<variant>/" --nvtx-exclude "repix@warmup/"` selects the timed
+  // runs only. Scope "kernel" (the default for a GPU variant with a device plan, on a GPU): the
+  // bench's kernel-scope runs, plan set-up and uploads under "setup" (outside the variant's
+  // ranges), the L2 flush before each run outside them too. Scope "end-to-end": whole runs.
   int profile(const cli::Args& a) const override {
     std::vector<std::string> known = options::names(option_table(), options::kProfile);
-    for (const char* k : {"variant", "dataset", "iterations"}) known.push_back(k);
+    for (const char* k : {"variant", "dataset", "iterations", "scope"}) known.push_back(k);
     a.only(known);
     if (a.positional.size() != 1) throw cli::UsageError("profile takes the family name");
     const Variant& v = find_variant(a.need("variant"));
     const Options opt = timed_options(options::parse(option_table(), a, options::kProfile));
     const int iterations = a.get_int("iterations", 5, 1);
+    const bool plan = v.gpu && v.make_plan && gpu_available();
+    const std::string scope = a.get("scope", plan ? "kernel" : "end-to-end");
+    if (scope != "kernel" && scope != "end-to-end")
+      throw cli::UsageError("--scope expects kernel or end-to-end, got '" + scope + "'");
+    if (scope == "kernel" && !(v.gpu && v.make_plan))
+      throw cli::UsageError("--scope kernel needs a GPU variant with a device plan (" + name() + "/" + v.id + " has none)");
+    if (scope == "kernel" && !plan) throw Error("--scope kernel: no GPU here");
     Inputs in;
     {
       nvtx::Range r("dataset");
       in = load_for_profile(a.need("dataset"), v.gpu && gpu_available());
     }
-    {
-      nvtx::Range r("warmup");
-      run_variant(v, in, opt);
+    if (scope == "kernel") {
+      bench::KernelTimer timer;
+      std::unique_ptr<Plan> p = set_up_plan(v, in, opt, timer);
+      Plan* raw = p.get();
+      timer.start([raw](const repix::DeviceInputs& d, cudaStream_t s) { raw->compute(d, s); }, 1, range_of(v));
+      for (int i = 0; i < iterations; ++i) timer.sample();
+    } else {
+      {
+        nvtx::Range r("warmup");
+        run_ranged(v, in, opt);
+      }
+      for (int i = 0; i < iterations; ++i) run_ranged(v, in, opt);
     }
-    for (int i = 0; i < iterations; ++i) run_variant(v, in, opt);
     if (v.gpu) REPIX_CUDA(cudaDeviceSynchronize());
-    std::fprintf(stderr, "repix profile: %d runs of %s/%s done\n", iterations, name().c_str(), v.id.c_str());
+    std::fprintf(stderr, "repix profile: %d %s runs of %s/%s done\n", iterations, scope.c_str(), name().c_str(),
+                 v.id.c_str());
     return 0;
   }
 
@@ -275,6 +295,27 @@ class FamilyOf : public Family {
   const Variant& find_variant(const std::string& id) const {
     return find_by_name(registry(), id, name() + " variant", [](const Variant& v) { return v.id; });
   }
+  // The variant's NVTX path, opened as the ranges <family> > <variant> (core/nvtx.hpp).
+  std::string range_of(const Variant& v) const { return name() + "/" + v.id; }
+  // One run of the variant inside its ranges: every run the harness makes goes through here, so
+  // every family's runs carry the same names.
+  Result run_ranged(const Variant& v, const Inputs& in, const Options& opt) const {
+    nvtx::Range r(range_of(v).c_str());
+    return run_variant(v, in, opt);
+  }
+  // The kernel scope's set-up, under the NVTX range "setup": the plan made and set up for `in`'s
+  // type and shape, the inputs uploaded to `timer`'s device copies (done when this returns).
+  std::unique_ptr<Plan> set_up_plan(const Variant& v, const Inputs& in, const Options& opt,
+                                    bench::KernelTimer& timer) const {
+    nvtx::Range r("setup");
+    std::unique_ptr<Plan> plan = v.make_plan();
+    plan->setup({in.at(0).dtype(), in.at(0).shape()}, opt, timer.stream());
+    std::vector<const HostImage*> host;
+    for (const HostImage& img : in) host.push_back(&img);
+    timer.upload(host);
+    REPIX_CUDA(cudaStreamSynchronize(timer.stream()));
+    return plan;
+  }
   static Inputs load_files(const std::vector<std::string>& paths, bool pinned) {
     Inputs in;
     for (const auto& p : paths) in.push_back(datasets::read_npy(p, pinned));
@@ -294,7 +335,7 @@ class FamilyOf : public Family {
   };
 
   const Result& reference_of(ProblemOf& p) const {
-    if (!p.reference) p.reference = run_variant(find_variant(reference_for(p.inputs)), p.inputs, verifying_options(p.base));
+    if (!p.reference) p.reference = run_ranged(find_variant(reference_for(p.inputs)), p.inputs, verifying_options(p.base));
     return *p.reference;
   }
   // The check of a measurement: keeps the first check's text unless a later one fails;
@@ -321,9 +362,12 @@ class FamilyOf : public Family {
     double spent = 0;
     for (int i = 0; i < warmup + samples; ++i) {
       const bool verifying = i < warmup;
+      std::optional<nvtx::Range> warm;  // the untimed runs are the warm-up
+      if (verifying) warm.emplace("warmup");
       const auto t0 = std::chrono::steady_clock::now();
-      Result out = run_variant(v, p.inputs, verifying ? verifying_options(opt) : timed_options(opt));
+      Result out = run_ranged(v, p.inputs, verifying ? verifying_options(opt) : timed_options(opt));
       const double ms = ms_since(t0);
+      warm.reset();
       if (!verifying) {
         r.samples_ms.push_back(ms);
         spent += ms;
@@ -353,14 +397,10 @@ class FamilyOf : public Family {
                       report::Result& r) const {
     const Result& ref = reference_of(p);
     bench::KernelTimer timer;
-    std::unique_ptr<Plan> plan = v.make_plan();
-    plan->setup({p.inputs.at(0).dtype(), p.inputs.at(0).shape()}, timed_options(opt), timer.stream());
-    std::vector<const HostImage*> host;
-    for (const HostImage& img : p.inputs) host.push_back(&img);
-    timer.upload(host);
+    std::unique_ptr<Plan> plan = set_up_plan(v, p.inputs, timed_options(opt), timer);
     Plan* raw = plan.get();
     timer.start([raw](const repix::DeviceInputs& d, cudaStream_t s) { raw->compute(d, s); }, reps.warmup,
-                name() + "/" + v.id);
+                range_of(v));
     Result out = plan->result(timer.stream());
     record_check(r, check(v, p.inputs, ref, out, "kernel-scope output"), true, stats_of(out));
     if (!r.verified) {
@@ -404,7 +444,7 @@ class FamilyOf : public Family {
     if (!s.reference) {
       const std::string ref = reference_for(in);
       std::fprintf(stderr, "repix bench: reference (%s) on %s...\n", ref.c_str(), spec.c_str());
-      s.reference = run_variant(find_variant(ref), in, verifying_options(s.options));
+      s.reference = run_ranged(find_variant(ref), in, verifying_options(s.options));
       for (const auto& d : describe(spec, in, *s.reference)) bench::record_dataset(ctx, d);
     }
     return *s.reference;
@@ -415,7 +455,8 @@ class FamilyOf : public Family {
     const auto it = s.verdicts.find(key);
     if (it != s.verdicts.end()) return it->second;
     const Result& ref = reference_of(ctx, s, spec);
-    const Result got = run_variant(v, s.inputs, verifying_options(s.options));
+    nvtx::Range warm("warmup");  // the untimed verifying run is the case's warm-up
+    const Result got = run_ranged(v, s.inputs, verifying_options(s.options));
     s.stats[key] = stats_of(got);
     return s.verdicts[key] = check(v, s.inputs, ref, got, "");
   }
@@ -458,14 +499,10 @@ class FamilyOf : public Family {
       prepare_common(ctx, *state, v, spec, me);
       const Inputs& in = state->inputs;
       k->timer = std::make_unique<bench::KernelTimer>();
-      k->plan = v.make_plan();
-      k->plan->setup({in.at(0).dtype(), in.at(0).shape()}, timed_options(state->options), k->timer->stream());
-      std::vector<const HostImage*> host;
-      for (const HostImage& img : in) host.push_back(&img);
-      k->timer->upload(host);
+      k->plan = set_up_plan(v, in, timed_options(state->options), *k->timer);
       Plan* plan = k->plan.get();
       k->timer->start([plan](const repix::DeviceInputs& d, cudaStream_t s) { plan->compute(d, s); }, ctx.req.warmup,
-                      name() + "/" + v.id);
+                      range_of(v));
     };
     c.sample = [k] { return k->timer->sample(); };
     c.finish = [this, &cases, index, state, k, &v] {
@@ -489,7 +526,7 @@ class FamilyOf : public Family {
     c.sample = [this, state, &v] {
       const Options opt = timed_options(state->options);
       const auto t0 = std::chrono::steady_clock::now();
-      const Result out = run_variant(v, state->inputs, opt);
+      const Result out = run_ranged(v, state->inputs, opt);
       return ms_since(t0);
     };
     c.finish = [] {};
@@ -520,6 +557,7 @@ class FamilyOf : public Family {
     };
     c.sample = [this, state, io, &v, gpu = ctx.gpu] {
       const auto t0 = std::chrono::steady_clock::now();
+      nvtx::Range r(range_of(v).c_str());  // the file read is part of the with-io run
       io->last = run_from_file(v, io->path, timed_options(state->options), gpu && v.gpu);
       return ms_since(t0);
     };

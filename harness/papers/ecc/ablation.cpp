@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "harness/env.hpp"
 #include "harness/json_fields.hpp"
+#include "harness/ncu.hpp"
 #include "harness/papers/ecc/tables.hpp"
 #include "harness/registry.hpp"
 
@@ -16,7 +17,7 @@ namespace repix::tables {
 
 using json_fields::path_or;
 
-std::string ecc_ablation(const report::Report& r, const std::string& out_dir) {
+std::string ecc_ablation(const report::Report& r, const std::string& out_dir, const ncu::StepCounters& counters) {
   std::vector<std::string> order;
   for (const auto& v : registry::variants("ecc"))
     if (v.gpu) order.push_back(v.id);
@@ -37,9 +38,14 @@ std::string ecc_ablation(const report::Report& r, const std::string& out_dir) {
      << "GPU: " << gpu << "; repix " << env::describe_source(r.tool)
      << "; medians of raw samples, L2 flushed before each. `gain` is over the previous step, "
         "`vs naive` over gpu-naive.\n\n";
+  if (counters)
+    md << "Hardware counters (Nsight Compute, one timed run of each step, kernels of its NVTX ranges; "
+          "occupancy, DRAM and L2 weighted by kernel duration; summaries per kernel under ncu/).\n\n";
   for (const auto& ds : datasets) {
-    md << "## " << ds << "\n\n| variant | step | median ms | GVox/s | gain | vs naive | % of read bound | verified |\n"
-       << "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    md << "## " << ds << "\n\n| variant | step | median ms | GVox/s | gain | vs naive | % of read bound | verified |"
+       << (counters ? ncu::counters_header() : "") << "\n"
+       << "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |" << (counters ? ncu::counters_separator() : "")
+       << "\n";
     const report::Result* prev = nullptr;
     const report::Result* naive = nullptr;
     for (const auto& id : order) {
@@ -56,12 +62,19 @@ std::string ecc_ablation(const report::Report& r, const std::string& out_dir) {
          << fmt("%.2f", res.throughput) << " | " << (prev ? fmt("%.2fx", gain) : "-") << " | "
          << fmt("%.2fx", vs_naive) << " | "
          << (res.pct_of_bound ? fmt("%.1f %%", *res.pct_of_bound) : "-") << " | "
-         << (res.verified ? "yes" : "NO") << " |\n";
+         << (res.verified ? "yes" : "NO") << " |";
+      nlohmann::json step_counters;
+      if (counters) {
+        step_counters = counters("ecc", id, ds);
+        md << ncu::counters_cells(step_counters);
+      }
+      md << "\n";
       rows.push_back({{"dataset", ds}, {"variant", id}, {"step", step}, {"median_ms", res.median_ms},
                       {"throughput_gvox_s", res.throughput}, {"gain_over_previous", gain},
                       {"gain_over_naive", vs_naive},
                       {"pct_of_bound", res.pct_of_bound ? nlohmann::json(*res.pct_of_bound) : nlohmann::json()},
                       {"verified", res.verified}});
+      if (counters) rows.back()["ncu"] = step_counters;
       prev = &res;
     }
     md << "\n";

@@ -9,10 +9,12 @@ namespace repix::tables {
 std::vector<TableInfo> ecc_paper_tables() {
   return {
       {"ecc-ablation", "ECC optimisation ladder (paper section 4.3) from a bench report: gain per step",
-       "--report R.json [--out-dir DIR]",
+       "--report R.json [--out-dir DIR] [--ncu]",
        [](const cli::Args& a) {
-         a.only({"report", "out-dir"});
-         std::cout << ecc_ablation(report::read_report(a.need("report")), a.get("out-dir"));
+         a.only({"report", "out-dir", "ncu"});
+         // --ncu: each step profiled under Nsight Compute (on this machine's GPU), counters beside.
+         std::cout << ecc_ablation(report::read_report(a.need("report")), a.get("out-dir"),
+                                   ncu::ladder_counters(a, a.get("out-dir")));
          return 0;
        }},
       {"ecc-1", "ECC paper Table 1: CPU (omp) vs GPU (gpu-opt), overall (with file read), end-to-end, kernel",

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "harness/args.hpp"
+#include "harness/ncu.hpp"
 #include "harness/report.hpp"
 #include "harness/tables_common.hpp"
 
@@ -75,7 +76,9 @@ std::string ecc_table3(const nlohmann::json& paper, const std::vector<BatchRun>&
 // The ECC ablation ladder from a bench report: for each dataset, the kernel-scope median of each
 // GPU variant in registration (ablation) order, the gain over the previous step and over
 // gpu-naive, and % of the read bound. Returns the markdown; writes <out_dir>/ecc-ablation.{md,json}.
-std::string ecc_ablation(const report::Report& r, const std::string& out_dir);
+// With `counters` (repix table ecc-ablation --ncu: ncu::ladder_step), each step's hardware counters
+// beside its times (and as "ncu" in its JSON row).
+std::string ecc_ablation(const report::Report& r, const std::string& out_dir, const ncu::StepCounters& counters = {});
 
 // `repix table ecc-N ...` (N = 1, 2, 3): measures, then writes <out-dir>/ecc-tableN.{md,json}.
 int run_ecc_table(int n, const cli::Args& a);

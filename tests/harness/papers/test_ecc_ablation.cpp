@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 
 #include "core/error.hpp"
 #include "harness/papers/ecc/tables.hpp"
@@ -45,6 +48,36 @@ TEST(Tables, AblationOrdersStepsAndComputesGains) {
   EXPECT_TRUE(std::filesystem::exists(dir / "ecc-ablation.md"));
   EXPECT_TRUE(std::filesystem::exists(dir / "ecc-ablation.json"));
   std::filesystem::remove_all(dir);
+}
+
+// --ncu: each step's counters (ncu::StepCounters; here a stand-in) beside its times, asked once
+// per step with the step's own identity, and in the JSON rows; a step that failed says so.
+TEST(Tables, AblationWithCountersPerStep) {
+  report::Report rep;
+  rep.results = {kernel_result("gpu-naive", 8.0), kernel_result("gpu-cached", 1.0)};
+  std::vector<std::string> asked;
+  const ncu::StepCounters counters = [&](const std::string& f, const std::string& v, const std::string& ds) {
+    asked.push_back(f + "|" + v + "|" + ds);
+    if (v == "gpu-cached") return nlohmann::json{{"error", "ncu exited with status 1"}};
+    return nlohmann::json{{"kernels", 2}, {"duration_us_total", 123.4}, {"achieved_occupancy_pct", 55.5},
+                          {"dram_throughput_pct_of_peak", 70.0}, {"l2_throughput_pct_of_peak", 40.0},
+                          {"top_stall", "long_scoreboard"}, {"shared_bank_conflicts", nullptr}, {"atomics", 4096}};
+  };
+  const auto dir = std::filesystem::temp_directory_path() / ("repix-ablation-ncu-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string md = tables::ecc_ablation(rep, dir.string(), counters);
+  EXPECT_EQ(asked, (std::vector<std::string>{"ecc|gpu-naive|grf:64x64:alpha=3:seed=1",
+                                             "ecc|gpu-cached|grf:64x64:alpha=3:seed=1"}));
+  EXPECT_NE(md.find("| verified | kernels | ncu µs | occupancy % | DRAM % | L2 % | top stall |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| yes | 2 | 123.4 | 55.5 | 70.0 | 40.0 | long_scoreboard | - | 4096 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| yes | - | - | - | - | - | not profiled | - | - |"), std::string::npos) << md;
+  std::ifstream in(dir / "ecc-ablation.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["rows"][0]["ncu"]["kernels"], 2);
+  EXPECT_TRUE(j["rows"][1]["ncu"].contains("error"));
+  std::filesystem::remove_all(dir);
+  // Without counters the table is as before: no ncu columns, no "ncu" in the rows.
+  EXPECT_EQ(tables::ecc_ablation(rep, "").find("ncu"), std::string::npos);
 }
 
 TEST(Tables, AblationNeedsKernelResults) {
