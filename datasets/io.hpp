@@ -26,8 +26,10 @@ struct NpyHeader {
 NpyHeader read_npy_header(const std::string& path);
 HostImage read_npy(const std::string& path, bool pinned = false);
 void write_npy(const HostImage& img, const std::string& path);
-// int64 arrays ('<i8'), e.g. the edt site map; write-only (repix reads no int64 inputs).
+// int64 ('<i8') and int32 ('<i4') arrays, e.g. the edt site map, the max-tree parent image;
+// write-only (repix reads no integer inputs wider than 16 bits).
 void write_npy_int64(const std::int64_t* data, const Shape& shape, const std::string& path);
+void write_npy_int32(const std::int32_t* data, const Shape& shape, const std::string& path);
 // Streams slabs of an .npy file (header and data size are checked here).
 std::unique_ptr<SlabSource> open_npy_source(const std::string& path);
 

@@ -245,4 +245,8 @@ void write_npy_int64(const std::int64_t* data, const Shape& shape, const std::st
   write_npy_bytes(data, static_cast<std::size_t>(shape.size()) * sizeof(std::int64_t), "<i8", shape, path);
 }
 
+void write_npy_int32(const std::int32_t* data, const Shape& shape, const std::string& path) {
+  write_npy_bytes(data, static_cast<std::size_t>(shape.size()) * sizeof(std::int32_t), "<i4", shape, path);
+}
+
 }  // namespace repix::datasets

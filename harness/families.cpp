@@ -10,6 +10,8 @@ std::unique_ptr<Family> ecc_family();          // families/ecc/adapter.cpp
 std::unique_ptr<Family> reconstruct_family();  // families/reconstruct/adapter.cpp
 std::unique_ptr<Family> edt_family();          // families/edt/adapter.cpp
 std::unique_ptr<Family> auto_mi_family();      // families/ami/auto_mi.cpp (issue 13's feature stage)
+std::unique_ptr<Family> maxtree_family();       // families/maxtree/maxtree.cpp
+std::unique_ptr<Family> area_opening_family();  // families/maxtree/area_opening.cpp
 
 const std::vector<std::unique_ptr<Family>>& all() {
   static const std::vector<std::unique_ptr<Family>> f = [] {
@@ -18,6 +20,8 @@ const std::vector<std::unique_ptr<Family>>& all() {
     v.push_back(reconstruct_family());
     v.push_back(edt_family());
     v.push_back(auto_mi_family());
+    v.push_back(maxtree_family());
+    v.push_back(area_opening_family());
     return v;
   }();
   return f;

@@ -19,6 +19,10 @@ const std::vector<Suite>& all() {
          "markers; blobs and sparse EDT masks",
          {}},
         {"ami-targets", "the ranklet + AMI performance-target inputs: 8192^2 uint8, 256 levels, i.i.d. and smooth", {}},
+        {"maxtree-targets",
+         "the max-tree performance-target inputs: the seminar's 6000x4000 natural 8-bit image (texture camera) and a "
+         "16-bit one (uniform, 65536 levels)",
+         {}},
     };
     for (Suite& suite : v)
       for (const auto& f : family::all()) {

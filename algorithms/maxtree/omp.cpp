@@ -1,0 +1,116 @@
+// omp: the tiled map-reduce (the CPU algorithm Blin et al. compare their GPU one with; Wilkinson et
+// al.'s shared-memory scheme on a grid). Map: a max-tree per tile (Berger, detail::berger_rect),
+// all tiles in parallel. Reduce: neighbouring regions merged along their shared border, pairwise,
+// in rounds that double the regions' width (every merge of a round in parallel: each touches only
+// the pixels of its own two regions), then the same over the row bands. Then the parallel
+// canonicalisation to the normal form.
+#include <vector>
+
+#include "maxtree/detail.hpp"
+#include "maxtree/variants.hpp"
+
+namespace repix::maxtree {
+
+namespace {
+
+constexpr int kDefaultTile = 256;
+
+// The merge of two max-trees joined by the edge (a, b) (Wilkinson et al. 2008): the two ancestor
+// chains, each ordered by decreasing level, are zipped into one. Called by the one thread that
+// owns both regions; path halving keeps the same-level chains short.
+template <class T, class I>
+struct Merger {
+  const T* f;
+  I* parent;
+
+  I level_root(I x) const {
+    for (;;) {
+      const I q = parent[x];
+      if (q == x || f[q] != f[x]) return x;
+      const I qq = parent[q];
+      if (qq != q && f[qq] == f[q]) parent[x] = qq;  // halving, within the node
+      x = q;
+    }
+  }
+  void connect(I a, I b) const {
+    I x = level_root(a), y = level_root(b);
+    if (f[x] < f[y]) std::swap(x, y);
+    while (x != y) {  // x, y level roots, f[x] >= f[y]
+      const I px = parent[x];
+      const I z = px == x ? I(-1) : level_root(px);
+      if (z >= 0 && f[z] >= f[y]) {
+        x = z;  // x's parent node is still at or above y: climb
+        continue;
+      }
+      parent[x] = y;  // y is x's new parent node (or, at x's level, x's node joins y's)
+      if (z < 0) return;  // x was a root: its whole tree now hangs below y
+      x = y;
+      y = z;
+    }
+  }
+};
+
+template <class T, class I>
+void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I* parent, Stats& stats) {
+  const int threads = detail::thread_count(opt.threads);
+  const std::int64_t t = opt.tile > 0 ? opt.tile : kDefaultTile;
+  const std::int64_t tx = (W + t - 1) / t, ty = (H + t - 1) / t;
+  stats.tiles = tx * ty;
+  auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(threads)
+  {
+    detail::BergerScratch<I> scratch;
+#pragma omp for schedule(dynamic)
+    for (std::int64_t k = 0; k < tx * ty; ++k) {
+      const std::int64_t x0 = (k % tx) * t, y0 = (k / tx) * t;
+      detail::berger_rect(f, W, {x0, y0, std::min(W, x0 + t), std::min(H, y0 + t)}, opt.connectivity, parent, scratch);
+    }
+  }
+  stats.build_ms = detail::ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const Merger<T, I> m{f, parent};
+  const bool diagonal = opt.connectivity == 8;
+  auto at = [W](std::int64_t x, std::int64_t y) { return static_cast<I>(y * W + x); };
+  // Rows first: in each band of tile rows, regions of s tiles merge with their right neighbour
+  // across the column x = bx (diagonal edges only inside the band: the others cross a row border).
+  for (std::int64_t s = 1; s < tx; s *= 2) {
+    const std::int64_t pairs = (tx - s + 2 * s - 1) / (2 * s);  // k with (2k + 1) s < tx
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+    for (std::int64_t j = 0; j < ty * pairs; ++j) {
+      const std::int64_t band = j / pairs, k = j % pairs;
+      const std::int64_t bx = (2 * k + 1) * s * t, y0 = band * t, y1 = std::min(H, y0 + t);
+      for (std::int64_t y = y0; y < y1; ++y) {
+        m.connect(at(bx - 1, y), at(bx, y));
+        if (diagonal && y > y0) m.connect(at(bx - 1, y), at(bx, y - 1));
+        if (diagonal && y + 1 < y1) m.connect(at(bx - 1, y), at(bx, y + 1));
+      }
+    }
+  }
+  // Then the bands, full width, across the row y = by (every diagonal edge that crosses it).
+  for (std::int64_t s = 1; s < ty; s *= 2) {
+    const std::int64_t pairs = (ty - s + 2 * s - 1) / (2 * s);
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+    for (std::int64_t k = 0; k < pairs; ++k) {
+      const std::int64_t by = (2 * k + 1) * s * t;
+      for (std::int64_t x = 0; x < W; ++x) {
+        m.connect(at(x, by - 1), at(x, by));
+        if (diagonal && x > 0) m.connect(at(x, by - 1), at(x - 1, by));
+        if (diagonal && x + 1 < W) m.connect(at(x, by - 1), at(x + 1, by));
+      }
+    }
+  }
+  stats.merge_ms = detail::ms_since(t0);
+}
+
+}  // namespace
+
+Result run_omp(const HostImage& image, const Options& opt) {
+  return detail::run_typed(image, opt, [&](auto f, auto& parent, Stats& stats) {
+    omp_tree(f.data, f.shape.nx, f.shape.ny, opt, parent.data(), stats);
+    const auto t0 = std::chrono::steady_clock::now();
+    detail::canonicalize(f.data, parent, detail::thread_count(opt.threads));
+    stats.canonical_ms = detail::ms_since(t0);
+  });
+}
+
+}  // namespace repix::maxtree

@@ -1,0 +1,62 @@
+// The maxtree family's registry: one line per variant, in ablation order. Adding a variant is one
+// file (named after its id) plus one line here; its area-opening variant follows from it.
+#include <chrono>
+
+#include "core/error.hpp"
+#include "core/find_by_name.hpp"
+#include "maxtree/maxtree.hpp"
+#include "maxtree/variants.hpp"
+
+namespace repix::maxtree {
+
+const std::vector<Variant>& variants() {
+  static const std::vector<Variant> all = [] {
+    std::vector<Variant> v;
+    v.push_back({{"seq", false, "reference",
+                  "Berger et al. 2007: counting sort, union-find from the top level down (rank, compression), canonicalisation",
+                  run_seq, {}}, /*parallel=*/false});
+    v.push_back({{"seq-flood", false, "sequential",
+                  "Salembier et al. 1998: hierarchical-queue flooding without recursion, then canonicalisation",
+                  run_seq_flood, {}}, /*parallel=*/false});
+    v.push_back({{"omp", false, "cpu-parallel",
+                  "tiled map-reduce: Berger trees per tile, pairwise border merges over the tile grid, parallel canonicalisation",
+                  run_omp, {}}, /*parallel=*/true});
+    return v;
+  }();
+  return all;
+}
+
+const Variant& find_variant(const std::string& id) {
+  return find_by_name(variants(), id, "maxtree variant", [](const Variant& v) { return v.id; });
+}
+
+// Each tree variant, then the area attribute and the filter (in parallel after a parallel tree).
+const std::vector<AreaVariant>& area_variants() {
+  static const std::vector<AreaVariant> all = [] {
+    std::vector<AreaVariant> out;
+    for (const Variant& v : variants()) {
+      const Variant* tree = &v;  // the registry is a function-local static: stable
+      out.push_back({v.id, v.gpu, v.step,
+                     "the " + v.id + " tree, then the area attribute and the filter" +
+                         (v.parallel ? " (OpenMP)" : " (sequential)"),
+                     [tree](const HostImage& image, const Options& opt) {
+                       check_area_input(image, opt);
+                       Result r = tree->run(image, opt);
+                       const auto t0 = std::chrono::steady_clock::now();
+                       AreaResult a{area_opening(image, r.parent, opt.area, tree->parallel ? opt.threads : 1), r.stats};
+                       a.stats.filter_ms =
+                           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                       return a;
+                     },
+                     {}});
+    }
+    return out;
+  }();
+  return all;
+}
+
+const AreaVariant& find_area_variant(const std::string& id) {
+  return find_by_name(area_variants(), id, "area-opening variant", [](const AreaVariant& v) { return v.id; });
+}
+
+}  // namespace repix::maxtree

@@ -1,0 +1,9 @@
+// The max-tree variants' entry points, one per variant file, for the registry (register.cpp).
+#pragma once
+#include "maxtree/maxtree.hpp"
+
+namespace repix::maxtree {
+Result run_seq(const HostImage& image, const Options& opt);        // seq.cpp
+Result run_seq_flood(const HostImage& image, const Options& opt);  // seq_flood.cpp
+Result run_omp(const HostImage& image, const Options& opt);        // omp.cpp
+}  // namespace repix::maxtree

@@ -1,0 +1,87 @@
+// The area-opening family's harness knowledge (see harness/family_of.hpp and common.hpp): one image
+// per dataset, threshold --area A; each variant is a tree variant followed by the area filter; the
+// reference is seq's; outputs must be equal pixel for pixel.
+#include <cstring>
+#include <limits>
+
+#include "core/atomic_file.hpp"
+#include "datasets/io.hpp"
+#include "harness/families/maxtree/common.hpp"
+
+namespace repix::family {
+
+namespace {
+
+class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant> {
+ public:
+  std::string name() const override { return "area-opening"; }
+
+ protected:
+  const std::vector<Variant>& registry() const override { return maxtree::area_variants(); }
+  const std::vector<Option>& option_table() const override {
+    static const std::vector<Option> t = [] {
+      options::Spec area = options::integer("area", "A", "the area threshold (pixels, at least 1)", "100",
+                                            options::kRun | options::kProfile | options::kBench);
+      area.min = 1;
+      area.max = std::numeric_limits<long long>::max();
+      std::vector<Option> v = tree_options();
+      v.push_back(options::bind_int(&Options::area, area));
+      return v;
+    }();
+    return t;
+  }
+  // The output image, and the tree (int32 parents, int64 areas) while it is filtered.
+  std::uint64_t output_bytes(std::int64_t elements, DType dtype) const override {
+    return static_cast<std::uint64_t>(elements) * (dtype_size(dtype) + 12);
+  }
+  Verdict check(const Variant&, const Inputs&, const Result& ref, const Result& got, const std::string& what) const override {
+    const HostImage &g = got.image, &w = ref.image;
+    if (g.dtype() == w.dtype() && g.shape() == w.shape() && g.content_hash() == w.content_hash() &&
+        std::memcmp(g.raw(), w.raw(), g.bytes()) == 0)
+      return {true, "output equal to seq's"};
+    std::string why = "MISMATCH vs seq: area opening";
+    if (g.dtype() != w.dtype() || g.shape() != w.shape())
+      why += " is " + dtype_name(g.dtype()) + " " + g.shape().str() + " instead of " + dtype_name(w.dtype()) + " " +
+             w.shape().str();
+    else
+      visit_image(w, [&](auto want) {
+        using T = std::decay_t<decltype(*want.data)>;
+        const T* have = g.data<T>();
+        why += maxtree_common::first_difference(w.shape(), [&](std::int64_t i) {
+          return std::make_pair(static_cast<long long>(have[i]), static_cast<long long>(want.data[i]));
+        });
+      });
+    return {false, what.empty() ? why : what + ": " + why};
+  }
+  nlohmann::json extra(const Variant& v, const std::string& scope, const Stats& s, const Options& o) const override {
+    nlohmann::json j = Base::extra(v, scope, s, o);
+    j["area"] = o.area;
+    return j;
+  }
+
+  std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
+  std::string run_synopsis() const override { return "--variant V --input IMG --area A --output OUT.npy [--json OUT.json]"; }
+  std::string run_summary() const override {
+    return "area opening of a 2-D uint8/uint16 image (same dtype; the root is always kept: never below min)";
+  }
+  int run_command(const cli::Args& a, const Options& opt) const override {
+    if (!a.has("area")) throw cli::UsageError("run area-opening needs --area A");
+    const std::string input = a.need("input"), output = a.need("output"), json_out = a.get("json");
+    const Variant& v = find_variant(a.get("variant", "omp"));
+    const HostImage img = load_checked(input, opt);
+    const Result r = v.run(img, opt);
+    datasets::write_npy(r.image, output);
+    if (!json_out.empty()) {
+      nlohmann::json j = run_json("area-opening", v.id, input, img, opt, r.stats);
+      j["area"] = opt.area;
+      write_file_atomic(json_out, j.dump(1) + "\n");
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Family> area_opening_family() { return std::make_unique<AreaOpeningFamily>(); }
+
+}  // namespace repix::family

@@ -1,0 +1,100 @@
+// What the two max-tree families share (maxtree.cpp: the parent image; area_opening.cpp: the
+// filtered image): the bench suites, the options, the reference (seq), exactness, the stats JSON
+// and the input checks. Both run one input image; each adds its output, its check and its command.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "datasets/datasets.hpp"
+#include "harness/family_of.hpp"
+#include "maxtree/maxtree.hpp"
+
+namespace repix::family::maxtree_common {
+
+// The datasets of both families' suites: quick (small, odd, plateau-heavy, 8 and 16 bits), default
+// (1920x1080, the seminar's frame), maxtree-targets (the seminar's 6000x4000 and a 16-bit one).
+inline std::vector<std::string> suite(const std::string& name) {
+  if (name == "quick")
+    return {"texture:97x61:name=camera", "uniform:64x33:levels=4:dtype=uint8:seed=1",
+            "checker:45x31:period=1:dtype=uint8", "uniform:50x29:levels=65536:dtype=uint16:seed=2",
+            "uniform:31x77:levels=5:dtype=uint16:seed=3", "const:17x9:value=7:dtype=uint8"};
+  if (name == "default")
+    return {"texture:1920x1080:name=camera", "uniform:1920x1080:levels=256:dtype=uint8:seed=1",
+            "uniform:1920x1080:levels=65536:dtype=uint16:seed=2"};
+  if (name == "maxtree-targets")
+    return {"texture:6000x4000:name=camera", "uniform:6000x4000:levels=65536:dtype=uint16:seed=1"};
+  return {};
+}
+
+inline nlohmann::json stats_json(const maxtree::Stats& s) {
+  return {{"tiles", s.tiles},          {"build_ms", s.build_ms},   {"merge_ms", s.merge_ms},
+          {"canonical_ms", s.canonical_ms}, {"filter_ms", s.filter_ms}};
+}
+
+// The first element where two outputs differ, as " at (x, y): got G, want W".
+template <class Get>
+std::string first_difference(const Shape& shape, Get&& got_want) {
+  for (std::int64_t i = 0; i < shape.size(); ++i) {
+    const auto gw = got_want(i);
+    if (gw.first != gw.second)
+      return " at (" + std::to_string(i % shape.nx) + ", " + std::to_string(i / shape.nx) + "): got " +
+             std::to_string(gw.first) + ", want " + std::to_string(gw.second);
+  }
+  return "";
+}
+
+// The part both families' adapters share, over their Variant type.
+template <class V>
+class Base : public FamilyOf<V> {
+ public:
+  using Family_ = FamilyOf<V>;
+  using typename Family_::Inputs;
+  using typename Family_::Option;
+  using typename Family_::Options;
+  using typename Family_::Result;
+  using typename Family_::Stats;
+  using typename Family_::Variant;
+
+  std::vector<std::string> suite_datasets(const std::string& s) const override { return suite(s); }
+
+ protected:
+  // --connectivity, --threads, --tile: the tree's options; the area opening adds --area.
+  static std::vector<Option> tree_options() {
+    using options::bind_int;
+    const unsigned all = options::kRun | options::kProfile | options::kBench;
+    return {bind_int(&Options::connectivity, options::choice("connectivity", {"4", "8"}, "neighbourhood: 4 or 8", "4", all)),
+            bind_int(&Options::threads, options::threads("threads", "omp: OpenMP threads (0: OpenMP's default)", "0", all)),
+            bind_int(&Options::tile, options::integer("tile", "N", "omp: tile edge in pixels (0: automatic, 256)", "0", all))};
+  }
+  std::string reference_id() const override { return "seq"; }
+  std::string unit() const override { return "GPx/s"; }
+  std::vector<report::DatasetInfo> describe(const std::string& spec, const Inputs& in, const Result&) const override {
+    return {bench::describe_dataset(spec, in.at(0))};
+  }
+  Result run_variant(const Variant& v, const Inputs& in, const Options& opt) const override { return v.run(in.at(0), opt); }
+  Stats stats_of(const Result& r) const override { return r.stats; }
+  nlohmann::json stats_json(const Stats& s) const override { return maxtree_common::stats_json(s); }
+  double bytes_per_item(const Inputs& in) const override { return static_cast<double>(dtype_size(in.at(0).dtype())); }
+  bool supports_with_io() const override { return true; }
+  nlohmann::json extra(const Variant&, const std::string&, const Stats& verifying, const Options& o) const override {
+    nlohmann::json j = maxtree_common::stats_json(verifying);
+    j["connectivity"] = o.connectivity;
+    return j;
+  }
+  // The run command's input: any file or dataset spec, checked before any work.
+  static HostImage load_checked(const std::string& input, const Options& opt) {
+    HostImage img = datasets::load(input);
+    maxtree::check_input(img, opt);
+    return img;
+  }
+  static nlohmann::json run_json(const std::string& family, const std::string& variant, const std::string& input,
+                                 const HostImage& img, const Options& opt, const maxtree::Stats& s) {
+    return {{"family", family}, {"variant", variant},         {"input", input},
+            {"shape", img.shape().str()}, {"dtype", dtype_name(img.dtype())}, {"connectivity", opt.connectivity},
+            {"stats", maxtree_common::stats_json(s)}};
+  }
+};
+
+}  // namespace repix::family::maxtree_common
