@@ -89,12 +89,18 @@ template <class T, class I>
 void berger_rect(const T* f, std::int64_t W, const Rect& r, int connectivity, I* parent, BergerScratch<I>& s) {
   const I w = static_cast<I>(r.x1 - r.x0), h = static_cast<I>(r.y1 - r.y0), n = w * h;
   auto global = [&](I l) { return static_cast<I>((r.y0 + l / w) * W + r.x0 + l % w); };
-  s.hist.assign(levels_of<T>() + 1, 0);
-  for (std::int64_t y = r.y0; y < r.y1; ++y)
-    for (std::int64_t x = r.x0; x < r.x1; ++x) ++s.hist[static_cast<std::size_t>(f[y * W + x]) + 1];
-  for (std::size_t v = 1; v < s.hist.size(); ++v) s.hist[v] += s.hist[v - 1];
   s.order.resize(static_cast<std::size_t>(n));
-  {
+  if (static_cast<std::size_t>(n) * 4 < levels_of<T>()) {
+    // Far fewer pixels than levels (small tiles of 16-bit images): clearing the histogram would
+    // cost more than sorting by (level, index), which gives the same order.
+    for (I l = 0; l < n; ++l) s.order[static_cast<std::size_t>(l)] = l;
+    auto level = [&](I l) { return f[(r.y0 + l / w) * W + r.x0 + l % w]; };
+    std::sort(s.order.begin(), s.order.end(), [&](I a, I b) { return level(a) < level(b) || (level(a) == level(b) && a < b); });
+  } else {
+    s.hist.assign(levels_of<T>() + 1, 0);
+    for (std::int64_t y = r.y0; y < r.y1; ++y)
+      for (std::int64_t x = r.x0; x < r.x1; ++x) ++s.hist[static_cast<std::size_t>(f[y * W + x]) + 1];
+    for (std::size_t v = 1; v < s.hist.size(); ++v) s.hist[v] += s.hist[v - 1];
     I l = 0;
     for (std::int64_t y = r.y0; y < r.y1; ++y)
       for (std::int64_t x = r.x0; x < r.x1; ++x, ++l) s.order[static_cast<std::size_t>(s.hist[f[y * W + x]]++)] = l;

@@ -15,6 +15,8 @@ namespace {
 
 constexpr int kDefaultTile = 256;
 
+int threads_for(const Options& opt) { return detail::thread_count(opt.threads); }
+
 // The merge of two max-trees joined by the edge (a, b) (Wilkinson et al. 2008): the two ancestor
 // chains, each ordered by decreasing level, are zipped into one. Called by the one thread that
 // owns both regions; path halving keeps the same-level chains short.
@@ -52,10 +54,11 @@ struct Merger {
 
 template <class T, class I>
 void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I* parent, Stats& stats) {
-  const int threads = detail::thread_count(opt.threads);
   const std::int64_t t = opt.tile > 0 ? opt.tile : kDefaultTile;
   const std::int64_t tx = (W + t - 1) / t, ty = (H + t - 1) / t;
   stats.tiles = tx * ty;
+  // No more threads than tiles: an image of one tile is one Berger run, without parallel regions.
+  const int threads = static_cast<int>(std::min<std::int64_t>(threads_for(opt), stats.tiles));
   auto t0 = std::chrono::steady_clock::now();
 #pragma omp parallel num_threads(threads)
   {
@@ -108,7 +111,7 @@ Result run_omp(const HostImage& image, const Options& opt) {
   return detail::run_typed(image, opt, [&](auto f, auto& parent, Stats& stats) {
     omp_tree(f.data, f.shape.nx, f.shape.ny, opt, parent.data(), stats);
     const auto t0 = std::chrono::steady_clock::now();
-    detail::canonicalize(f.data, parent, detail::thread_count(opt.threads));
+    detail::canonicalize(f.data, parent, static_cast<int>(std::min<std::int64_t>(threads_for(opt), stats.tiles)));
     stats.canonical_ms = detail::ms_since(t0);
   });
 }
