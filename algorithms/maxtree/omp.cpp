@@ -20,10 +20,19 @@ int threads_for(const Options& opt) { return detail::thread_count(opt.threads); 
 // The merge of two max-trees joined by the edge (a, b) (Wilkinson et al. 2008): the two ancestor
 // chains, each ordered by decreasing level, are zipped into one. Called by the one thread that
 // owns both regions; path halving keeps the same-level chains short.
+//
+// Climbing a chain one node at a time costs the number of nodes between the two pixels' levels:
+// thousands per border pixel in 16-bit noise, where almost every pixel is a node. So each level
+// root keeps a skip pointer, some ancestor of it (itself at first), set to the end of every climb
+// through it (path compression, as in union-find). Zipping only inserts nodes between a node and
+// its parent, or merges a node into another of its level, so an ancestor stays an ancestor (its
+// level root found through level_root) and a skip stays valid; a climb takes a skip only when it
+// does not go below the level it climbs to, so it passes exactly the nodes single steps would.
 template <class T, class I>
 struct Merger {
   const T* f;
   I* parent;
+  I* skip;
 
   I level_root(I x) const {
     for (;;) {
@@ -34,16 +43,36 @@ struct Merger {
       x = q;
     }
   }
+  // The next node above level root x on the way to level `floor` (a skip where it stays at or
+  // above it, else the parent node), or -1 when that would go below `floor` or x is the root.
+  I step(I x, T floor) const {
+    const I s = level_root(skip[x]);
+    if (s != x && f[s] >= floor) return s;
+    const I px = parent[x];
+    if (px == x) return -1;
+    const I z = level_root(px);
+    return f[z] >= floor ? z : I(-1);
+  }
+  // The lowest node at or above level `floor` on level root x's chain (x itself if its parent is
+  // below `floor`); every node passed then skips straight there.
+  I climb(I x, T floor) const {
+    I end = x;
+    for (I next = step(end, floor); next >= 0; next = step(end, floor)) end = next;
+    for (I v = x; v != end;) {
+      const I next = step(v, f[end]);
+      skip[v] = end;
+      v = next;
+    }
+    return end;
+  }
   void connect(I a, I b) const {
     I x = level_root(a), y = level_root(b);
     if (f[x] < f[y]) std::swap(x, y);
     while (x != y) {  // x, y level roots, f[x] >= f[y]
+      x = climb(x, f[y]);  // x's parent node is below y now (or x is the root, or y itself)
+      if (x == y) return;
       const I px = parent[x];
       const I z = px == x ? I(-1) : level_root(px);
-      if (z >= 0 && f[z] >= f[y]) {
-        x = z;  // x's parent node is still at or above y: climb
-        continue;
-      }
       parent[x] = y;  // y is x's new parent node (or, at x's level, x's node joins y's)
       if (z < 0) return;  // x was a root: its whole tree now hangs below y
       x = y;
@@ -71,7 +100,10 @@ void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I*
   }
   stats.build_ms = detail::ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  const Merger<T, I> m{f, parent};
+  std::vector<I> skip(static_cast<std::size_t>(W * H));
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t p = 0; p < W * H; ++p) skip[p] = static_cast<I>(p);
+  const Merger<T, I> m{f, parent, skip.data()};
   const bool diagonal = opt.connectivity == 8;
   auto at = [W](std::int64_t x, std::int64_t y) { return static_cast<I>(y * W + x); };
   // Rows first: in each band of tile rows, regions of s tiles merge with their right neighbour
