@@ -32,6 +32,9 @@ class Family {
  public:
   virtual ~Family() = default;
   virtual std::string name() const = 0;
+  // The folder its variants live in, algorithms/<folder>/ (default: its name). Families built on
+  // another's variants name that one's folder (area-opening: maxtree's trees, then the filter).
+  virtual std::string algorithms() const { return name(); }
   // The registry's variants, in ablation order.
   virtual std::vector<registry::VariantInfo> variants() const = 0;
   // The options of the family's commands (declared once, adapter.cpp).

@@ -15,6 +15,7 @@ namespace {
 class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant> {
  public:
   std::string name() const override { return "area-opening"; }
+  std::string algorithms() const override { return "maxtree"; }
 
  protected:
   const std::vector<Variant>& registry() const override { return maxtree::area_variants(); }
