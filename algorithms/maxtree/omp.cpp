@@ -6,6 +6,7 @@
 // canonicalisation to the normal form.
 #include <vector>
 
+#include "core/nvtx.hpp"
 #include "maxtree/detail.hpp"
 #include "maxtree/variants.hpp"
 
@@ -89,17 +90,21 @@ void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I*
   // No more threads than tiles: an image of one tile is one Berger run, without parallel regions.
   const int threads = static_cast<int>(std::min<std::int64_t>(threads_for(opt), stats.tiles));
   auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel num_threads(threads)
   {
-    detail::BergerScratch<I> scratch;
+    nvtx::Range build("build");
+#pragma omp parallel num_threads(threads)
+    {
+      detail::BergerScratch<I> scratch;
 #pragma omp for schedule(dynamic)
-    for (std::int64_t k = 0; k < tx * ty; ++k) {
-      const std::int64_t x0 = (k % tx) * t, y0 = (k / tx) * t;
-      detail::berger_rect(f, W, {x0, y0, std::min(W, x0 + t), std::min(H, y0 + t)}, opt.connectivity, parent, scratch);
+      for (std::int64_t k = 0; k < tx * ty; ++k) {
+        const std::int64_t x0 = (k % tx) * t, y0 = (k / tx) * t;
+        detail::berger_rect(f, W, {x0, y0, std::min(W, x0 + t), std::min(H, y0 + t)}, opt.connectivity, parent, scratch);
+      }
     }
   }
   stats.build_ms = detail::ms_since(t0);
   t0 = std::chrono::steady_clock::now();
+  nvtx::Range merge("merge");  // to the end: the canonicalisation opens its own range after
   std::vector<I> skip(static_cast<std::size_t>(W * H));
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (std::int64_t p = 0; p < W * H; ++p) skip[p] = static_cast<I>(p);
@@ -140,9 +145,11 @@ void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I*
 }  // namespace
 
 Result run_omp(const HostImage& image, const Options& opt) {
+  nvtx::Range range("maxtree/omp");
   return detail::run_typed(image, opt, [&](auto f, auto& parent, Stats& stats) {
     omp_tree(f.data, f.shape.nx, f.shape.ny, opt, parent.data(), stats);
     const auto t0 = std::chrono::steady_clock::now();
+    nvtx::Range r("canonical");
     detail::canonicalize(f.data, parent, static_cast<int>(std::min<std::int64_t>(threads_for(opt), stats.tiles)));
     stats.canonical_ms = detail::ms_since(t0);
   });

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/find_by_name.hpp"
+#include "core/nvtx.hpp"
 #include "maxtree/maxtree.hpp"
 #include "maxtree/variants.hpp"
 
@@ -39,10 +40,12 @@ const std::vector<AreaVariant>& area_variants() {
       out.push_back({v.id, v.gpu, v.step,
                      "the " + v.id + " tree, then the area attribute and the filter" +
                          (v.parallel ? " (OpenMP)" : " (sequential)"),
-                     [tree](const HostImage& image, const Options& opt) {
+                     [tree, name = "area-opening/" + v.id](const HostImage& image, const Options& opt) {
+                       nvtx::Range range(name.c_str());
                        check_area_input(image, opt);
                        Result r = tree->run(image, opt);
                        const auto t0 = std::chrono::steady_clock::now();
+                       nvtx::Range filter("filter");
                        AreaResult a{area_opening(image, r.parent, opt.area, tree->parallel ? opt.threads : 1), r.stats};
                        a.stats.filter_ms =
                            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -3,6 +3,7 @@
 // the normal form (its node representatives are the first pixel reached, not the smallest index).
 #include <vector>
 
+#include "core/nvtx.hpp"
 #include "maxtree/detail.hpp"
 #include "maxtree/variants.hpp"
 
@@ -70,11 +71,16 @@ void flood(const T* f, std::int64_t W, std::int64_t H, int connectivity, I* pare
 }  // namespace
 
 Result run_seq_flood(const HostImage& image, const Options& opt) {
+  nvtx::Range range("maxtree/seq-flood");
   return detail::run_typed(image, opt, [&](auto f, auto& parent, Stats& stats) {
     auto t0 = std::chrono::steady_clock::now();
-    flood(f.data, f.shape.nx, f.shape.ny, opt.connectivity, parent.data());
+    {
+      nvtx::Range r("build");
+      flood(f.data, f.shape.nx, f.shape.ny, opt.connectivity, parent.data());
+    }
     stats.build_ms = detail::ms_since(t0);
     t0 = std::chrono::steady_clock::now();
+    nvtx::Range r("canonical");
     detail::canonicalize(f.data, parent, 1);
     stats.canonical_ms = detail::ms_since(t0);
   });
