@@ -82,6 +82,30 @@ struct Merger {
   }
 };
 
+// Merges the two regions on either side of a border of n pixel pairs (a(i), b(i)): a(i) and a(i+1)
+// are neighbours in one region, b(i) and b(i+1) in the other. An edge whose merge an earlier one
+// of the same border already implies is skipped (the grid-connection pruning of Blin et al.):
+// the edge (p, q) at level l = min(f p, f q) only merges the two ancestor chains at levels <= l, so
+// it is implied when a path of merged edges and in-region neighbours joins p and q through pixels
+// all >= l, e.g. a(i) - a(i-1) - b(i-1) - b(i) after the edge (a(i-1), b(i-1)).
+template <class T, class I, class A, class B>
+void merge_border(const Merger<T, I>& m, std::int64_t n, bool diagonal, A&& a, B&& b) {
+  const T* f = m.f;
+  auto link = [&](I p, I q, int implied) {  // implied: a level the path through merged pixels keeps
+    if (static_cast<int>(std::min(f[p], f[q])) > implied) m.connect(p, q);
+  };
+  for (std::int64_t i = 0; i < n; ++i) {
+    const I ai = a(i), bi = b(i);
+    // Straight: through the previous straight edge, a(i) - a(i-1) - b(i-1) - b(i).
+    link(ai, bi, i > 0 ? static_cast<int>(std::min(f[a(i - 1)], f[b(i - 1)])) : -1);
+    if (!diagonal) continue;
+    // Diagonals, after the straight edge (a(i), b(i)): a(i) - b(i) - b(i -/+ 1), or for the
+    // backward one also a(i) - a(i-1) - b(i-1).
+    if (i > 0) link(ai, b(i - 1), std::max<int>(f[bi], f[a(i - 1)]));
+    if (i + 1 < n) link(ai, b(i + 1), f[bi]);
+  }
+}
+
 template <class T, class I>
 void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I* parent, Stats& stats) {
   const std::int64_t t = opt.tile > 0 ? opt.tile : kDefaultTile;
@@ -90,6 +114,7 @@ void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I*
   // No more threads than tiles: an image of one tile is one Berger run, without parallel regions.
   const int threads = static_cast<int>(std::min<std::int64_t>(threads_for(opt), stats.tiles));
   auto t0 = std::chrono::steady_clock::now();
+  std::vector<I> skip(static_cast<std::size_t>(W * H));  // the merges' skip pointers, set per tile
   {
     nvtx::Range build("build");
 #pragma omp parallel num_threads(threads)
@@ -98,16 +123,16 @@ void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I*
 #pragma omp for schedule(dynamic)
       for (std::int64_t k = 0; k < tx * ty; ++k) {
         const std::int64_t x0 = (k % tx) * t, y0 = (k / tx) * t;
-        detail::berger_rect(f, W, {x0, y0, std::min(W, x0 + t), std::min(H, y0 + t)}, opt.connectivity, parent, scratch);
+        const std::int64_t x1 = std::min(W, x0 + t), y1 = std::min(H, y0 + t);
+        detail::berger_rect(f, W, {x0, y0, x1, y1}, opt.connectivity, parent, scratch);
+        for (std::int64_t y = y0; y < y1; ++y)
+          for (std::int64_t x = x0; x < x1; ++x) skip[y * W + x] = static_cast<I>(y * W + x);
       }
     }
   }
   stats.build_ms = detail::ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   nvtx::Range merge("merge");  // to the end: the canonicalisation opens its own range after
-  std::vector<I> skip(static_cast<std::size_t>(W * H));
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::int64_t p = 0; p < W * H; ++p) skip[p] = static_cast<I>(p);
   const Merger<T, I> m{f, parent, skip.data()};
   const bool diagonal = opt.connectivity == 8;
   auto at = [W](std::int64_t x, std::int64_t y) { return static_cast<I>(y * W + x); };
@@ -119,11 +144,8 @@ void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I*
     for (std::int64_t j = 0; j < ty * pairs; ++j) {
       const std::int64_t band = j / pairs, k = j % pairs;
       const std::int64_t bx = (2 * k + 1) * s * t, y0 = band * t, y1 = std::min(H, y0 + t);
-      for (std::int64_t y = y0; y < y1; ++y) {
-        m.connect(at(bx - 1, y), at(bx, y));
-        if (diagonal && y > y0) m.connect(at(bx - 1, y), at(bx, y - 1));
-        if (diagonal && y + 1 < y1) m.connect(at(bx - 1, y), at(bx, y + 1));
-      }
+      merge_border(m, y1 - y0, diagonal, [&](std::int64_t i) { return at(bx - 1, y0 + i); },
+                   [&](std::int64_t i) { return at(bx, y0 + i); });
     }
   }
   // Then the bands, full width, across the row y = by (every diagonal edge that crosses it).
@@ -132,11 +154,7 @@ void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I*
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
     for (std::int64_t k = 0; k < pairs; ++k) {
       const std::int64_t by = (2 * k + 1) * s * t;
-      for (std::int64_t x = 0; x < W; ++x) {
-        m.connect(at(x, by - 1), at(x, by));
-        if (diagonal && x > 0) m.connect(at(x, by - 1), at(x - 1, by));
-        if (diagonal && x + 1 < W) m.connect(at(x, by - 1), at(x + 1, by));
-      }
+      merge_border(m, W, diagonal, [&](std::int64_t i) { return at(i, by - 1); }, [&](std::int64_t i) { return at(i, by); });
     }
   }
   stats.merge_ms = detail::ms_since(t0);
