@@ -191,11 +191,18 @@ void canonicalize(const T* f, std::vector<I>& parent_v, int threads) {
     const I q = parent[p];
     return (q == p || f[q] != f[p]) ? p : q;
   };
-  // 2. The smallest index of each node, at its level root.
-  std::vector<I> canon_v(static_cast<std::size_t>(n), n);
+  // 2. The smallest index of each node, at its level root: the root's own index first, then an
+  //    atomic minimum with each other pixel below it (most pixels are level roots or above theirs,
+  //    and take no atomic at all: nearly every pixel of 16-bit noise is a node of its own).
+  std::vector<I> canon_v(static_cast<std::size_t>(n));
   I* canon = canon_v.data();
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (I p = 0; p < n; ++p) atomic_min(canon + level_root(p), p);
+  for (I p = 0; p < n; ++p) canon[p] = p;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (I p = 0; p < n; ++p) {
+    const I r = level_root(p);
+    if (p < r) atomic_min(canon + r, p);
+  }
   // 3. The normal form.
   std::vector<I> out(static_cast<std::size_t>(n));
 #pragma omp parallel for num_threads(threads) schedule(static)
