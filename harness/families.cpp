@@ -9,6 +9,7 @@ namespace repix::family {
 std::unique_ptr<Family> ecc_family();          // families/ecc/adapter.cpp
 std::unique_ptr<Family> reconstruct_family();  // families/reconstruct/adapter.cpp
 std::unique_ptr<Family> edt_family();          // families/edt/adapter.cpp
+std::unique_ptr<Family> ranklet_family();      // families/ami/ranklet.cpp
 
 const std::vector<std::unique_ptr<Family>>& all() {
   static const std::vector<std::unique_ptr<Family>> f = [] {
@@ -16,6 +17,7 @@ const std::vector<std::unique_ptr<Family>>& all() {
     v.push_back(ecc_family());
     v.push_back(reconstruct_family());
     v.push_back(edt_family());
+    v.push_back(ranklet_family());
     return v;
   }();
   return f;

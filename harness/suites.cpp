@@ -18,6 +18,7 @@ const std::vector<Suite>& all() {
          "the IWPP performance-target inputs (8192^2): uint8 smoothed-noise masks with opening, frame and h-minus "
          "markers; blobs and sparse EDT masks",
          {}},
+        {"ami-targets", "the AMI performance-target inputs: uint8 8192^2, uniform noise and smoothed noise", {}},
     };
     for (Suite& suite : v)
       for (const auto& f : family::all()) {
