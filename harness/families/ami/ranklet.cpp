@@ -101,7 +101,8 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
                        " (x=" + std::to_string(yx % s.nx) + ", y=" + std::to_string(yx / s.nx) + "): " +
                        std::to_string(a[first]) + " vs " + std::to_string(b[first])};
   }
-  // Items: output pixels times windows (a pixel of the four default windows counts four).
+  // Items: input pixels, the whole stage (every window and orientation asked) per pixel, as the
+  // thesis times it; `extra.windows` says which windows.
   double items(const Inputs& in) const override { return static_cast<double>(in.at(0).size()); }
   nlohmann::json extra(const Variant&, const std::string&, const Stats&, const Options& o) const override {
     return {{"windows", rk::windows_text(o.windows)}, {"block", o.block}};
