@@ -49,7 +49,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     histogram_kernel(const std::uint8_t* __restrict__ img, std::int64_t width, std::int64_t height,
                      float* __restrict__ out) {
   static_assert(R * R % 32 == 0, "every lane adds the same number of window pixels");
-  constexpr int H = R / 2;
   __shared__ std::uint32_t hist[kWarpsPerBlock][4 * 256];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   std::uint32_t* hw = hist[warp];
@@ -65,9 +64,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     // Lanes walk the window row by row (R consecutive lanes per row: coalesced byte loads).
 #pragma unroll 4
     for (int e = lane; e < R * R; e += 32) {
-      const int i = e / R, j = e % R;
-      const int v = pixel_or_pad(img, width, height, x - H + 1 + j, y - H + 1 + i);
-      const int key = opt::hist_index(quadrant_of(i, j, H), v);
+      const int key = opt::window_key<R>(img, width, height, x, y, e);
       const unsigned same = __match_any_sync(kFull, key);
       if (__ffs(same) - 1 == lane) atomicAdd(&hw[key], static_cast<std::uint32_t>(__popc(same)));
     }
@@ -138,11 +135,13 @@ class OptPlan final : public PlanBase {
 
 }  // namespace
 
+std::unique_ptr<PlanBase> make_gpu_opt_plan() { return std::make_unique<OptPlan>(); }
+
 Variant gpu_opt_variant() {
   return make_gpu_variant("gpu-opt", "beyond-paper",
                           "r <= 8: thread per pixel counting quadrant pairs from a shared-memory tile; r >= 16: warp per "
                           "pixel, quadrant histograms in shared memory, 8 bins per lane; all orientations at once",
-                          [] { return std::make_unique<OptPlan>(); });
+                          [] { return make_gpu_opt_plan(); });
 }
 
 }  // namespace repix::ami::ranklet

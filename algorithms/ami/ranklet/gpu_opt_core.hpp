@@ -64,6 +64,17 @@ REPIX_HD void two_u_pairwise(const std::uint8_t* win, std::uint32_t two_u[kOrien
 // (values 8l + k) at q*256 + k*32 + l, so the 32 lanes' reads of bin k hit 32 different banks.
 REPIX_HD int hist_index(int q, int v) { return q * 256 + (v & 7) * 32 + (v >> 3); }
 
+// The histogram word that window element e (0 .. R*R-1, row-major: lanes walk the window row by
+// row, R consecutive lanes per row, so their byte loads coalesce) of output pixel (x, y) adds one
+// to.
+template <int R>
+REPIX_HD int window_key(const std::uint8_t* img, std::int64_t width, std::int64_t height, std::int64_t x,
+                        std::int64_t y, int e) {
+  constexpr int H = R / 2;
+  const int i = e / R, j = e % R;
+  return hist_index(quadrant_of(i, j, H), pixel_or_pad(img, width, height, x - H + 1 + j, y - H + 1 + i));
+}
+
 // One lane's share of the three 2U: c[q][k] = quadrant q's count of value 8 * lane + k, above[q]
 // = quadrant q's count of values above 8 * lane + 7. Summed over the 32 lanes: the window's 2U.
 REPIX_HD void lane_two_u(const std::uint32_t c[4][kBinsPerLane], const std::uint32_t above[4],

@@ -58,6 +58,9 @@ class PlanBase : public DevicePlan {
   void setup(const InputDesc& in, const Options& opt, cudaStream_t stream) override;
   void compute(const DeviceInputs& in, cudaStream_t stream) override;
   Result result(cudaStream_t stream) override;
+  // The planes of the last compute(), on the device (window w, orientation o at (3w + o) H W
+  // floats): for a pipeline that quantises them there (quantise()) instead of downloading them.
+  const float* device_output() const { return out_.get(); }
 
  protected:
   // Writes window r's three planes (H, V, D; each width * height floats, consecutive) at `out`.
@@ -78,5 +81,7 @@ Variant make_gpu_variant(std::string id, std::string step, std::string descripti
 
 Variant gpu_naive_variant();  // gpu_naive.cu
 Variant gpu_opt_variant();    // gpu_opt.cu
+// gpu-opt's plan typed as a PlanBase (device_output() for the ami pipeline): gpu_opt.cu.
+std::unique_ptr<PlanBase> make_gpu_opt_plan();
 
 }  // namespace repix::ami::ranklet

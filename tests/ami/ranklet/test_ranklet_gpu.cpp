@@ -4,6 +4,7 @@
 
 #include "ami/ranklet/ranklet.hpp"
 #include "ami/ranklet/ranklet_test_support.hpp"
+#include "ami/ranklet/variants.hpp"
 #include "core/gpu.hpp"
 #include "support/variants.hpp"
 
@@ -69,6 +70,31 @@ TEST(RankletGpu, NaiveBlockSizes) {
     opt.block = b;
     EXPECT_TRUE(same(rk::find_variant("gpu-naive").run(img, opt), want)) << "block " << b;
   }
+}
+
+}  // namespace
+}  // namespace repix
+
+namespace repix {
+namespace {
+
+// The ami pipeline reads gpu-opt's planes on the device: they are the result's planes.
+TEST(RankletGpu, OptPlanDeviceOutputIsTheResult) {
+  REQUIRE_GPU();
+  const HostImage img = noise(50, 21, 256, 12);
+  rk::Options opt;
+  opt.windows = {8, 16};
+  CudaStream stream;
+  DeviceBuffer<std::uint8_t> d(img.bytes());
+  REPIX_CUDA(cudaMemcpyAsync(d.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice, stream.get()));
+  const std::unique_ptr<rk::PlanBase> plan = rk::make_gpu_opt_plan();
+  plan->setup({img.dtype(), img.shape()}, opt, stream.get());
+  plan->compute({d.get()}, stream.get());
+  const rk::Result r = plan->result(stream.get());
+  std::vector<float> on_device(static_cast<std::size_t>(r.ranklet.size()));
+  REPIX_CUDA(cudaMemcpy(on_device.data(), plan->device_output(), r.ranklet.bytes(), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(std::memcmp(on_device.data(), r.ranklet.raw(), r.ranklet.bytes()), 0);
+  EXPECT_TRUE(same(r, rk::find_variant("seq").run(img, opt)));
 }
 
 }  // namespace

@@ -44,11 +44,7 @@ void check_histogram_warp(const HostImage& img) {
   for (std::int64_t y = 0; y < h; ++y)
     for (std::int64_t x = 0; x < w; ++x) {
       std::uint32_t hist[4 * 256] = {};
-      for (int e = 0; e < R * R; ++e) {
-        const int i = e / R, j = e % R;
-        const int v = rk::pixel_or_pad(img.data<std::uint8_t>(), w, h, x - R / 2 + 1 + j, y - R / 2 + 1 + i);
-        ++hist[rk::opt::hist_index(rk::quadrant_of(i, j, R / 2), v)];
-      }
+      for (int e = 0; e < R * R; ++e) ++hist[rk::opt::window_key<R>(img.data<std::uint8_t>(), w, h, x, y, e)];
       std::uint32_t c[32][4][rk::opt::kBinsPerLane], total[32][4] = {};
       for (int lane = 0; lane < 32; ++lane)
         for (int q = 0; q < 4; ++q)
