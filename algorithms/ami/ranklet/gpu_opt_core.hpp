@@ -5,11 +5,12 @@
 // directly (6 quadrant pairs of h^2 x h^2 comparisons; at most 1536 for r = 8), the window in
 // registers: no histogram to clear or scan.
 //
-// Large windows (r = 16, 32): a warp per pixel. The window's pixels go into four quadrant
-// histograms (256 bins each) in the warp's shared memory, lane l owning the values 8l .. 8l+7 of
-// every quadrant; a suffix sum over the lanes gives each lane the counts above its values, and
-// each lane runs accumulate_bin over its 8 bins (lane_two_u); the warp sums the lanes' 2U. The
-// cost per pixel is r^2 / 32 shared-memory adds plus a fixed 8-bin pass per lane, whatever r.
+// Large windows (r = 16, 32): a warp per run of kRun pixels of a row. The window's pixels go into
+// four quadrant histograms (256 bins each) in the warp's shared memory, lane l owning the values
+// 8l .. 8l+7 of every quadrant; a suffix sum over the lanes gives each lane the counts above its
+// values, and each lane runs accumulate_bin over its 8 bins (lane_two_u); the warp sums the
+// lanes' 2U. The next pixel of the run slides the histograms (slide_key: 4r updates, not r^2). The
+// cost per pixel is 4r / 32 shared-memory updates plus a fixed 8-bin pass per lane.
 #pragma once
 #include <cstdint>
 
@@ -74,6 +75,28 @@ REPIX_HD int window_key(const std::uint8_t* img, std::int64_t width, std::int64_
   const int i = e / R, j = e % R;
   return hist_index(quadrant_of(i, j, H), pixel_or_pad(img, width, height, x - H + 1 + j, y - H + 1 + i));
 }
+
+// Sliding one pixel right (from x - 1 to x) changes four columns of quadrant membership, each a
+// whole window column (rows y-h+1 .. y+h; its top h pixels belong to a top quadrant, the rest to
+// a bottom one): column x-h leaves the left quadrants, column x moves from the right quadrants to
+// the left ones, column x+h enters the right ones. Update u (0 .. 2R-1) of kind `adding`: the
+// histogram word it changes (by +1 when adding, -1 otherwise). Adds: column x into the left
+// quadrants (u < R), column x+h into the right ones; removes: column x-h from the left quadrants
+// (u < R), column x from the right ones.
+template <int R>
+REPIX_HD int slide_key(const std::uint8_t* img, std::int64_t width, std::int64_t height, std::int64_t x,
+                       std::int64_t y, int u, bool adding) {
+  constexpr int H = R / 2;
+  const bool left = u < R;
+  const int i = left ? u : u - R;  // row in the window
+  const std::int64_t column = adding ? (left ? x : x + H) : (left ? x - H : x);
+  const int q = (left ? 0 : 1) | (i >= H ? 2 : 0);
+  return hist_index(q, pixel_or_pad(img, width, height, column, y - H + 1 + i));
+}
+
+// Output pixels per warp run in the histogram kernel: the first is built from its whole window
+// (R*R adds), each next one by slide_key's 4R updates.
+constexpr int kRun = 32;
 
 // One lane's share of the three 2U: c[q][k] = quadrant q's count of value 8 * lane + k, above[q]
 // = quadrant q's count of values above 8 * lane + 7. Summed over the 32 lanes: the window's 2U.
