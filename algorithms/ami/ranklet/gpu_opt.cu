@@ -158,7 +158,8 @@ std::unique_ptr<PlanBase> make_gpu_opt_plan() { return std::make_unique<OptPlan>
 Variant gpu_opt_variant() {
   return make_gpu_variant("gpu-opt", "beyond-paper",
                           "r <= 8: thread per pixel counting quadrant pairs from a shared-memory tile; r >= 16: warp per "
-                          "pixel, quadrant histograms in shared memory, 8 bins per lane; all orientations at once",
+                          "32-pixel run, quadrant histograms in shared memory slid a column at a time, 8 bins per lane; "
+                          "all orientations at once",
                           [] { return make_gpu_opt_plan(); });
 }
 
