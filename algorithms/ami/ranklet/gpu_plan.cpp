@@ -14,6 +14,8 @@ void PlanBase::setup(const InputDesc& in, const Options& opt, cudaStream_t) {
   opt_ = opt;
   shape_ = in.shape;
   out_.allocate(static_cast<std::size_t>(shape_.size()) * kOrientations * opt.windows.size());
+  start_ = std::make_unique<CudaEvent>();
+  stop_ = std::make_unique<CudaEvent>();
   ready_ = true;
   computed_ = false;
 }
@@ -22,8 +24,10 @@ void PlanBase::compute(const DeviceInputs& in, cudaStream_t stream) {
   if (!ready_) throw Error("internal: ranklet plan used before setup()");
   const auto* d_in = static_cast<const std::uint8_t*>(in.at(0));
   const std::size_t plane = static_cast<std::size_t>(shape_.size());
+  start_->record(stream);
   for (std::size_t w = 0; w < opt_.windows.size(); ++w)
     launch(d_in, shape_.nx, shape_.ny, opt_.windows[w], out_.get() + w * kOrientations * plane, opt_, stream);
+  stop_->record(stream);
   computed_ = true;
 }
 
@@ -32,7 +36,14 @@ Result PlanBase::result(cudaStream_t stream) {
   Result r = make_result(shape_, opt_.windows);
   REPIX_CUDA(cudaMemcpyAsync(r.ranklet.raw(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost, stream));
   REPIX_CUDA(cudaStreamSynchronize(stream));
+  r.stats = stats();
   return r;
+}
+
+Stats PlanBase::stats() const {
+  Stats s;
+  if (computed_) s.kernel_ms = stop_->ms_since(*start_);
+  return s;
 }
 
 Variant make_gpu_variant(std::string id, std::string step, std::string description,

@@ -51,8 +51,11 @@ struct Options {
   int block = 8;                          // gpu-naive: thread block edge (block x block threads; thesis Table 5.5)
 };
 
-// Nothing counted yet: every variant does the same work whatever the input.
-struct Stats {};
+// What a run measures of itself. Every variant does the same work whatever the input, so
+// nothing is counted; GPU variants time their kernels (CUDA events around compute(), all windows).
+struct Stats {
+  double kernel_ms = -1;  // GPU variants: the last compute()'s kernels; -1: not measured (CPU)
+};
 
 struct Result {
   std::vector<int> windows;  // as asked, in output order

@@ -58,6 +58,7 @@ class PlanBase : public DevicePlan {
   void setup(const InputDesc& in, const Options& opt, cudaStream_t stream) override;
   void compute(const DeviceInputs& in, cudaStream_t stream) override;
   Result result(cudaStream_t stream) override;
+  Stats stats() const override;
   // The planes of the last compute(), on the device (window w, orientation o at (3w + o) H W
   // floats): for a pipeline that quantises them there (quantise()) instead of downloading them.
   const float* device_output() const { return out_.get(); }
@@ -72,6 +73,7 @@ class PlanBase : public DevicePlan {
   Shape shape_;
   bool ready_ = false, computed_ = false;
   DeviceBuffer<float> out_;  // the device planes, window by window
+  std::unique_ptr<CudaEvent> start_, stop_;  // around compute()'s launches
 };
 
 // A GPU variant end to end under the NVTX range "ami/ranklet/<id>" (phases init, h2d, kernel, d2h),

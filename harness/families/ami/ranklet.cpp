@@ -79,6 +79,9 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
   }
   Result run_variant(const Variant& v, const Inputs& in, const Options& opt) const override { return v.run(in.at(0), opt); }
   Stats stats_of(const Result& r) const override { return r.stats; }
+  nlohmann::json stats_json(const Stats& s) const override {
+    return s.kernel_ms < 0 ? nlohmann::json::object() : nlohmann::json{{"kernel_ms", s.kernel_ms}};
+  }
   Verdict check(const Variant&, const Inputs&, const Result& ref, const Result& got, const std::string& what) const override {
     const std::string prefix = what.empty() ? "" : what + ": ";
     if (got.windows != ref.windows || got.ranklet.shape() != ref.ranklet.shape())
@@ -104,8 +107,11 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
   // Items: input pixels, the whole stage (every window and orientation asked) per pixel, as the
   // thesis times it; `extra.windows` says which windows.
   double items(const Inputs& in) const override { return static_cast<double>(in.at(0).size()); }
-  nlohmann::json extra(const Variant&, const std::string&, const Stats&, const Options& o) const override {
-    return {{"windows", rk::windows_text(o.windows)}, {"block", o.block}};
+  nlohmann::json extra(const Variant&, const std::string&, const Stats& verifying, const Options& o) const override {
+    nlohmann::json j = stats_json(verifying);
+    j["windows"] = rk::windows_text(o.windows);
+    j["block"] = o.block;
+    return j;
   }
 
   std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
@@ -133,7 +139,7 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
                                 {"shape", img.shape().str()}, {"windows", rk::windows_text(r.windows)},
                                 {"orientations", "H,V,D"}, {"output_shape", {r.windows.size(), rk::kOrientations,
                                                                               img.shape().ny, img.shape().nx}},
-                                {"ms", ms}};
+                                {"ms", ms}, {"stats", stats_json(r.stats)}};
       write_file_atomic(json_out, j.dump(1) + "\n");
     }
     return 0;

@@ -56,7 +56,10 @@ TEST_P(RankletGpuVariant, PlanRunsTwiceAndMatchesSeq) {
   plan->setup({img.dtype(), img.shape()}, opt, stream.get());
   for (int i = 0; i < 2; ++i) {
     plan->compute({d.get()}, stream.get());
-    EXPECT_TRUE(same(plan->result(stream.get()), want)) << GetParam() << " run " << i;
+    const rk::Result got = plan->result(stream.get());
+    EXPECT_TRUE(same(got, want)) << GetParam() << " run " << i;
+    EXPECT_GT(got.stats.kernel_ms, 0) << "the plan times its kernels";
+    EXPECT_EQ(plan->stats().kernel_ms, got.stats.kernel_ms);
   }
 }
 
