@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/image.hpp"
 #include "core/slab_source.hpp"
@@ -30,6 +31,9 @@ void write_npy(const HostImage& img, const std::string& path);
 // write-only (repix reads no integer inputs wider than 16 bits).
 void write_npy_int64(const std::int64_t* data, const Shape& shape, const std::string& path);
 void write_npy_int32(const std::int32_t* data, const Shape& shape, const std::string& path);
+// float32 arrays of any number of dimensions (numpy order, slowest first), e.g. the ranklet
+// stage's (windows, 3, H, W); write-only.
+void write_npy_float32(const float* data, const std::vector<std::int64_t>& dims, const std::string& path);
 // Streams slabs of an .npy file (header and data size are checked here).
 std::unique_ptr<SlabSource> open_npy_source(const std::string& path);
 

@@ -209,12 +209,9 @@ std::unique_ptr<SlabSource> open_npy_source(const std::string& path) {
 
 namespace {
 
-// Header (format 1.0) and data of a C-order array of `shape` with numpy dtype `descr`.
-void write_npy_bytes(const void* data, std::size_t bytes, const char* descr, const Shape& s, const std::string& path) {
-  std::vector<std::int64_t> dims;
-  if (s.ndim == 3) dims = {s.nz, s.ny, s.nx};
-  else if (s.ndim == 2) dims = {s.ny, s.nx};
-  else dims = {s.nx};
+// Header (format 1.0) and data of a C-order array of numpy shape `dims` with numpy dtype `descr`.
+void write_npy_dims(const void* data, std::size_t bytes, const char* descr, const std::vector<std::int64_t>& dims,
+                    const std::string& path) {
   std::string h = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + tuple_str(dims) + ", }";
   // Pad with spaces so that the data starts on a 64-byte boundary (as numpy does); end in '\n'.
   const std::size_t unpadded = kMagicLen + 2 + 2 + h.size() + 1;
@@ -234,6 +231,15 @@ void write_npy_bytes(const void* data, std::size_t bytes, const char* descr, con
   f.commit();
 }
 
+// The same for an array of `shape` (numpy order (nz, ny, nx)).
+void write_npy_bytes(const void* data, std::size_t bytes, const char* descr, const Shape& s, const std::string& path) {
+  std::vector<std::int64_t> dims;
+  if (s.ndim == 3) dims = {s.nz, s.ny, s.nx};
+  else if (s.ndim == 2) dims = {s.ny, s.nx};
+  else dims = {s.nx};
+  write_npy_dims(data, bytes, descr, dims, path);
+}
+
 }  // namespace
 
 void write_npy(const HostImage& img, const std::string& path) {
@@ -247,6 +253,15 @@ void write_npy_int64(const std::int64_t* data, const Shape& shape, const std::st
 
 void write_npy_int32(const std::int32_t* data, const Shape& shape, const std::string& path) {
   write_npy_bytes(data, static_cast<std::size_t>(shape.size()) * sizeof(std::int32_t), "<i4", shape, path);
+}
+
+void write_npy_float32(const float* data, const std::vector<std::int64_t>& dims, const std::string& path) {
+  std::size_t count = 1;
+  for (const std::int64_t d : dims) {
+    if (d <= 0) throw Error("internal: .npy dimension " + std::to_string(d) + " for '" + path + "'");
+    count *= static_cast<std::size_t>(d);
+  }
+  write_npy_dims(data, count * sizeof(float), "<f4", dims, path);
 }
 
 }  // namespace repix::datasets

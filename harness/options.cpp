@@ -9,6 +9,7 @@
 namespace repix::options {
 
 std::string Spec::check(const std::string& value) const {
+  if (check_value) return check_value(value);
   if (flag) {
     if (value == "1" || value == "true") return "1";
     if (value == "0" || value == "false") return "0";

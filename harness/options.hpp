@@ -29,6 +29,10 @@ struct Spec {
   bool flag = false;         // takes no value (--clip); --clip=1/0/true/false also accepted
   bool thread_count = false; // a number of threads: capped at max_threads() (core/host_limits.hpp)
   unsigned commands = kRun | kProfile;
+  // An option of its own kind (a list, e.g. --windows 4,8,16,32): checks the value and returns
+  // its canonical text, throwing cli::UsageError (naming the option) when it is not accepted.
+  // Empty: a choice, an integer or a flag as above.
+  std::function<std::string(const std::string& value)> check_value;
 
   // The value given on a command line, checked: a UsageError naming the option when it is not
   // accepted. Flags return "1" or "0".

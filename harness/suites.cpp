@@ -18,7 +18,7 @@ const std::vector<Suite>& all() {
          "the IWPP performance-target inputs (8192^2): uint8 smoothed-noise masks with opening, frame and h-minus "
          "markers; blobs and sparse EDT masks",
          {}},
-        {"ami-targets", "the ranklet + AMI performance-target inputs: 8192^2 uint8, 256 levels, i.i.d. and smooth", {}},
+        {"ami-targets", "the ranklet + AMI performance-target inputs: 8192^2 uint8, 256 levels, i.i.d. and smooth (noise-mask)", {}},
         {"maxtree-targets",
          "the max-tree performance-target inputs: the seminar's 6000x4000 natural 8-bit image (texture camera) and a "
          "16-bit one (uniform, 65536 levels)",

@@ -8,6 +8,17 @@
 #endif
 #endif
 
+// REPIX_UNROLL before a loop with a constant trip count: fully unrolled in device code, so that
+// small arrays indexed by the loop counters stay in registers instead of local memory (nothing
+// on the host).
+#ifndef REPIX_UNROLL
+#ifdef __CUDA_ARCH__
+#define REPIX_UNROLL _Pragma("unroll")
+#else
+#define REPIX_UNROLL
+#endif
+#endif
+
 namespace repix {
 // Read-only load: the read-only data cache (LDG.CONSTANT) on the device, a plain load on the host.
 template <class T>

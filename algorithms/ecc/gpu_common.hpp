@@ -18,21 +18,11 @@
 #include <string>
 #include <utility>
 
-#include "core/float_bits.hpp"
+#include "core/float_bits.hpp"  // and core/hd.hpp: REPIX_HD, REPIX_UNROLL
 #include "core/gpu.hpp"
 #include "core/image.hpp"
 #include "ecc/cell_rules.hpp"
 #include "ecc/ecc.hpp"
-
-// Full unrolling of the constant-trip loops below in device code, so that small arrays indexed
-// by the loop counters (wins[3][3][3], fx[2], ...) stay in registers instead of local memory.
-#ifndef REPIX_UNROLL
-#ifdef __CUDA_ARCH__
-#define REPIX_UNROLL _Pragma("unroll")
-#else
-#define REPIX_UNROLL
-#endif
-#endif
 
 namespace repix::ecc::gpu {
 

@@ -1,0 +1,155 @@
+// The ranklet family's harness knowledge (see harness/family_of.hpp): the ranklet stage of issue
+// 13's AMI descriptor on one uint8 2-D image per dataset; the reference is seq; every variant
+// must give its float32 planes bit for bit (R = 2U / (N^2/2) is exact, so there is nothing to
+// tolerate). `repix run ranklet` writes the planes as float32 (windows, 3, H, W).
+//
+// The reference at large sizes: seq sorts every window (about 20-40 us per pixel for r = 32 on one
+// core: tens of minutes at 8192^2), so above kSeqReferencePixels the reference is computed by
+// seq-hist (the same 2U by counting, ~50x faster), which the tests prove equal to seq bit for bit
+// (RankletCpuVariant.*/seq_hist).
+#include "ami/ranklet/ranklet.hpp"
+#include "core/atomic_file.hpp"
+#include "datasets/datasets.hpp"
+#include "harness/family_of.hpp"
+
+#include <cstring>
+
+namespace repix::family {
+
+namespace {
+
+namespace rk = ami::ranklet;
+
+class RankletFamily final : public FamilyOf<rk::Variant> {
+ public:
+  std::string name() const override { return "ranklet"; }
+  std::vector<std::string> suite_datasets(const std::string& suite) const override {
+    if (suite == "quick")
+      return {"uniform:96x80:levels=256:seed=1", "noise-mask:61x37:sigma=3:seed=2", "uniform:7x5:levels=3:seed=3"};
+    if (suite == "default") return {"uniform:256x256:levels=256:seed=1", "noise-mask:256x192:sigma=4:seed=2"};
+    if (suite == "ami-targets") return {"uniform:8192x8192:levels=256:seed=1", "noise-mask:8192x8192:sigma=4:seed=2"};
+    return {};
+  }
+
+ protected:
+  const std::vector<Variant>& registry() const override { return rk::variants(); }
+  const std::vector<Option>& option_table() const override {
+    static const std::vector<Option> t = [] {
+      options::Spec windows = options::integer("windows", "R,R,...",
+                                               "window sizes: powers of two from 2 to 32, each once, in output order",
+                                               "4,8,16,32", options::kRun | options::kProfile | options::kBench);
+      windows.check_value = [](const std::string& v) {
+        try {
+          return rk::windows_text(rk::parse_windows(v));
+        } catch (const Error& e) {
+          throw cli::UsageError(std::string("--windows: ") + e.what());
+        }
+      };
+      return std::vector<Option>{
+          {windows, [](Options& o, const std::string& v) { o.windows = rk::parse_windows(v); },
+           [](const Options& o) { return nlohmann::json(rk::windows_text(o.windows)); }},
+          options::bind_int(&Options::threads, options::threads("threads", "omp: OpenMP threads (0: OpenMP's default)", "0")),
+          [] {
+            options::Spec b = options::integer("block", "N", "gpu-naive: thread block edge (N x N threads)", "8",
+                                               options::kRun | options::kProfile | options::kBench);
+            b.min = 1;
+            b.max = 32;
+            return options::bind_int(&Options::block, b);
+          }(),
+      };
+    }();
+    return t;
+  }
+  std::string reference_id() const override { return "seq"; }
+  std::string reference_for(const Inputs& in) const override {
+    return in.at(0).size() > kSeqReferencePixels ? "seq-hist" : "seq";
+  }
+  static constexpr std::int64_t kSeqReferencePixels = std::int64_t(1) << 20;
+  std::string unit() const override { return "GPx/s"; }
+
+  // The verifying run's planes: 12 float32 per pixel for the four default windows.
+  std::uint64_t output_bytes(std::int64_t elements, DType) const override {
+    return static_cast<std::uint64_t>(elements) * rk::kOrientations * 4 * sizeof(float);
+  }
+  std::vector<report::DatasetInfo> describe(const std::string& spec, const Inputs& in, const Result&) const override {
+    return {bench::describe_dataset(spec, in.at(0))};
+  }
+  void check_bench_dataset(const std::string& spec) const override {
+    const datasets::Spec s = datasets::Spec::parse(spec);
+    if (s.kind != "file" && datasets::spec_dtype(s) != DType::u8)
+      throw Error("ranklet datasets must be uint8 2-D images; '" + spec + "' is " + dtype_name(datasets::spec_dtype(s)));
+  }
+  Result run_variant(const Variant& v, const Inputs& in, const Options& opt) const override { return v.run(in.at(0), opt); }
+  Stats stats_of(const Result& r) const override { return r.stats; }
+  nlohmann::json stats_json(const Stats& s) const override {
+    return s.kernel_ms < 0 ? nlohmann::json::object() : nlohmann::json{{"kernel_ms", s.kernel_ms}};
+  }
+  Verdict check(const Variant&, const Inputs&, const Result& ref, const Result& got, const std::string& what) const override {
+    const std::string prefix = what.empty() ? "" : what + ": ";
+    if (got.windows != ref.windows || got.ranklet.shape() != ref.ranklet.shape())
+      return {false, prefix + "windows " + rk::windows_text(got.windows) + " shape " + got.ranklet.shape().str() +
+                         ", the reference has " + rk::windows_text(ref.windows) + " " + ref.ranklet.shape().str()};
+    const float* a = got.ranklet.data<float>();
+    const float* b = ref.ranklet.data<float>();
+    const std::int64_t n = ref.ranklet.size();
+    std::int64_t off = 0, first = -1;
+    for (std::int64_t i = 0; i < n; ++i)
+      if (std::memcmp(a + i, b + i, sizeof(float)) != 0) {
+        if (first < 0) first = i;
+        ++off;
+      }
+    if (off == 0) return {true, prefix + "bit-for-bit equal to seq (" + std::to_string(n) + " coefficients)"};
+    const Shape& s = ref.ranklet.shape();
+    const std::int64_t p = first / s.slice_size(), yx = first % s.slice_size();
+    return {false, prefix + std::to_string(off) + " coefficients differ from seq; first at window " +
+                       std::to_string(ref.windows[p / rk::kOrientations]) + " orientation " + "HVD"[p % rk::kOrientations] +
+                       " (x=" + std::to_string(yx % s.nx) + ", y=" + std::to_string(yx / s.nx) + "): " +
+                       std::to_string(a[first]) + " vs " + std::to_string(b[first])};
+  }
+  // Items: input pixels, the whole stage (every window and orientation asked) per pixel, as the
+  // thesis times it; `extra.windows` says which windows.
+  double items(const Inputs& in) const override { return static_cast<double>(in.at(0).size()); }
+  nlohmann::json extra(const Variant&, const std::string&, const Stats& verifying, const Options& o) const override {
+    nlohmann::json j = stats_json(verifying);
+    j["windows"] = rk::windows_text(o.windows);
+    j["block"] = o.block;
+    return j;
+  }
+
+  std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
+  std::string run_synopsis() const override { return "--variant V --input IMG --output R.npy [--json OUT.json]"; }
+  std::string run_summary() const override {
+    return "float32 ranklet coefficients, shape (windows, 3, H, W), orientations H, V, D (uint8 2-D input)";
+  }
+  int run_command(const cli::Args& a, const Options& opt) const override {
+    const std::string input = a.need("input");
+    const std::string output = a.get("output"), json_out = a.get("json");
+    if (output.empty() && json_out.empty()) throw cli::UsageError("run ranklet needs --output and/or --json");
+    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "seq-hist"));
+    const HostImage img = datasets::load(input, v.gpu && gpu_available());
+    rk::check_input(img);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Result r = v.run(img, opt);
+    const double ms = ms_since(t0);
+    if (!output.empty()) {
+      const Shape& s = r.ranklet.shape();
+      datasets::write_npy_float32(r.ranklet.data<float>(),
+                                  {static_cast<std::int64_t>(r.windows.size()), rk::kOrientations, s.ny, s.nx}, output);
+    }
+    if (!json_out.empty()) {
+      const nlohmann::json j = {{"family", "ranklet"}, {"variant", v.id}, {"input", input},
+                                {"shape", img.shape().str()}, {"windows", rk::windows_text(r.windows)},
+                                {"orientations", "H,V,D"}, {"output_shape", {r.windows.size(), rk::kOrientations,
+                                                                              img.shape().ny, img.shape().nx}},
+                                {"ms", ms}, {"stats", stats_json(r.stats)}};
+      write_file_atomic(json_out, j.dump(1) + "\n");
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Family> ranklet_family() { return std::make_unique<RankletFamily>(); }
+
+}  // namespace repix::family
