@@ -25,6 +25,7 @@
 #include "harness/env.hpp"
 #include "harness/family.hpp"
 #include "harness/options.hpp"
+#include "harness/outputs.hpp"
 #include "harness/journal.hpp"
 #include "harness/registry.hpp"
 #include "harness/report.hpp"
@@ -123,6 +124,7 @@ int cmd_gen(const Args& a) {
   if (a.positional.size() != 1) throw UsageError("gen takes one dataset spec");
   const std::string out = a.need("output");
   const datasets::Spec spec = datasets::Spec::parse(a.positional[0]);
+  check_outputs({{"output", out, datasets::save_extensions(), "a dataset (\"-\": .npy)", true}});
   const HostImage img = datasets::generate(spec);
   datasets::save(img, out);
   std::fprintf(stderr, "repix gen: %s -> %s (%s %s)\n", spec.str().c_str(), out.c_str(),
