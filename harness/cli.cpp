@@ -137,6 +137,11 @@ int cmd_run(const Args& a) {
   return family::find(a.positional[0]).run(a);
 }
 
+// bench prints its summary table on standard output: its report cannot go there too.
+void refuse_report_on_stdout(const std::string& out) {
+  if (out == "-") throw UsageError("bench writes its summary to standard output; give --out a file name for the report");
+}
+
 // `repix bench --from J [--out R]`: the report of what an unfinished bench had measured.
 int bench_from_journal(const Args& a) {
   a.only({"from", "out"});
@@ -147,6 +152,7 @@ int bench_from_journal(const Args& a) {
   if (out.empty() && from.size() > suffix.size() && from.compare(from.size() - suffix.size(), suffix.size(), suffix) == 0)
     out = from.substr(0, from.size() - suffix.size());
   if (out.empty()) throw UsageError("give --out for the report built from '" + from + "'");
+  refuse_report_on_stdout(out);
   const report::Report rep = bench::report_from_journal(j);
   if (rep.results.empty()) throw Error("the journal '" + from + "' holds no result yet: no report to build");
   std::cout << report::summary_table(rep) << std::flush;
@@ -223,6 +229,7 @@ int cmd_bench(int argc, char** argv, const Args& a) {
     req.family_options.options.emplace(name, a.get(name));
   }
   req.out_path = a.get("out");
+  refuse_report_on_stdout(req.out_path);
   if (req.out_path == "auto")
     req.out_path = std::string("results/") + env::machine_slug() + "/bench-" +
                    (suite_name.empty() ? std::string("custom") : suite_name) + ".json";

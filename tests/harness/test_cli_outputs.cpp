@@ -270,6 +270,8 @@ TEST_F(CliOutputs, Item11DashMeansStandardOutput) {
   EXPECT_EQ(g.out.rfind("\x93NUMPY", 0), 0u);
   expect_error(run("run ecc --variant seq --input " + path("in.npy") + " --output - --json -"), 2,
                "name the same file '-'");
+  // bench prints its summary there: its report cannot go to standard output too.
+  expect_error(run("bench --family ecc --variants seq --dataset uniform:8x8 --out -"), 2, "give --out a file name");
   expect_only({"in.npy", "mask.npy"});  // no file named "-"
 }
 
