@@ -275,5 +275,51 @@ TEST_F(CliOutputs, Item11DashMeansStandardOutput) {
   expect_only({"in.npy", "mask.npy"});  // no file named "-"
 }
 
+// ---- item 12 (last part): fsync before the rename, and of the folder after it ----------------
+// Observed with strace where it is installed and may trace (skipped otherwise: nothing else can
+// see an fsync from outside).
+TEST_F(CliOutputs, Item12FileFsyncedBeforeTheRenameAndFolderAfter) {
+  const std::string trace = (tmp_ / "trace.txt").string();
+  if (std::system(("strace -o /dev/null true >/dev/null 2>&1")) != 0) GTEST_SKIP() << "strace not installed or may not trace here";
+  ASSERT_EQ(sh("strace -f -o " + trace + " -e trace=openat,fsync,rename,renameat,renameat2 \"$R\" run ecc --variant seq "
+               "--input in.npy --output o.csv"),
+            0)
+      << slurp((tmp_ / "sh.out").string());
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(trace);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  // The fd a line's call returned ("... = 3"), or -1.
+  auto fd_of = [](const std::string& l) {
+    const auto eq = l.rfind("= ");
+    return eq == std::string::npos ? -1 : std::atoi(l.c_str() + eq + 2);
+  };
+  std::size_t opened = lines.size(), synced = lines.size(), renamed = lines.size(), folder = lines.size(),
+              folder_synced = lines.size();
+  int tmp_fd = -1, folder_fd = -1;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (opened == lines.size() && l.find("openat(") != std::string::npos && l.find("/.repix-") != std::string::npos &&
+        l.find("O_EXCL") != std::string::npos) {
+      opened = i;
+      tmp_fd = fd_of(l);
+    } else if (opened < i && synced == lines.size() && l.find("fsync(" + std::to_string(tmp_fd) + ")") != std::string::npos) {
+      synced = i;
+    } else if (l.find("rename") != std::string::npos && l.find("o.csv") != std::string::npos) {
+      renamed = i;
+    } else if (renamed < i && l.find("O_DIRECTORY") != std::string::npos) {
+      folder = i;
+      folder_fd = fd_of(l);
+    } else if (folder < i && l.find("fsync(" + std::to_string(folder_fd) + ")") != std::string::npos) {
+      folder_synced = i;
+    }
+  }
+  EXPECT_LT(opened, synced);
+  EXPECT_LT(synced, renamed) << "the temporary was not fsynced before the rename";
+  EXPECT_LT(renamed, folder_synced) << "the folder was not fsynced after the rename";
+  EXPECT_EQ(slurp(path("o.csv")), csv_of_seq());
+}
+
 }  // namespace
 }  // namespace repix
