@@ -45,7 +45,7 @@ struct CommandHelp {
 const CommandHelp kCommands[] = {
     {"list", "  list [families|variants|datasets|tables]\n"
              "                                         what can be run\n"},
-    {"gen", "  gen SPEC -o FILE                       write a generated dataset (.npy or .raw)\n"},
+    {"gen", "  gen SPEC -o FILE                       write a generated dataset (.npy, .raw; - : .npy to stdout)\n"},
     {"run", "  run FAMILY --variant V ...             one variant on one input (options per family below)\n"},
     {"bench", "  bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]\n"
               "        [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]\n"
@@ -61,6 +61,13 @@ const CommandHelp kCommands[] = {
                 "                                         a fixed number of NVTX-ranged runs for Nsight\n"},
     {"help", "  help [COMMAND]                         this text, or one command's\n"},
 };
+
+// After the synopses of commands that write files.
+const char* kOutputs = R"(
+Outputs: all of a command's outputs are checked before it computes and replace their files only
+once every one is written (an error or interrupt leaves the old files and no temporary). `-` is
+standard output; an existing device or FIFO is written in place. Extensions must match the format.
+)";
 
 const char* kSpecs = R"(
 Dataset specs: uniform:8192x8192:levels=256:dtype=float32:seed=1, grf:512x512x512:alpha=3:seed=4,
@@ -311,6 +318,7 @@ int print_help(const std::string& cmd, const std::vector<std::string>& positiona
                       o.default_text.empty() ? "" : (" (default " + o.default_text + ")").c_str());
     }
   }
+  if (what.empty() || what == "gen" || what == "run") std::cout << kOutputs;
   if (what.empty() || what == "gen" || what == "bench" || what == "profile" || what == "run") {
     std::cout << kSpecs;
     for (const auto& s : suites::all()) std::cout << s.name << " ";
