@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/atomic_file.hpp"
 #include "datasets/kind.hpp"
 
 namespace repix::datasets {
@@ -113,9 +114,17 @@ std::unique_ptr<SlabSource> open_file_source(const Spec& spec) {
   unknown_format(s.path);
 }
 
+std::vector<std::string> save_extensions() {
+  std::vector<std::string> exts = {".npy", ".raw", ".dat"};
+  if (have_image_io())
+    for (const char* e : {".png", ".pgm", ".pnm", ".tif", ".tiff"}) exts.push_back(e);
+  return exts;
+}
+
 void save(const HostImage& img, const std::string& path) {
   const std::string ext = detail::extension(path);
-  if (ext == ".npy") return write_npy(img, path);
+  // Standard output and devices or FIFOs (written in place, whatever their name) get .npy.
+  if (ext == ".npy" || path == "-" || is_special_file(path)) return write_npy(img, path);
   if (ext == ".raw" || ext == ".dat") return write_raw(img, path);
   if (is_image_ext(ext)) return write_image(img, path);
   throw Error("don't know how to write '" + path + "' (" + (ext.empty() ? "no extension" : "extension " + ext) +

@@ -63,8 +63,11 @@ Shape shape_of(const std::string& path_or_spec);
 // when shape= and dtype= are given) as raw; .png/.pgm/.pnm/.tif/.tiff as images. shape=/dtype=
 // given for an .npy or image file must match the file.
 HostImage load_file(const Spec& spec, bool pinned = false);
-// Writes by extension: .npy, .raw/.dat, image extensions (with OpenCV).
+// Writes by extension: .npy, .raw/.dat, image extensions (with OpenCV); "-" (standard output) and
+// an existing device or FIFO are written as .npy.
 void save(const HostImage& img, const std::string& path);
+// The extensions save() writes in this build (lower case, with the dot).
+std::vector<std::string> save_extensions();
 
 // Slab source over a file: spec. .npy and raw files are streamed (one seek + one read per
 // request, never the whole file); images are read whole. Size problems (truncation) are

@@ -26,6 +26,7 @@
 #include "harness/env.hpp"
 #include "harness/family.hpp"
 #include "harness/options.hpp"
+#include "harness/outputs.hpp"
 #include "harness/journal.hpp"
 #include "harness/registry.hpp"
 #include "harness/report.hpp"
@@ -45,7 +46,7 @@ struct CommandHelp {
 const CommandHelp kCommands[] = {
     {"list", "  list [families|variants|datasets|tables]\n"
              "                                         what can be run\n"},
-    {"gen", "  gen SPEC -o FILE                       write a generated dataset (.npy or .raw)\n"},
+    {"gen", "  gen SPEC -o FILE                       write a generated dataset (.npy, .raw; - : .npy to stdout)\n"},
     {"run", "  run FAMILY --variant V ...             one variant on one input (options per family below)\n"},
     {"bench", "  bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]\n"
               "        [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]\n"
@@ -64,6 +65,13 @@ const CommandHelp kCommands[] = {
                 "                                         DIR/FAMILY-V.ncu-rep and a summary per kernel\n"},
     {"help", "  help [COMMAND]                         this text, or one command's\n"},
 };
+
+// After the synopses of commands that write files.
+const char* kOutputs = R"(
+Outputs: all of a command's outputs are checked before it computes and replace their files only
+once every one is written (an error or interrupt leaves the old files and no temporary). `-` is
+standard output; an existing device or FIFO is written in place. Extensions must match the format.
+)";
 
 const char* kSpecs = R"(
 Dataset specs: uniform:8192x8192:levels=256:dtype=float32:seed=1, grf:512x512x512:alpha=3:seed=4,
@@ -127,6 +135,7 @@ int cmd_gen(const Args& a) {
   if (a.positional.size() != 1) throw UsageError("gen takes one dataset spec");
   const std::string out = a.need("output");
   const datasets::Spec spec = datasets::Spec::parse(a.positional[0]);
+  check_outputs({{"output", out, datasets::save_extensions(), "a dataset (\"-\": .npy)", true}});
   const HostImage img = datasets::generate(spec);
   datasets::save(img, out);
   std::fprintf(stderr, "repix gen: %s -> %s (%s %s)\n", spec.str().c_str(), out.c_str(),
@@ -139,6 +148,11 @@ int cmd_run(const Args& a) {
   return family::find(a.positional[0]).run(a);
 }
 
+// bench prints its summary table on standard output: its report cannot go there too.
+void refuse_report_on_stdout(const std::string& out) {
+  if (out == "-") throw UsageError("bench writes its summary to standard output; give --out a file name for the report");
+}
+
 // `repix bench --from J [--out R]`: the report of what an unfinished bench had measured.
 int bench_from_journal(const Args& a) {
   a.only({"from", "out"});
@@ -149,6 +163,7 @@ int bench_from_journal(const Args& a) {
   if (out.empty() && from.size() > suffix.size() && from.compare(from.size() - suffix.size(), suffix.size(), suffix) == 0)
     out = from.substr(0, from.size() - suffix.size());
   if (out.empty()) throw UsageError("give --out for the report built from '" + from + "'");
+  refuse_report_on_stdout(out);
   const report::Report rep = bench::report_from_journal(j);
   if (rep.results.empty()) throw Error("the journal '" + from + "' holds no result yet: no report to build");
   std::cout << report::summary_table(rep) << std::flush;
@@ -225,6 +240,7 @@ int cmd_bench(int argc, char** argv, const Args& a) {
     req.family_options.options.emplace(name, a.get(name));
   }
   req.out_path = a.get("out");
+  refuse_report_on_stdout(req.out_path);
   if (req.out_path == "auto")
     req.out_path = std::string("results/") + env::machine_slug() + "/bench-" +
                    (suite_name.empty() ? std::string("custom") : suite_name) + ".json";
@@ -307,6 +323,7 @@ int print_help(const std::string& cmd, const std::vector<std::string>& positiona
                       o.default_text.empty() ? "" : (" (default " + o.default_text + ")").c_str());
     }
   }
+  if (what.empty() || what == "gen" || what == "run") std::cout << kOutputs;
   if (what.empty() || what == "gen" || what == "bench" || what == "profile" || what == "run") {
     std::cout << kSpecs;
     for (const auto& s : suites::all()) std::cout << s.name << " ";

@@ -10,6 +10,7 @@
 #pragma once
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "baselines/peers.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/find_by_name.hpp"
 #include "core/gpu.hpp"
@@ -32,6 +34,7 @@
 #include "harness/bench.hpp"
 #include "harness/family.hpp"
 #include "harness/options.hpp"
+#include "harness/outputs.hpp"
 
 namespace repix::family {
 
@@ -81,7 +84,21 @@ class FamilyOf : public Family {
     a.only(known);
     if (a.positional.size() != 1)
       throw cli::UsageError("run takes the family name (e.g. `repix run " + name() + " ...`)");
-    return run_command(a, options::parse(option_table(), a, options::kRun));
+    const Options opt = options::parse(option_table(), a, options::kRun);
+    // Every output checked before anything is computed, then written into one OutputSet: all of
+    // them replace their files once every one is written, or none does.
+    std::vector<cli::OutputArg> outputs = run_outputs();
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const auto& k : run_arguments()) {
+      auto out = std::find_if(outputs.begin(), outputs.end(), [&](const cli::OutputArg& o) { return o.option == k; });
+      if (out != outputs.end()) out->path = a.get(k);
+      else if (a.has(k)) inputs.emplace_back(k, a.get(k));
+    }
+    cli::check_outputs(outputs, inputs);
+    OutputSet set;
+    const int code = run_command(a, opt);
+    set.commit();
+    return code;
   }
 
   // NVTX (core/nvtx.hpp): a "dataset" range, then a warm-up run under "warmup", then each timed
@@ -253,6 +270,9 @@ class FamilyOf : public Family {
   // names them ("--variant V --input F --output OUT.csv [--json OUT.json]"), the summary says in
   // a line what the command writes.
   virtual std::vector<std::string> run_arguments() const = 0;
+  // Which of them are outputs, with the extensions and format each is written in (the rest are
+  // inputs): checked together before the run (harness/outputs.hpp).
+  virtual std::vector<cli::OutputArg> run_outputs() const = 0;
   virtual std::string run_synopsis() const = 0;
   virtual std::string run_summary() const = 0;
   virtual int run_command(const cli::Args& a, const Options& opt) const = 0;
@@ -541,7 +561,11 @@ class FamilyOf : public Family {
     bench::Case c = base_case(v, spec, "with-io");
     struct Io {
       std::string path;
+      std::unique_ptr<RemoveOnSignal> guard;  // SIGINT/SIGTERM while it exists remove it too
       std::optional<Result> last;
+      ~Io() {  // also when the case ends early (an exception between prepare and finish)
+        if (!path.empty()) std::remove(path.c_str());
+      }
     };
     auto io = std::make_shared<Io>();
     const std::size_t index = cases.size();
@@ -553,6 +577,7 @@ class FamilyOf : public Family {
       std::snprintf(file, sizeof file, "repix-with-io-%ld-%016llx.npy", static_cast<long>(::getpid()),
                     static_cast<unsigned long long>(img.content_hash()));
       io->path = (std::filesystem::temp_directory_path() / file).string();
+      io->guard = std::make_unique<RemoveOnSignal>(io->path);
       datasets::write_npy(img, io->path);
     };
     c.sample = [this, state, io, &v, gpu = ctx.gpu] {
@@ -567,6 +592,7 @@ class FamilyOf : public Family {
       if (!again.ok) apply(me.result, again);
       std::error_code ec;
       std::filesystem::remove(io->path, ec);
+      io->guard.reset();
       io->last.reset();
     };
     return c;

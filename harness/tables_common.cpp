@@ -127,8 +127,10 @@ std::string header(const std::string& title, const json& paper, const Meta& m) {
 void write_outputs(const std::string& out_dir, const std::string& name, const std::string& md, const json& j) {
   if (out_dir.empty()) return;
   std::filesystem::create_directories(out_dir);
+  OutputSet both;  // the markdown and the JSON replace their old versions together
   write_file_atomic(out_dir + "/" + name + ".md", md);
   write_file_atomic(out_dir + "/" + name + ".json", j.dump(1) + "\n");
+  both.commit();
 }
 
 // ---- Session ---------------------------------------------------------------------------------

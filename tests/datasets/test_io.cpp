@@ -180,7 +180,7 @@ TEST_F(IoTest, LoadAndSaveDispatch) {
   }
   // Nothing but the outputs is left behind (writes go through a temporary + rename).
   for (const auto& e : fs::directory_iterator(dir_))
-    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+    EXPECT_EQ(e.path().filename().string().rfind(".repix-", 0), std::string::npos) << e.path();
 }
 
 TEST_F(IoTest, FileSourcesStreamSlabs) {

@@ -117,6 +117,9 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
   }
 
   std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
+  std::vector<cli::OutputArg> run_outputs() const override {
+    return {{"output", "", {".csv"}, "CSV (value,ecc)", false}, cli::json_output()};
+  }
   std::string run_synopsis() const override { return "--variant V --input F --output OUT.csv [--json OUT.json]"; }
   std::string run_summary() const override { return "Euler characteristic curve as value,ecc CSV"; }
   int run_command(const cli::Args& a, const Options& opt) const override {

@@ -100,6 +100,10 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
   }
 
   std::vector<std::string> run_arguments() const override { return {"input", "output", "sites", "json"}; }
+  std::vector<cli::OutputArg> run_outputs() const override {
+    return {{"output", "", {".npy"}, "float32 .npy", true}, {"sites", "", {".npy"}, "int64 .npy", true},
+            cli::json_output()};
+  }
   std::string run_synopsis() const override {
     return "--variant V --input MASK --output OUT.npy [--sites SITES.npy] [--json OUT.json]";
   }

@@ -120,6 +120,10 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
   }
 
   std::vector<std::string> run_arguments() const override { return {"marker", "mask", "output", "json"}; }
+  std::vector<cli::OutputArg> run_outputs() const override {
+    return {{"output", "", datasets::save_extensions(), "an image of the mask's type (\"-\": .npy)", true},
+            cli::json_output()};
+  }
   std::string run_synopsis() const override {
     return "--variant V --marker M.npy --mask K.npy --output OUT.npy [--json STATS.json]";
   }

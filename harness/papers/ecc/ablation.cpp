@@ -81,9 +81,11 @@ std::string ecc_ablation(const report::Report& r, const std::string& out_dir, co
   }
   if (!out_dir.empty()) {
     std::filesystem::create_directories(out_dir);
+    OutputSet both;  // the markdown and the JSON replace their old versions together
     write_file_atomic(out_dir + "/ecc-ablation.md", md.str());
     nlohmann::json j = {{"table", "ecc-ablation"}, {"gpu", gpu}, {"tool", r.tool}, {"command", r.command}, {"rows", rows}};
     write_file_atomic(out_dir + "/ecc-ablation.json", j.dump(1) + "\n");
+    both.commit();
   }
   return md.str();
 }
