@@ -131,6 +131,9 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
   bool supports_with_io() const override { return true; }
 
   std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
+  std::vector<cli::OutputArg> run_outputs() const override {
+    return {{"output", "", {".csv"}, "CSV (direction,ami)", false}, cli::json_output()};
+  }
   std::string run_synopsis() const override { return "--variant V --input LABELS --output F.csv [--json F.json]"; }
   std::string run_summary() const override {
     return "auto-mutual-information of a label image (uint8, or uint16 0..256) as direction,ami CSV";

@@ -117,6 +117,9 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
   }
 
   std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
+  std::vector<cli::OutputArg> run_outputs() const override {
+    return {{"output", "", {".npy"}, "float32 .npy", true}, cli::json_output()};
+  }
   std::string run_synopsis() const override { return "--variant V --input IMG --output R.npy [--json OUT.json]"; }
   std::string run_summary() const override {
     return "float32 ranklet coefficients, shape (windows, 3, H, W), orientations H, V, D (uint8 2-D input)";

@@ -61,6 +61,9 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
   }
 
   std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
+  std::vector<cli::OutputArg> run_outputs() const override {
+    return {{"output", "", {".npy"}, ".npy (the input's dtype)", true}, cli::json_output()};
+  }
   std::string run_synopsis() const override { return "--variant V --input IMG --area A --output OUT.npy [--json OUT.json]"; }
   std::string run_summary() const override {
     return "area opening of a 2-D uint8/uint16 image (same dtype; the root is always kept: never below min)";

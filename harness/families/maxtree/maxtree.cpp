@@ -36,6 +36,9 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
   }
 
   std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
+  std::vector<cli::OutputArg> run_outputs() const override {
+    return {{"output", "", {".npy"}, "int32/int64 .npy", true}, cli::json_output()};
+  }
   std::string run_synopsis() const override {
     return "--variant V --input IMG --output PARENT.npy [--json OUT.json]";
   }
