@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -526,9 +527,11 @@ std::string counters_cells(const nlohmann::json& s) {
 }
 
 nlohmann::json ladder_step(const Target& t, const std::string& out_dir) {
-  // The dataset spec is part of the folder name (specs hold ':', '=', 'x': kept, '/' replaced).
+  // The dataset spec names the folder, every character but letters, digits, '.' and '-' written '_'
+  // (grf:1024x1024:alpha=3 -> grf_1024x1024_alpha_3): names every file system and archive takes.
   std::string ds = t.dataset;
-  std::replace(ds.begin(), ds.end(), '/', '_');
+  for (char& ch : ds)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-') ch = '_';
   const std::string dir = out_dir + "/ncu/" + ds;
   Target one = t;
   if (std::none_of(one.extra.begin(), one.extra.end(), [](const std::string& s) { return starts_with(s, "--iterations"); }))
