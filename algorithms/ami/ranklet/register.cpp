@@ -17,6 +17,9 @@ const std::vector<Variant>& variants() {
                   {}}});
     v.push_back({{"omp", false, "cpu-parallel", "the thesis's parallel loop B: seq's per-pixel sort, rows over OpenMP threads",
                   run_omp, {}}});
+    v.push_back({{"omp-hist", false, "cpu-parallel-hist",
+                  "seq-hist's rows (sliding quadrant histograms) over OpenMP threads: the fastest exact CPU form",
+                  run_omp_hist, {}}});
     v.push_back(gpu_naive_variant());
     v.push_back(gpu_opt_variant());
     return v;

@@ -1,14 +1,14 @@
 // `seq-hist`: distribution counting instead of sorting. Along each row the four quadrant
 // histograms (256 bins) slide one column at a time (each quadrant loses one column of h pixels and
 // gains one), and the three orientations' 2U come from one pass over the bins (accumulate_bin,
-// the Mann-Whitney form): O(r + 256) per pixel instead of O(N log N). One thread.
+// the Mann-Whitney form): O(r + 256) per pixel instead of O(N log N). One thread (omp-hist runs
+// the same rows on several).
 #include <cstring>
 
 #include "ami/ranklet/ranklet.hpp"
 #include "ami/ranklet/variants.hpp"
 
 namespace repix::ami::ranklet {
-namespace {
 
 void hist_row(const HostImage& input, int r, std::int64_t y, float* const out[kOrientations]) {
   const std::uint8_t* img = input.data<std::uint8_t>();
@@ -45,8 +45,6 @@ void hist_row(const HostImage& input, int r, std::int64_t y, float* const out[kO
     for (int o = 0; o < kOrientations; ++o) out[o][x] = ranklet_value(two_u[o], r);
   }
 }
-
-}  // namespace
 
 Result run_seq_hist(const HostImage& input, const Options& opt) {
   return run_rows(input, opt, 1, [&](int r, std::int64_t y, float* const out[kOrientations]) { hist_row(input, r, y, out); });

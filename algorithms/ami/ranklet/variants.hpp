@@ -47,7 +47,11 @@ Result run_seq(const HostImage& input, const Options& opt);       // seq.cpp
 // seq's row of window r (sort each window, midranks), which omp runs on several threads: seq.cpp.
 void sorted_row(const HostImage& input, int r, std::int64_t y, float* const out[kOrientations]);
 Result run_seq_hist(const HostImage& input, const Options& opt);  // seq_hist.cpp
+// seq-hist's row of window r (sliding quadrant histograms), which omp-hist runs on several
+// threads: seq_hist.cpp.
+void hist_row(const HostImage& input, int r, std::int64_t y, float* const out[kOrientations]);
 Result run_omp(const HostImage& input, const Options& opt);       // omp.cpp
+Result run_omp_hist(const HostImage& input, const Options& opt);  // omp_hist.cpp
 
 // ---- GPU (gpu_plan.cpp) ---------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ void read_npy_f32(const std::string& path, std::string& header, std::vector<floa
 TEST_F(RankletCli, WritesWindowsOrientationsRowsColumns) {
   const HostImage img = test::ranklet::noise(9, 6, 256, 3);
   datasets::write_npy(img, path("in.npy"));
-  for (const char* variant : {"seq", "seq-hist", "omp"}) {
+  for (const char* variant : {"seq", "seq-hist", "omp", "omp-hist"}) {
     const test::CliResult r = run(std::string("run ranklet --variant ") + variant + " --input '" + path("in.npy") +
                                   "' --windows 8,2 --output '" + path("r.npy") + "' --json '" + path("r.json") + "'");
     ASSERT_EQ(r.code, 0) << r.err;

@@ -31,7 +31,7 @@ rk::Options with_windows(std::vector<int> w) {
 TEST(RankletCpu, VariantsRegisteredInOrder) {
   std::vector<std::string> ids;
   for (const auto& v : rk::variants()) ids.push_back(v.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{"seq", "seq-hist", "omp", "gpu-naive", "gpu-opt"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"seq", "seq-hist", "omp", "omp-hist", "gpu-naive", "gpu-opt"}));
   for (const auto& v : rk::variants()) {
     EXPECT_FALSE(v.step.empty()) << v.id;
     EXPECT_FALSE(v.description.empty()) << v.id;
