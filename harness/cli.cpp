@@ -241,6 +241,9 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   }
   req.out_path = a.get("out");
   refuse_report_on_stdout(req.out_path);
+  // A report that could not be written (a folder, a missing folder, no permission) is refused now,
+  // not after the timing (results/<gpu>/ of --out auto is created when written).
+  if (req.out_path != "auto") check_outputs({{"out", req.out_path, {}, "a JSON report", false}});
   if (req.out_path == "auto")
     req.out_path = std::string("results/") + env::machine_slug() + "/bench-" +
                    (suite_name.empty() ? std::string("custom") : suite_name) + ".json";

@@ -155,5 +155,21 @@ TEST_F(CliUsage, BenchChecksItsDatasetsFirst) {
   }
 }
 
+// A report path that cannot be written stops the bench before anything is timed (item 10: it used
+// to fail after all the timing, leaving only a journal).
+TEST_F(CliUsage, BenchChecksItsReportPathFirst) {
+  fs::create_directories(path("folder"));
+  for (const std::string& out : {path("folder"), path("missing/r.json")}) {
+    SCOPED_TRACE(out);
+    const CliResult r = run("bench --family ecc --variants seq --dataset uniform:8x8:levels=4 --cpu-samples 1 --out '" +
+                            out + "'");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("--out '" + out + "'"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("ecc/seq"), std::string::npos) << r.out;  // nothing timed
+    EXPECT_FALSE(fs::exists(out + ".partial.jsonl"));
+    EXPECT_FALSE(fs::exists(path("missing")));
+  }
+}
+
 }  // namespace
 }  // namespace repix
