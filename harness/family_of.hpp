@@ -478,7 +478,11 @@ class FamilyOf : public Family {
     nvtx::Range warm("warmup");  // the untimed verifying run is the case's warm-up
     const Result got = run_ranged(v, s.inputs, verifying_options(s.options));
     s.stats[key] = stats_of(got);
-    return s.verdicts[key] = check(v, s.inputs, ref, got, "");
+    Verdict verdict = check(v, s.inputs, ref, got, "");
+    // Say which variant computed the reference where it was not the reference variant itself.
+    const std::string by = reference_for(s.inputs);
+    if (by != reference_id()) verdict.text += " (reference computed by " + by + ", tested identical to " + reference_id() + ")";
+    return s.verdicts[key] = std::move(verdict);
   }
   static void apply(report::Result& r, const Verdict& v) {
     r.verified = v.ok;
