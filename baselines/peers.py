@@ -7,8 +7,8 @@ its own variants, so their numbers can sit beside ours in one report.
         "exact", "scope"}, ...]
     peers.py run --peer ID --inputs A.npy [B.npy] --params JSON --samples N --warmup W --output OUT.npy
         runs the peer W untimed then N timed times; writes the last result to OUT.npy
-        (float32 distances for edt, the mask's dtype for reconstruct, float64 [A_x, A_y] for
-        auto-mi) and prints one JSON line
+        (float32 distances for edt, the mask's dtype for reconstruct, float32 [hi, lo] pairs of
+        A_x and A_y for auto-mi) and prints one JSON line
         {"samples_ms": [...], "scope": "kernel"|"end-to-end"}.
 
 Scopes: CPU peers are timed around the library call (the arrays are already in memory: the
@@ -57,8 +57,9 @@ def _reconstruct_skimage(inputs, params):
 # auto-mi: the feature stage as a Python user would write it. Labels 0..256 (257 values); per lag
 # the pairs (L[y, x], L[y, x+i]) (horizontal) or (L[y, x], L[y+i, x]) (vertical); NMI =
 # I / sqrt(H(X) H(Y)), 0 when X or Y takes one value in that overlap (repix's rule; scikit-learn
-# returns 1.0 when both do, so that case is decided here before calling it). Output: float64
-# [A_x, A_y].
+# returns 1.0 when both do, so that case is decided here before calling it). Output: float32
+# [hi_x, lo_x, hi_y, lo_y] with A = hi + lo in float64 (repix reads uint8/uint16/float32 .npy;
+# the split keeps ~1e-14 of the float64 value, well inside the family's 1e-9 tolerance).
 def _lag_pairs(labels):
     h, w = labels.shape
     for i in range(1, w):
@@ -82,6 +83,15 @@ def _nmi_numpy(x, y):
     return (hx + hy - hxy) / np.sqrt(hx * hy)
 
 
+def _hi_lo(values):
+    import numpy as np
+    out = []
+    for v in values:
+        hi = np.float32(v)
+        out += [hi, np.float32(v - np.float64(hi))]
+    return np.array(out, dtype=np.float32)
+
+
 def _auto_mi_numpy(inputs, params):
     import numpy as np
     labels = inputs[0].astype(np.int64)
@@ -91,7 +101,7 @@ def _auto_mi_numpy(inputs, params):
         for d, a, b in _lag_pairs(labels):
             out[d] += _nmi_numpy(a, b)
         return out
-    return call
+    return lambda: _hi_lo(call())
 
 
 def _auto_mi_sklearn(inputs, params):
@@ -107,7 +117,7 @@ def _auto_mi_sklearn(inputs, params):
                 continue  # one value on a side: NMI 0 (see above)
             out[d] += normalized_mutual_info_score(x, y, average_method="geometric")
         return out
-    return call
+    return lambda: _hi_lo(call())
 
 
 # id -> (family, module to import, description, gpu, exact, scope, factory)
