@@ -26,6 +26,10 @@
 #include <string>
 #include <vector>
 
+#include <cstdint>
+
+#include "ami/ranklet/ranklet.hpp"
+#include "core/hd.hpp"
 #include "core/image.hpp"
 #include "core/variant.hpp"
 
@@ -41,7 +45,9 @@ struct Options {
   int flush_level = 0;  // auto-mi gpu-opt's 16-bit counter flush level (0 = the safe maximum)
 };
 
-// What a run measures of itself: the wall time of each stage, summed over the planes.
+// What a run measures of itself: the time of each stage, summed over the planes. The host path
+// times each stage's run() (GPU stages there include their transfers); the GPU plan times its
+// device work with CUDA events and counts the quantisation kernels in auto_mi_ms (quantise_ms 0).
 struct Stats {
   double ranklet_ms = 0;   // the ranklet stage (all windows and orientations)
   double quantise_ms = 0;  // R -> Q - 1 of every plane
@@ -79,6 +85,12 @@ inline std::size_t feature_index(std::size_t w, int o, int d) {
 // Throws repix::Error (one line) unless `img` is a non-empty 2-D uint8 image and the windows are
 // valid (ranklet's checks).
 void check_input(const HostImage& img, const Options& opt);
+
+// The stored label of a ranklet value R of window r: Q - 1 = min(256, floor(256 R) + 1) - 1, 0..255
+// (exact: ranklet::quantise). The host's quantise_plane and the GPU plan's kernel both use it.
+REPIX_HD std::uint8_t label_of(float value, int r) {
+  return static_cast<std::uint8_t>(ranklet::quantise(value, r) - 1);
+}
 
 // Q - 1 (0..255) of one ranklet plane of window r (n floats) into `labels`, OpenMP-parallel
 // (threads as Options::threads).

@@ -2,10 +2,9 @@
 // run per plane, with the stages' registered variants; and the descriptor's shared pieces (checks,
 // names, CSV).
 //
-// GPU pairs run the same way for now: the ranklet variant's run() brings the planes to the host
-// (3.2 GB at 8192^2 with four windows) and each plane's labels go back up through the auto-mi
-// variant's run(). A device-resident plan (quantising ranklet::PlanBase::device_output() on the
-// device) would drop those copies; until it exists the GPU pipeline variants have no make_plan.
+// GPU pairs whose stages both have plans run through the device-resident plan instead
+// (pipeline_gpu.cu: no download of the ranklet planes); multi-device, whose feature stage has no
+// plan, runs here: the ranklet planes come to the host and each plane's labels go back up.
 #include <omp.h>
 
 #include <chrono>
@@ -71,7 +70,16 @@ Variant make_pipeline(std::string id, std::string step, std::string description,
   v.gpu = rv.gpu || av.gpu;
   v.step = std::move(step);
   v.description = std::move(description);
-  v.run = [&rv, &av](const HostImage& input, const Options& opt) { return run_pipeline(rv, av, input, opt); };
+  if (rv.make_plan && av.make_plan) {
+    v.make_plan = [&rv, &av] { return make_gpu_plan(rv, av); };
+    const std::string range = "ami/" + v.id;
+    v.run = [&rv, &av, range](const HostImage& input, const Options& opt) {
+      check_input(input, opt);
+      return run_gpu_plan(rv, av, input, opt, range.c_str());
+    };
+  } else {
+    v.run = [&rv, &av](const HostImage& input, const Options& opt) { return run_pipeline(rv, av, input, opt); };
+  }
   v.ranklet_id = std::move(ranklet_id);
   v.auto_mi_id = std::move(auto_mi_id);
   return v;
@@ -93,7 +101,7 @@ void quantise_plane(const float* plane, std::int64_t n, int r, std::uint8_t* lab
   const int t = threads == 1 ? 1 : threads > 0 ? threads : omp_get_max_threads();
   // Q is 1..256; Q - 1 fits a byte and keeps the order of the levels (ami.hpp).
 #pragma omp parallel for num_threads(t) schedule(static) if (t > 1 && n > (1 << 16))
-  for (std::int64_t i = 0; i < n; ++i) labels[i] = static_cast<std::uint8_t>(ranklet::quantise(plane[i], r) - 1);
+  for (std::int64_t i = 0; i < n; ++i) labels[i] = label_of(plane[i], r);
 }
 
 void write_csv(const Result& r, const std::string& path) {
