@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
+#include "core/plan_end_to_end.hpp"
 
 namespace repix::ami {
 
@@ -117,23 +118,7 @@ Result run_gpu_plan(const ranklet::Variant& rv, const auto_mi::Variant& av, cons
   nvtx::Range range(nvtx_name);
   require_gpu();
   GpuPipelinePlan plan(rv, av);
-  CudaStream stream;
-  DeviceBuffer<std::uint8_t> d_in;
-  {
-    nvtx::Range r("init");
-    d_in.allocate(input.bytes());
-    plan.setup({input.dtype(), input.shape()}, opt, stream.get());
-  }
-  {
-    nvtx::Range r("h2d", static_cast<std::int64_t>(input.bytes()));
-    REPIX_CUDA(cudaMemcpyAsync(d_in.get(), input.raw(), input.bytes(), cudaMemcpyHostToDevice, stream.get()));
-  }
-  {
-    nvtx::Range r("kernel");
-    plan.compute({d_in.get()}, stream.get());
-  }
-  nvtx::Range r("d2h");
-  return plan.result(stream.get());
+  return plan_end_to_end(plan, input, opt);
 }
 
 }  // namespace repix::ami
