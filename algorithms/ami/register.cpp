@@ -1,5 +1,5 @@
-// The ami registry: one line per pipeline variant, naming its (ranklet, auto-mi) pair. The CLI,
-// the harness and the tests pick them up.
+// The ami registry: one line per pipeline variant (its file names its (ranklet, auto-mi) pair).
+// Adding one is a file plus a line here; the CLI, the harness and the tests pick it up.
 //
 // omp pairs the thesis's parallel loops (ranklet omp: per-window sorts; auto-mi omp: lags in
 // parallel); omp-hist swaps in ranklet omp-hist (sliding quadrant histograms over OpenMP), the
@@ -13,15 +13,12 @@ namespace repix::ami {
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> all = [] {
     std::vector<Variant> v;
-    v.push_back(make_pipeline("seq", "reference", "ranklet seq -> quantise -> auto-mi seq (the reference)", "seq", "seq"));
-    v.push_back(make_pipeline("omp", "cpu-parallel", "the thesis's pair: ranklet omp -> auto-mi omp", "omp", "omp"));
-    v.push_back(make_pipeline("omp-hist", "cpu-parallel-hist", "ranklet omp-hist (fastest exact CPU) -> auto-mi omp",
-                              "omp-hist", "omp"));
-    v.push_back(make_pipeline("gpu-naive", "gpu-naive", "the thesis's CUDA pair: ranklet gpu-naive -> auto-mi gpu-naive",
-                              "gpu-naive", "gpu-naive"));
-    v.push_back(make_pipeline("gpu-opt", "gpu-opt", "ranklet gpu-opt -> auto-mi gpu-opt", "gpu-opt", "gpu-opt"));
-    v.push_back(make_pipeline("multi-device", "multi-device", "ranklet gpu-opt -> auto-mi multi-device (lags over every GPU)",
-                              "gpu-opt", "multi-device"));
+    v.push_back(seq_variant());           // (ranklet seq, auto-mi seq)
+    v.push_back(omp_variant());           // (omp, omp)
+    v.push_back(omp_hist_variant());      // (omp-hist, omp)
+    v.push_back(gpu_naive_variant());     // (gpu-naive, gpu-naive)
+    v.push_back(gpu_opt_variant());       // (gpu-opt, gpu-opt)
+    v.push_back(multi_device_variant());  // (gpu-opt, multi-device)
     return v;
   }();
   return all;

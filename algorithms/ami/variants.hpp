@@ -17,6 +17,14 @@ namespace repix::ami {
 Variant make_pipeline(std::string id, std::string step, std::string description, std::string ranklet_id,
                       std::string auto_mi_id);
 
+// The pipeline variants, one file each named after the id, each naming its (ranklet, auto-mi) pair.
+Variant seq_variant();           // seq.cpp: (seq, seq)
+Variant omp_variant();           // omp.cpp: (omp, omp)
+Variant omp_hist_variant();      // omp_hist.cpp: (omp-hist, omp)
+Variant gpu_naive_variant();     // gpu_naive.cpp: (gpu-naive, gpu-naive)
+Variant gpu_opt_variant();       // gpu_opt.cpp: (gpu-opt, gpu-opt)
+Variant multi_device_variant();  // multi_device.cpp: (gpu-opt, multi-device)
+
 // The device-resident pipeline (pipeline_gpu.cu): the ranklet plan's device planes
 // (ranklet::PlanBase::device_output(); the ranklet variant's plan must be one) quantised on the
 // device into a uint8 label buffer (label_of), the auto-mi plan's compute on that buffer and its
