@@ -11,6 +11,7 @@ std::unique_ptr<Family> reconstruct_family();  // families/reconstruct/adapter.c
 std::unique_ptr<Family> edt_family();          // families/edt/adapter.cpp
 std::unique_ptr<Family> ranklet_family();       // families/ami/ranklet.cpp (issue 13's ranklet stage)
 std::unique_ptr<Family> auto_mi_family();       // families/ami/auto_mi.cpp (issue 13's feature stage)
+std::unique_ptr<Family> ami_family();           // families/ami/ami.cpp (issue 13's whole descriptor)
 std::unique_ptr<Family> maxtree_family();       // families/maxtree/maxtree.cpp
 std::unique_ptr<Family> area_opening_family();  // families/maxtree/area_opening.cpp
 
@@ -22,6 +23,7 @@ const std::vector<std::unique_ptr<Family>>& all() {
     v.push_back(edt_family());
     v.push_back(ranklet_family());
     v.push_back(auto_mi_family());
+    v.push_back(ami_family());
     v.push_back(maxtree_family());
     v.push_back(area_opening_family());
     return v;

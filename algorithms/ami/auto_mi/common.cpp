@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
+#include "core/plan_end_to_end.hpp"
 
 namespace repix::ami::auto_mi {
 
@@ -89,23 +90,7 @@ Features run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const Optio
   nvtx::Range range(nvtx_name);
   check_labels(img);
   require_gpu();
-  CudaStream stream;
-  DeviceBuffer<unsigned char> d_in;
-  {
-    nvtx::Range r("init");
-    d_in.allocate(img.bytes());
-    plan.setup({img.dtype(), img.shape()}, opt, stream.get());
-  }
-  {
-    nvtx::Range r("h2d", static_cast<std::int64_t>(img.bytes()));
-    REPIX_CUDA(cudaMemcpyAsync(d_in.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice, stream.get()));
-  }
-  {
-    nvtx::Range r("kernel");
-    plan.compute({d_in.get()}, stream.get());
-  }
-  nvtx::Range r("d2h");
-  return plan.result(stream.get());
+  return plan_end_to_end(plan, img, opt);
 }
 
 void write_csv(const Features& f, const std::string& path) {

@@ -3,6 +3,7 @@
 #include "ami/ranklet/variants.hpp"
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
+#include "core/plan_end_to_end.hpp"
 
 namespace repix::ami::ranklet {
 
@@ -61,23 +62,7 @@ Variant make_gpu_variant(std::string id, std::string step, std::string descripti
     check_windows(opt.windows);
     require_gpu();
     std::unique_ptr<DevicePlan> plan = make_plan();
-    CudaStream stream;
-    DeviceBuffer<std::uint8_t> d_in;
-    {
-      nvtx::Range r("init");
-      d_in.allocate(img.bytes());
-      plan->setup({img.dtype(), img.shape()}, opt, stream.get());
-    }
-    {
-      nvtx::Range r("h2d", static_cast<std::int64_t>(img.bytes()));
-      REPIX_CUDA(cudaMemcpyAsync(d_in.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice, stream.get()));
-    }
-    {
-      nvtx::Range r("kernel");
-      plan->compute({d_in.get()}, stream.get());
-    }
-    nvtx::Range r("d2h");
-    return plan->result(stream.get());
+    return plan_end_to_end(*plan, img, opt);
   };
   return v;
 }

@@ -13,6 +13,7 @@
 #include "core/atomic_file.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
+#include "harness/families/ami/shared.hpp"
 #include "harness/family_of.hpp"
 
 namespace repix::family {
@@ -21,10 +22,7 @@ namespace {
 
 namespace am = ami::auto_mi;
 
-// The equivalence for one value.
-bool close_enough(double got, double want) {
-  return std::fabs(got - want) <= std::max(1e-9 * std::fabs(want), 1e-12);
-}
+using ami_shared::close_enough;
 
 class AutoMiFamily final : public FamilyOf<am::Variant> {
  public:

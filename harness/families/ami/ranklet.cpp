@@ -10,6 +10,7 @@
 #include "ami/ranklet/ranklet.hpp"
 #include "core/atomic_file.hpp"
 #include "datasets/datasets.hpp"
+#include "harness/families/ami/shared.hpp"
 #include "harness/family_of.hpp"
 
 #include <cstring>
@@ -35,19 +36,8 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
   const std::vector<Variant>& registry() const override { return rk::variants(); }
   const std::vector<Option>& option_table() const override {
     static const std::vector<Option> t = [] {
-      options::Spec windows = options::integer("windows", "R,R,...",
-                                               "window sizes: powers of two from 2 to 32, each once, in output order",
-                                               "4,8,16,32", options::kRun | options::kProfile | options::kBench);
-      windows.check_value = [](const std::string& v) {
-        try {
-          return rk::windows_text(rk::parse_windows(v));
-        } catch (const Error& e) {
-          throw cli::UsageError(std::string("--windows: ") + e.what());
-        }
-      };
       return std::vector<Option>{
-          {windows, [](Options& o, const std::string& v) { o.windows = rk::parse_windows(v); },
-           [](const Options& o) { return nlohmann::json(rk::windows_text(o.windows)); }},
+          ami_shared::windows_option<Options>(),
           options::bind_int(&Options::threads, options::threads("threads", "omp: OpenMP threads (0: OpenMP's default)", "0")),
           [] {
             options::Spec b = options::integer("block", "N", "gpu-naive: thread block edge (N x N threads)", "8",

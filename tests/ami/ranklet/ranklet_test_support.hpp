@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,15 @@ inline HostImage noise(std::int64_t nx, std::int64_t ny, int levels, std::uint64
     d[i] = static_cast<std::uint8_t>(levels == 1 ? 0 : level * 255 / (levels - 1));
   }
   return img;
+}
+
+// An empty (0 x 4) uint8 .npy, written by hand (repix never writes one): bad input for the CLI tests.
+inline void write_empty_u8_npy(const std::string& path) {
+  std::ofstream f(path, std::ios::binary);
+  std::string h = "{'descr': '|u1', 'fortran_order': False, 'shape': (0, 4), }";
+  h.append(64 - (10 + h.size() + 1) % 64, ' ');
+  h.push_back('\n');
+  f << std::string("\x93NUMPY\x01\x00", 8) << static_cast<char>(h.size() & 0xff) << static_cast<char>(h.size() >> 8) << h;
 }
 
 inline HostImage constant(std::int64_t nx, std::int64_t ny, std::uint8_t v) {

@@ -67,13 +67,7 @@ TEST_F(RankletCli, BadInputIsOneErrorAndNoOutput) {
   datasets::write_npy(HostImage(DType::u16, Shape::d2(5, 4)), path("u16.npy"));
   datasets::write_npy(HostImage(DType::u8, Shape::d3(5, 4, 2)), path("3d.npy"));
   datasets::write_npy(HostImage(DType::u8, Shape::d1(5)), path("1d.npy"));
-  {  // an empty array, written by hand (repix never writes one)
-    std::ofstream f(path("empty.npy"), std::ios::binary);
-    std::string h = "{'descr': '|u1', 'fortran_order': False, 'shape': (0, 4), }";
-    h.append(64 - (10 + h.size() + 1) % 64, ' ');
-    h.push_back('\n');
-    f << std::string("\x93NUMPY\x01\x00", 8) << static_cast<char>(h.size() & 0xff) << static_cast<char>(h.size() >> 8) << h;
-  }
+  test::ranklet::write_empty_u8_npy(path("empty.npy"));
   const std::pair<std::string, std::string> cases[] = {
       {"--input '" + path("float.npy") + "'", "uint8"},
       {"--input '" + path("u16.npy") + "'", "uint8"},
