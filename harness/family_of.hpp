@@ -159,7 +159,14 @@ class FamilyOf : public Family {
         if (supports_with_io() && bench::wants_scope(ctx, "with-io"))
           cases.push_back(with_io_case(ctx, cases, state, *v, spec));
       }
-      for (const peers::Peer& p : peer_list) add_peer_case(ctx, cases, state, p, spec);
+      for (const peers::Peer& p : peer_list) {
+        const std::string why_not = peer_skip_reason(p, spec);
+        if (!why_not.empty()) {
+          std::fprintf(stderr, "repix bench: peer %s left out on %s: %s\n", p.id.c_str(), spec.c_str(), why_not.c_str());
+          continue;
+        }
+        add_peer_case(ctx, cases, state, p, spec);
+      }
     }
   }
 
@@ -305,6 +312,9 @@ class FamilyOf : public Family {
   }
   // Peers: their parameters, their output against the reference, what their results add to `extra`.
   virtual nlohmann::json peer_params(const Options&) const { return nlohmann::json::object(); }
+  // Why peer `p` is left out on dataset `spec` (e.g. a Python peer that would take hours there);
+  // empty: it runs. Said on stderr; not a result.
+  virtual std::string peer_skip_reason(const peers::Peer&, const std::string& /*spec*/) const { return ""; }
   virtual Verdict check_peer(const peers::Peer& p, const Inputs&, const Result&, HostImage) const {
     throw Error("internal: family " + name() + " has peer " + p.id + " but no check_peer");
   }

@@ -127,6 +127,32 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
     for (const auto& [k, value] : timed.items()) extra[k] = value;
   }
   bool supports_with_io() const override { return true; }
+  // The Python peers count a lag per library call: about 10 ns a pair for NumPy and 50-200 for
+  // scikit-learn, so they run up to kPeerPairs pairs (256^2: 1.7e7, seconds) and are left out
+  // above (1024^2 would take minutes to an hour).
+  static constexpr std::int64_t kPeerPairs = std::int64_t(1) << 25;
+  std::string peer_skip_reason(const peers::Peer&, const std::string& spec) const override {
+    const Shape s = datasets::spec_shape(datasets::spec_of(spec));
+    const std::int64_t pairs = am::total_pairs(s.ny, s.nx);
+    if (pairs <= kPeerPairs) return "";
+    return std::to_string(pairs) + " pairs, above the " + std::to_string(kPeerPairs) + " a Python peer runs in seconds";
+  }
+  // The Python peers (baselines/peers.py: NumPy bincount, scikit-learn per lag) give A_x and A_y
+  // as float32 (hi, lo) pairs, A = hi + lo in double: their sums only, within the family's tolerance.
+  Verdict check_peer(const peers::Peer&, const Inputs&, const Result& ref, HostImage output) const override {
+    if (output.dtype() != DType::f32 || output.size() != 4)
+      return {false, "the peer wrote " + std::to_string(output.size()) + " " + dtype_name(output.dtype()) +
+                         " values; expected float32 [hi_x, lo_x, hi_y, lo_y]"};
+    const float* v = output.data<float>();
+    const double ax = double(v[0]) + double(v[1]), ay = double(v[2]) + double(v[3]);
+    const nlohmann::json errors = {{"abs_x", std::fabs(ax - ref.horizontal)}, {"abs_y", std::fabs(ay - ref.vertical)}};
+    if (close_enough(ax, ref.horizontal) && close_enough(ay, ref.vertical))
+      return {true, "A_x and A_y within max(1e-9|v|, 1e-12) of seq", errors};
+    std::ostringstream o;
+    o.precision(17);
+    o << "MISMATCH vs seq: A_x " << ax << " (seq " << ref.horizontal << "), A_y " << ay << " (seq " << ref.vertical << ")";
+    return {false, o.str(), errors};
+  }
 
   std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
   std::vector<cli::OutputArg> run_outputs() const override {
