@@ -142,4 +142,7 @@ class SharedHistPlan final : public LagPlan {
   }
 };
 
+// gpu-run-merge's count (gpu_run_merge.cu): also the uint16-label path of the epoch kernels.
+void count_run_merged(const Batch& b, cudaStream_t stream);
+
 }  // namespace repix::ami::auto_mi::gpu

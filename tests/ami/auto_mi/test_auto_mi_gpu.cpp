@@ -28,7 +28,9 @@ class AutoMiGpuVariant : public test::VariantTest {
   const am::Variant& variant() const { return am::find_variant(GetParam()); }
   // The variants with 16-bit shared counters take the flush level.
   bool has_shared_counters() const {
-    return GetParam() == "gpu-shared-hist" || GetParam() == "gpu-shared-warp-agg" || GetParam() == "gpu-opt";
+    for (const char* id : {"gpu-shared-hist", "gpu-shared-warp-agg", "gpu-run-merge", "gpu-epoch", "gpu-opt"})
+      if (GetParam() == id) return true;
+    return false;
   }
   // The variant's plan, set up for `img`, which is uploaded to `d`.
   std::unique_ptr<am::DevicePlan> plan_for(const HostImage& img, DeviceBuffer<unsigned char>& d, cudaStream_t s) const {
