@@ -1,9 +1,10 @@
 // The epoch kernels' engine (gpu-epoch, gpu-opt): uint8 labels copied into 16-byte-pitched rows,
 // one block per chunk of one lag's items (16 consecutive pairs of an overlap row each), the lag's
 // 256 x 256 histogram in shared memory as 16-bit counters kept exact by epochs (epoch_core.hpp says
-// why each piece is there). uint16 labels (k = 257) go through gpu-run-merge's count. The two
-// variants differ in one template flag: Merge adds each run of equal consecutive bins of a thread's
-// item once (smooth images: fewer atomics on one address), at a compare per pair.
+// why each piece is there). uint16 labels (k = 257) go through gpu-run-merge's count. The
+// variants differ in two template flags: Prefetch issues the next item's loads before this item's
+// atomics; Merge adds each run of equal consecutive bins of a thread's item once (smooth images:
+// fewer atomics on one address), at a compare per pair.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -52,7 +53,15 @@ struct PairSink {
   }
 };
 
-template <bool Merge>
+// One item's labels: the 16 first labels and the five words holding its 16 partners; n = pairs of
+// the item (0: none).
+struct ItemData {
+  uint4 f;
+  std::uint32_t w[5];
+  std::uint32_t n;
+};
+
+template <bool Merge, bool Prefetch>
 __global__ void __launch_bounds__(epoch::kThreads, 1) epoch_kernel(EpochBatch e) {
   using namespace epoch;
   const Batch& b = e.b;
@@ -78,31 +87,47 @@ __global__ void __launch_bounds__(epoch::kThreads, 1) epoch_kernel(EpochBatch e)
   const std::uint32_t level2 = e.level | (e.level << 16);
   const std::int64_t per_epoch = std::int64_t(kThreads) * e.items_per_epoch;
 
+  // The thread's steps: items_per_epoch per epoch, the same count for every thread (the epoch
+  // barriers); a step past `end` holds no item. Pipelined: the next step's loads are issued
+  // before this step's atomics (and before the epoch's barrier and scan: the labels are
+  // read-only), so one item's global-load latency hides behind the previous item's work.
+  const int steps = static_cast<int>((end - begin + per_epoch - 1) / per_epoch) * e.items_per_epoch;
   ItemCursor c(static_cast<std::uint32_t>(begin + threadIdx.x), segs, kThreads);
-  for (std::int64_t base = begin; base < end; base += per_epoch) {
-    for (int s = 0; s < e.items_per_epoch; ++s, c.advance()) {
-      const std::int64_t q = base + std::int64_t(s) * kThreads + threadIdx.x;
-      if (q >= end) continue;
+  std::int64_t q = begin + threadIdx.x;
+  auto load = [&](ItemData& d) {
+    d.n = 0;
+    if (q < end) {
       const std::uint8_t* first = e.rows + std::int64_t(c.y) * e.pitch + std::int64_t(c.s) * kItemPairs;
-      const uint4 f4 = __ldg(reinterpret_cast<const uint4*>(first));
+      d.f = __ldg(reinterpret_cast<const uint4*>(first));
       const auto* pw = reinterpret_cast<const std::uint32_t*>(first + off - mis);
-      std::uint32_t w[5];
 #pragma unroll
-      for (int j = 0; j < 5; ++j) w[j] = __ldg(pw + j);
-      const std::uint32_t f[4] = {f4.x, f4.y, f4.z, f4.w};
-      const std::uint32_t n = min(static_cast<std::uint32_t>(kItemPairs), cols - c.s * kItemPairs);
+      for (int j = 0; j < 5; ++j) d.w[j] = __ldg(pw + j);
+      d.n = min(static_cast<std::uint32_t>(kItemPairs), cols - c.s * kItemPairs);
+    }
+    q += kThreads;
+    c.advance();
+  };
+  ItemData cur, next;
+  load(cur);
+  for (int step = 0; step < steps; ++step) {
+    if constexpr (Prefetch) load(next);
+    if (cur.n != 0) {
+      const std::uint32_t f[4] = {cur.f.x, cur.f.y, cur.f.z, cur.f.w};
       PairSink<Merge> sink{words};
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const std::uint32_t pb = partner_word(w[j], w[j + 1], mis);
+        const std::uint32_t pb = partner_word(cur.w[j], cur.w[j + 1], mis);
 #pragma unroll
         for (int t = 0; t < 2; ++t) {
           const std::uint32_t pair = 4u * j + 2u * t;  // the word's first pair within the item
-          sink.add_word(two_bins(f[j], pb, t), pair < n, pair + 1 < n);
+          sink.add_word(two_bins(f[j], pb, t), pair < cur.n, pair + 1 < cur.n);
         }
       }
       sink.flush();
     }
+    if constexpr (Prefetch) cur = next;
+    else load(cur);
+    if ((step + 1) % e.items_per_epoch != 0) continue;
     // Epoch end: every counter at or above the level moved to the lag's global histogram.
     __syncthreads();
     bool moved = false;
@@ -137,9 +162,9 @@ __global__ void __launch_bounds__(epoch::kThreads, 1) epoch_kernel(EpochBatch e)
   }
 }
 
-// The plan of gpu-epoch (Merge = false) and gpu-opt (true): the pitched copy made once per
-// compute, then LagPlan's batches counted by epoch_kernel.
-template <bool Merge>
+// The plan of gpu-epoch (Merge = Prefetch = false), gpu-epoch-pipelined (Prefetch) and gpu-opt
+// (both): the pitched copy made once per compute, then LagPlan's batches counted by epoch_kernel.
+template <bool Merge, bool Prefetch>
 class EpochPlan final : public LagPlan {
  public:
   void setup(const InputDesc& in, const Options& opt, cudaStream_t stream) override {
@@ -179,8 +204,8 @@ class EpochPlan final : public LagPlan {
     e.level = level_;
     e.items_per_epoch = epoch::items_per_epoch(level_);
     const std::size_t smem = epoch::kWords * sizeof(std::uint32_t);
-    REPIX_CUDA(cudaFuncSetAttribute(epoch_kernel<Merge>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    epoch_kernel<Merge><<<dim3(static_cast<unsigned>(b.lags), static_cast<unsigned>(e.chunks)), epoch::kThreads, smem, stream>>>(e);
+    REPIX_CUDA(cudaFuncSetAttribute(epoch_kernel<Merge, Prefetch>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    epoch_kernel<Merge, Prefetch><<<dim3(static_cast<unsigned>(b.lags), static_cast<unsigned>(e.chunks)), epoch::kThreads, smem, stream>>>(e);
     REPIX_CUDA_LAUNCH();
   }
 

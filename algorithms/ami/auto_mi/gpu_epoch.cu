@@ -7,7 +7,7 @@
 namespace repix::ami::auto_mi::gpu {
 
 Variant gpu_epoch_variant() {
-  return make_lag_variant<EpochPlan<false>>(
+  return make_lag_variant<EpochPlan<false, false>>(
       "gpu-epoch", "epoch-flush",
       "16-pair items from 16-byte-pitched rows, byte-permuted bins, 16-bit counters kept exact by epoch scans");
 }

@@ -1,0 +1,14 @@
+// `gpu-epoch-pipelined`: gpu-epoch with the next item's global loads issued before this item's
+// shared atomics (epoch_hist.cuh): gpu-epoch's top stall on the H100 was long_scoreboard (2.2
+// warps per issue, 2048^2 uniform, commit 1c33fb4) with only 32 warps per SM to hide it.
+#include "ami/auto_mi/epoch_hist.cuh"
+#include "ami/auto_mi/variants.hpp"
+
+namespace repix::ami::auto_mi::gpu {
+
+Variant gpu_epoch_pipelined_variant() {
+  return make_lag_variant<EpochPlan<false, true>>(
+      "gpu-epoch-pipelined", "epoch-pipelined", "gpu-epoch with the next item's loads in flight during this item's atomics");
+}
+
+}  // namespace repix::ami::auto_mi::gpu
