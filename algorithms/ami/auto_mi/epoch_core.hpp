@@ -1,4 +1,4 @@
-// The per-thread arithmetic of the epoch kernels (gpu-epoch, gpu-opt; epoch_hist.cuh), host and
+// The per-thread arithmetic of the epoch kernels (gpu-opt and its variations; epoch_hist.cuh), host and
 // device alike so the tests replay it on the CPU.
 //
 // Why these kernels look the way they do (Nsight Compute, H100, 2048^2 uniform, commit 730078b):

@@ -1,4 +1,4 @@
-// The epoch kernels' engine (gpu-epoch, gpu-opt): uint8 labels copied into 16-byte-pitched rows,
+// The epoch kernels' engine (gpu-opt, gpu-epoch-pipelined, gpu-epoch-runs): uint8 labels copied into 16-byte-pitched rows,
 // one block per chunk of one lag's items (16 consecutive pairs of an overlap row each), the lag's
 // 256 x 256 histogram in shared memory as 16-bit counters kept exact by epochs (epoch_core.hpp says
 // why each piece is there). uint16 labels (k = 257) go through gpu-run-merge's count. The
@@ -162,8 +162,8 @@ __global__ void __launch_bounds__(epoch::kThreads, 1) epoch_kernel(EpochBatch e)
   }
 }
 
-// The plan of gpu-epoch (Merge = Prefetch = false), gpu-epoch-pipelined (Prefetch) and gpu-opt
-// (both): the pitched copy made once per compute, then LagPlan's batches counted by epoch_kernel.
+// The plan of gpu-opt (Merge = Prefetch = false), gpu-epoch-pipelined (Prefetch) and
+// gpu-epoch-runs (both): the pitched copy made once per compute, then LagPlan's batches counted by epoch_kernel.
 template <bool Merge, bool Prefetch>
 class EpochPlan final : public LagPlan {
  public:

@@ -1,5 +1,5 @@
-// `gpu-run-merge` (gpu-opt until the epoch kernel of gpu_epoch.cuh beat it: the ablation step
-// between gpu-shared-warp-agg and gpu-epoch; also the uint16-label path of gpu-epoch and gpu-opt):
+// `gpu-run-merge` (gpu-opt until the epoch kernel of epoch_hist.cuh beat it: the ablation step
+// between gpu-shared-warp-agg and gpu-opt; also the uint16-label path of the epoch kernels):
 // the shared-memory 16-bit histogram of gpu-shared-hist (shared_hist.cuh) walked by
 // items of kRunPairs consecutive pairs of one overlap row instead of one pair per grid-stride
 // step: the row/column arithmetic once per item (not per pair), neighbouring loads from one base

@@ -9,7 +9,7 @@ Variant gpu_global_hist_variant();  // gpu_global_hist.cu
 Variant gpu_shared_hist_variant();  // gpu_shared_hist.cu
 Variant gpu_shared_warp_agg_variant();  // gpu_shared_warp_agg.cu
 Variant gpu_run_merge_variant();    // gpu_run_merge.cu
-Variant gpu_epoch_variant();        // gpu_epoch.cu
 Variant gpu_epoch_pipelined_variant();  // gpu_epoch_pipelined.cu
+Variant gpu_epoch_runs_variant();   // gpu_epoch_runs.cu
 Variant gpu_opt_variant();          // gpu_opt.cu
 }  // namespace repix::ami::auto_mi::gpu

@@ -28,7 +28,7 @@ class AutoMiGpuVariant : public test::VariantTest {
   const am::Variant& variant() const { return am::find_variant(GetParam()); }
   // The variants with 16-bit shared counters take the flush level.
   bool has_shared_counters() const {
-    for (const char* id : {"gpu-shared-hist", "gpu-shared-warp-agg", "gpu-run-merge", "gpu-epoch", "gpu-epoch-pipelined", "gpu-opt"})
+    for (const char* id : {"gpu-shared-hist", "gpu-shared-warp-agg", "gpu-run-merge", "gpu-epoch-pipelined", "gpu-epoch-runs", "gpu-opt"})
       if (GetParam() == id) return true;
     return false;
   }
