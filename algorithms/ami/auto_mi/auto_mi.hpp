@@ -58,6 +58,16 @@ struct Features {
 using DevicePlan = repix::DevicePlan<Options, Features, Stats>;
 using Variant = repix::Variant<Features(const HostImage&, const Options&), DevicePlan>;
 
+// A GPU plan that can measure issue 13's pairs bound on its last input (the epoch plans of
+// gpu-opt and its variations, epoch_hist.cuh): the best shared-memory 256 x 256 histogram kernel
+// replaying the same pairs stream without its loads, pairs per second of kernel time. It reuses
+// the plan's buffers: the plan's last result is lost (take result() first).
+class PairsBoundSource {
+ public:
+  virtual ~PairsBoundSource() = default;
+  virtual double measure_pairs_bound(cudaStream_t stream) = 0;
+};
+
 // All registered variants, in ablation order (register.cpp).
 const std::vector<Variant>& variants();
 // Throws repix::Error listing the known ids when `id` is unknown.

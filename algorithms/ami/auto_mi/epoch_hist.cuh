@@ -8,6 +8,8 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <deque>
+#include <utility>
 
 #include "ami/auto_mi/epoch_core.hpp"
 #include "ami/auto_mi/shared_hist.cuh"
@@ -61,7 +63,10 @@ struct ItemData {
   std::uint32_t n;
 };
 
-template <bool Merge, bool Prefetch>
+// Replay (the pairs bound, EpochPlan::pairs_bound): each thread loads its first item once and
+// counts those labels again at every later step, with the same pair count per step as the real
+// walk: the same atomics, epochs and scans, without the loads.
+template <bool Merge, bool Prefetch, bool Replay = false>
 __global__ void __launch_bounds__(epoch::kThreads, 1) epoch_kernel(EpochBatch e) {
   using namespace epoch;
   const Batch& b = e.b;
@@ -94,16 +99,18 @@ __global__ void __launch_bounds__(epoch::kThreads, 1) epoch_kernel(EpochBatch e)
   const int steps = static_cast<int>((end - begin + per_epoch - 1) / per_epoch) * e.items_per_epoch;
   ItemCursor c(static_cast<std::uint32_t>(begin + threadIdx.x), segs, kThreads);
   std::int64_t q = begin + threadIdx.x;
+  bool loaded = false;
   auto load = [&](ItemData& d) {
     d.n = 0;
-    if (q < end) {
+    if (q < end && (!Replay || !loaded)) {
+      loaded = true;
       const std::uint8_t* first = e.rows + std::int64_t(c.y) * e.pitch + std::int64_t(c.s) * kItemPairs;
       d.f = __ldg(reinterpret_cast<const uint4*>(first));
       const auto* pw = reinterpret_cast<const std::uint32_t*>(first + off - mis);
 #pragma unroll
       for (int j = 0; j < 5; ++j) d.w[j] = __ldg(pw + j);
-      d.n = min(static_cast<std::uint32_t>(kItemPairs), cols - c.s * kItemPairs);
     }
+    if (q < end) d.n = min(static_cast<std::uint32_t>(kItemPairs), cols - c.s * kItemPairs);
     q += kThreads;
     c.advance();
   };
@@ -165,7 +172,7 @@ __global__ void __launch_bounds__(epoch::kThreads, 1) epoch_kernel(EpochBatch e)
 // The plan of gpu-opt (Merge = Prefetch = false), gpu-epoch-pipelined (Prefetch) and
 // gpu-epoch-runs (both): the pitched copy made once per compute, then LagPlan's batches counted by epoch_kernel.
 template <bool Merge, bool Prefetch>
-class EpochPlan final : public LagPlan {
+class EpochPlan final : public LagPlan, public PairsBoundSource {
  public:
   void setup(const InputDesc& in, const Options& opt, cudaStream_t stream) override {
     LagPlan::setup(in, opt, stream);  // checks the flush level (1 .. kMaxFlushLevel, or 0)
@@ -190,6 +197,21 @@ class EpochPlan final : public LagPlan {
                                    stream));
     LagPlan::compute(in, stream);
   }
+  // The replay kernel (epoch_kernel<..., Replay>) over the same batches as the last compute, each
+  // launch between two CUDA events: the pairs counted per second of kernel time.
+  double measure_pairs_bound(cudaStream_t stream) override {
+    if (u16_) return 0;  // their path is gpu-run-merge's
+    replay_ = true;
+    LagPlan::compute(DeviceInputs{rows_.get()}, stream);  // uint8: count() reads rows_, not the input
+    replay_ = false;
+    float total_ms = 0;
+    for (auto& [start, stop] : replay_events_) {
+      REPIX_CUDA(cudaEventSynchronize(stop.get()));
+      total_ms += stop.ms_since(start);
+    }
+    replay_events_.clear();
+    return total_ms > 0 ? static_cast<double>(stats().pairs) / (total_ms * 1e-3) : 0;
+  }
 
  protected:
   void count(const Batch& b, cudaStream_t stream) override {
@@ -204,12 +226,25 @@ class EpochPlan final : public LagPlan {
     e.level = level_;
     e.items_per_epoch = epoch::items_per_epoch(level_);
     const std::size_t smem = epoch::kWords * sizeof(std::uint32_t);
-    REPIX_CUDA(cudaFuncSetAttribute(epoch_kernel<Merge, Prefetch>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    epoch_kernel<Merge, Prefetch><<<dim3(static_cast<unsigned>(b.lags), static_cast<unsigned>(e.chunks)), epoch::kThreads, smem, stream>>>(e);
-    REPIX_CUDA_LAUNCH();
+    const dim3 grid(static_cast<unsigned>(b.lags), static_cast<unsigned>(e.chunks));
+    if (replay_) {
+      replay_events_.emplace_back();
+      replay_events_.back().first.record(stream);
+      launch(epoch_kernel<Merge, false, true>, grid, smem, e, stream);
+      replay_events_.back().second.record(stream);
+    } else {
+      launch(epoch_kernel<Merge, Prefetch>, grid, smem, e, stream);
+    }
   }
 
  private:
+  static void launch(void (*kernel)(EpochBatch), dim3 grid, std::size_t smem, const EpochBatch& e, cudaStream_t stream) {
+    REPIX_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    kernel<<<grid, epoch::kThreads, smem, stream>>>(e);
+    REPIX_CUDA_LAUNCH();
+  }
+  bool replay_ = false;
+  std::deque<std::pair<CudaEvent, CudaEvent>> replay_events_;  // CudaEvent does not move
   std::uint32_t level_ = epoch::kDefaultLevel;
   bool u16_ = false;
   std::int64_t h_ = 0, w_ = 0, pitch_ = 0;

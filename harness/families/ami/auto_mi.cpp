@@ -125,6 +125,12 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
   void kernel_extra(nlohmann::json& extra, const Result&, const Plan& plan, const Options&) const override {
     const nlohmann::json timed = stats_json(plan.stats());  // named: items() of a temporary would dangle
     for (const auto& [k, value] : timed.items()) extra[k] = value;
+    // Issue 13's measured bound, beside the variant's own rate: the plan is discarded after this
+    // (the bench took its result already), so replaying on its buffers costs nothing.
+    if (const auto* source = dynamic_cast<const am::PairsBoundSource*>(&plan)) {
+      const double bound = const_cast<am::PairsBoundSource*>(source)->measure_pairs_bound(nullptr);
+      if (bound > 0) extra["pairs_bound_gpairs_per_s"] = bound / 1e9;
+    }
   }
   bool supports_with_io() const override { return true; }
   // The Python peers count a lag per library call: about 10 ns a pair for NumPy and 50-200 for

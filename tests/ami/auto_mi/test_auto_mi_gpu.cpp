@@ -112,6 +112,26 @@ TEST_P(AutoMiGpuVariant, RefusesLabelsAbove256) {
   EXPECT_THROW(plan->result(stream.get()), Error);
 }
 
+// The pairs bound (PairsBoundSource): measured after a compute, positive, and the plan computes
+// correctly again afterwards (the replay reuses its buffers).
+TEST_P(AutoMiGpuVariant, PairsBoundIsMeasuredAndLeavesThePlanUsable) {
+  REPIX_REQUIRE_GPU();
+  if (!variant().make_plan) GTEST_SKIP() << GetParam() << " runs end to end only";
+  const HostImage img = random_labels(150, 97, 256, 5);
+  CudaStream stream;
+  DeviceBuffer<unsigned char> d;
+  auto plan = plan_for(img, d, stream.get());
+  ASSERT_TRUE(plan);
+  auto* source = dynamic_cast<am::PairsBoundSource*>(plan.get());
+  const bool epoch = GetParam() == "gpu-opt" || GetParam() == "gpu-epoch-pipelined" || GetParam() == "gpu-epoch-runs";
+  ASSERT_EQ(source != nullptr, epoch) << "the epoch plans, and only they, measure the bound";
+  if (!source) return;
+  plan->compute({d.get()}, stream.get());
+  EXPECT_GT(source->measure_pairs_bound(stream.get()), 0.0);
+  plan->compute({d.get()}, stream.get());
+  expect_equivalent(plan->result(stream.get()), am::run_seq(img, {}), GetParam() + " after the bound");
+}
+
 TEST_P(AutoMiGpuVariant, PlanReusedAcrossComputes) {
   REPIX_REQUIRE_GPU();
   if (!variant().make_plan) GTEST_SKIP() << GetParam() << " runs end to end only";
