@@ -1,6 +1,7 @@
 // What the GPU ranklet variants share: the plan's buffers and download, and the end-to-end run.
 #include "ami/ranklet/ranklet.hpp"
 #include "ami/ranklet/variants.hpp"
+#include "core/download.hpp"
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "core/plan_end_to_end.hpp"
@@ -35,8 +36,7 @@ void PlanBase::compute(const DeviceInputs& in, cudaStream_t stream) {
 Result PlanBase::result(cudaStream_t stream) {
   if (!computed_) throw Error("internal: ranklet plan result() before compute()");
   Result r = make_result(shape_, opt_.windows);
-  REPIX_CUDA(cudaMemcpyAsync(r.ranklet.raw(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost, stream));
-  REPIX_CUDA(cudaStreamSynchronize(stream));
+  download(r.ranklet.raw(), out_.get(), out_.bytes(), stream);  // 3.2 GB at 8192^2: staged (download.hpp)
   r.stats = stats();
   return r;
 }

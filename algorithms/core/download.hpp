@@ -1,0 +1,26 @@
+// Large device-to-host copies into pageable memory at the link's speed.
+//
+// cudaMemcpy into pageable memory goes through the driver's own small staging buffer on one
+// thread, which also takes the first-touch page fault of every destination page: ranklet's 3.2 GB
+// result at 8192^2 came down in about 2 s on the lent H100 (results/.../issue13-74155a2), against
+// about 0.1 s for the same bytes into pinned memory. Pinning the destination instead costs as
+// much (cudaHostAlloc of 3.2 GB faults and locks every page on one thread). So: two pinned staging
+// buffers of kDownloadChunk bytes, kept for the process; chunk i + 1 comes over the link while the
+// host's threads (OpenMP) copy chunk i into the destination, touching its pages in parallel.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace repix {
+
+constexpr std::size_t kDownloadChunk = std::size_t(64) << 20;
+// Below this a plain cudaMemcpyAsync is as fast (the staging adds a host copy).
+constexpr std::size_t kDownloadDirectBelow = std::size_t(32) << 20;
+
+// Copies `bytes` from device memory `device` to host memory `host` (pageable or pinned) in stream
+// order on `stream`, and returns when the copy is complete. Thread-safe (one download at a time
+// uses the shared staging buffers).
+void download(void* host, const void* device, std::size_t bytes, cudaStream_t stream);
+
+}  // namespace repix
