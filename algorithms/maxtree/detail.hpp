@@ -3,6 +3,7 @@
 // merge of two trees along a border (omp), and the canonicalisation of any valid parent image to
 // the normal form (seq-flood, omp).
 #pragma once
+#include <memory>
 #include <omp.h>
 
 #include <algorithm>
@@ -145,6 +146,14 @@ void berger_rect(const T* f, std::int64_t W, const Rect& r, int connectivity, I*
   }
 }
 
+// An array of n elements left uninitialised: a std::vector would zero it on one thread (and take
+// every page fault there), 25-30 ms per 96 MB array at 6000x4000 int32 on the lent machine,
+// before the parallel loops that write every element anyway (and now touch the pages in parallel).
+template <class I>
+std::unique_ptr<I[]> uninitialized(std::int64_t n) {
+  return std::unique_ptr<I[]>(new I[static_cast<std::size_t>(n)]);
+}
+
 template <class I>
 inline I load(const I* a) {
   return __atomic_load_n(a, __ATOMIC_RELAXED);
@@ -194,8 +203,8 @@ void canonicalize(const T* f, std::vector<I>& parent_v, int threads) {
   // 2. The smallest index of each node, at its level root: the root's own index first, then an
   //    atomic minimum with each other pixel below it (most pixels are level roots or above theirs,
   //    and take no atomic at all: nearly every pixel of 16-bit noise is a node of its own).
-  std::vector<I> canon_v(static_cast<std::size_t>(n));
-  I* canon = canon_v.data();
+  const std::unique_ptr<I[]> canon_v = uninitialized<I>(n);
+  I* canon = canon_v.get();
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (I p = 0; p < n; ++p) canon[p] = p;
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -203,8 +212,9 @@ void canonicalize(const T* f, std::vector<I>& parent_v, int threads) {
     const I r = level_root(p);
     if (p < r) atomic_min(canon + r, p);
   }
-  // 3. The normal form.
-  std::vector<I> out(static_cast<std::size_t>(n));
+  // 3. The normal form (into a scratch array: it reads other pixels' parents), then copied back.
+  const std::unique_ptr<I[]> out_v = uninitialized<I>(n);
+  I* out = out_v.get();
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (I p = 0; p < n; ++p) {
     const I r = level_root(p), c = canon[r];
@@ -215,7 +225,8 @@ void canonicalize(const T* f, std::vector<I>& parent_v, int threads) {
       out[p] = q == r ? c : canon[level_root(q)];
     }
   }
-  parent_v.swap(out);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (I p = 0; p < n; ++p) parent[p] = out[p];
 }
 
 }  // namespace repix::maxtree::detail

@@ -114,7 +114,8 @@ void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I*
   // No more threads than tiles: an image of one tile is one Berger run, without parallel regions.
   const int threads = static_cast<int>(std::min<std::int64_t>(threads_for(opt), stats.tiles));
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<I> skip(static_cast<std::size_t>(W * H));  // the merges' skip pointers, set per tile
+  // The merges' skip pointers, set per tile below (every pixel: the tiles cover the image).
+  const std::unique_ptr<I[]> skip = detail::uninitialized<I>(W * H);
   {
     nvtx::Range build("build");
 #pragma omp parallel num_threads(threads)
@@ -133,7 +134,7 @@ void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I*
   stats.build_ms = detail::ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   nvtx::Range merge("merge");  // to the end: the canonicalisation opens its own range after
-  const Merger<T, I> m{f, parent, skip.data()};
+  const Merger<T, I> m{f, parent, skip.get()};
   const bool diagonal = opt.connectivity == 8;
   auto at = [W](std::int64_t x, std::int64_t y) { return static_cast<I>(y * W + x); };
   // Rows first: in each band of tile rows, regions of s tiles merge with their right neighbour
