@@ -63,6 +63,24 @@ struct ItemData {
   std::uint32_t n;
 };
 
+// The n (1..16) first pairs of an item into the shared counters; n == kItemPairs as a constant
+// compiles to the item's 16 atomics with no bound check.
+template <bool Merge>
+__device__ __forceinline__ void count_item(const ItemData& d, unsigned mis, std::uint32_t n, std::uint32_t* words) {
+  const std::uint32_t f[4] = {d.f.x, d.f.y, d.f.z, d.f.w};
+  PairSink<Merge> sink{words};
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const std::uint32_t pb = epoch::partner_word(d.w[j], d.w[j + 1], mis);
+#pragma unroll
+    for (int t = 0; t < 2; ++t) {
+      const std::uint32_t pair = 4u * j + 2u * t;  // the word's first pair within the item
+      sink.add_word(epoch::two_bins(f[j], pb, t), pair < n, pair + 1 < n);
+    }
+  }
+  sink.flush();
+}
+
 // Replay (the pairs bound, EpochPlan::pairs_bound): each thread loads its first item once and
 // counts those labels again at every later step, with the same pair count per step as the real
 // walk: the same atomics, epochs and scans, without the loads.
@@ -118,20 +136,9 @@ __global__ void __launch_bounds__(epoch::kThreads, 1) epoch_kernel(EpochBatch e)
   load(cur);
   for (int step = 0; step < steps; ++step) {
     if constexpr (Prefetch) load(next);
-    if (cur.n != 0) {
-      const std::uint32_t f[4] = {cur.f.x, cur.f.y, cur.f.z, cur.f.w};
-      PairSink<Merge> sink{words};
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const std::uint32_t pb = partner_word(cur.w[j], cur.w[j + 1], mis);
-#pragma unroll
-        for (int t = 0; t < 2; ++t) {
-          const std::uint32_t pair = 4u * j + 2u * t;  // the word's first pair within the item
-          sink.add_word(two_bins(f[j], pb, t), pair < cur.n, pair + 1 < cur.n);
-        }
-      }
-      sink.flush();
-    }
+    // A full item (all but a row's last) adds its 16 pairs with no per-pair bound check.
+    if (cur.n == kItemPairs) count_item<Merge>(cur, mis, kItemPairs, words);
+    else if (cur.n != 0) count_item<Merge>(cur, mis, cur.n, words);
     if constexpr (Prefetch) cur = next;
     else load(cur);
     if ((step + 1) % e.items_per_epoch != 0) continue;
