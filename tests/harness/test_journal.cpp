@@ -185,7 +185,8 @@ TEST_F(JournalCli, EveryKindOfTableIsRebuiltFromTheJournalOfAKilledRun) {
                         Case{"ecc-3", "--quick", "--out-dir", "ecc-table3", 3},
                         Case{"iwpp-table1", "--sizes small", "--out", "iwpp-table1", 4},
                         Case{"iwpp-fig10", "--sizes small", "--out", "iwpp-fig10", 2},
-                        Case{"iwpp-table2", "--sizes small", "--out", "iwpp-table2", 2}}) {
+                        Case{"iwpp-table2", "--sizes small", "--out", "iwpp-table2", 2},
+                        Case{"ami-5.1", "--sizes small", "--out", "ami-5.1", 2}}) {
     SCOPED_TRACE(c.id);
     const std::string out = path(c.id);
     run_killed(std::string("table ") + c.id + " " + c.sizes + " " + c.out_option + " '" + out + "'", c.records);

@@ -35,10 +35,13 @@ struct Options {
   // histogram (1 .. kMaxFlushLevel; 0 = kMaxFlushLevel). A tiny level forces flushes (tests).
   int flush_level = 0;
   int gpus = 0;  // multi-device: GPUs used (0 = every visible one)
+  int block = 0;  // gpu-naive: threads per 1-D block (1 .. 1024; 0 = kNaiveThreads), thesis Table 5.6
   // A GPU plan computes only the lags of part `part` of `parts` (lag_part, nmi_core.hpp) and
   // leaves the others' NMI 0: how multi-device shares the lags out. Not a command-line option.
   int part = 0, parts = 1;
 };
+
+constexpr int kNaiveThreads = 128;  // gpu-naive's default block (the thesis's runs)
 
 // What a run counts of itself.
 struct Stats {

@@ -45,13 +45,17 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
           "gpu-shared-hist/gpu-opt: 16-bit counter level moved to global memory (0: the safe maximum; tests force 1)",
           "0", options::kRun | options::kProfile | options::kBench);
       level.max = am::kMaxFlushLevel;
+      options::Spec block = options::integer("block", "N", "gpu-naive: threads per 1-D block (0: 128)", "0",
+                                             options::kRun | options::kProfile | options::kBench);
+      block.max = 1024;
       return std::vector<Option>{
           options::bind_int(&Options::threads,
                             options::threads("threads", "CPU threads of omp (0: OpenMP's default)", "0",
                                              options::kRun | options::kProfile | options::kBench)),
           options::bind_int(&Options::flush_level, level),
           options::bind_int(&Options::gpus, options::integer("gpus", "N", "multi-device: GPUs used (0: every visible GPU)", "0",
-                                                             options::kRun | options::kProfile | options::kBench))};
+                                                             options::kRun | options::kProfile | options::kBench)),
+          options::bind_int(&Options::block, block)};
     }();
     return t;
   }
@@ -120,6 +124,7 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
   nlohmann::json extra(const Variant& v, const std::string&, const Stats& s, const Options& opt) const override {
     nlohmann::json j = stats_json(s);
     if (v.gpu) j["flush_level"] = opt.flush_level > 0 ? opt.flush_level : static_cast<int>(am::kMaxFlushLevel);
+    if (v.id == "gpu-naive") j["block"] = opt.block > 0 ? opt.block : am::kNaiveThreads;
     return j;
   }
   void kernel_extra(nlohmann::json& extra, const Result&, const Plan& plan, const Options&) const override {
