@@ -49,6 +49,26 @@ json ratio(const json& a, const json& b) {
   return a.get<double>() / b.get<double>();
 }
 
+std::vector<std::int64_t> parse_list(const std::string& s, const std::string& name, std::int64_t lo, std::int64_t hi) {
+  std::vector<std::int64_t> v;
+  for (const auto& x : cli::split(s, ',')) {
+    std::size_t used = 0;
+    long long n = 0;
+    try {
+      n = std::stoll(x, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != x.size() || n < lo || n > hi) used = 0;
+    if (used == 0) break;
+    v.push_back(n);
+  }
+  if (v.empty() || v.size() != cli::split(s, ',').size())
+    throw cli::UsageError("--" + name + " takes a list of integers from " + std::to_string(lo) + " to " +
+                          std::to_string(hi) + (name == "sizes" ? " (or small, paper)" : "") + ", got '" + s + "'");
+  return v;
+}
+
 double median_of(std::vector<double> v) { return v.empty() ? 0 : report::summarize(std::move(v)).median; }
 
 double mean_of(const std::vector<double>& v) {

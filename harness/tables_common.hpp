@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -46,6 +47,9 @@ nlohmann::json num_or_null(double v, bool ok);
 nlohmann::json ratio(const nlohmann::json& a, const nlohmann::json& b);
 
 double median_of(std::vector<double> v);  // 0 for none
+// A comma-separated list of integers in [lo, hi] for --<name> (--sizes: the tables' sizes); a
+// usage error otherwise.
+std::vector<std::int64_t> parse_list(const std::string& s, const std::string& name, std::int64_t lo, std::int64_t hi);
 double mean_of(const std::vector<double>& v);
 double ms_since(std::chrono::steady_clock::time_point t0);
 

@@ -19,6 +19,7 @@
 #pragma once
 #include <cstdint>
 
+#include "ami/auto_mi/nmi_core.hpp"
 #include "core/hd.hpp"
 
 namespace repix::ami::auto_mi::epoch {
@@ -70,21 +71,9 @@ REPIX_HD std::uint32_t partner_word(std::uint32_t lo, std::uint32_t hi, unsigned
 }
 
 // A thread's walk over the items of one lag's overlap (rows x segs items, item q = row q / segs,
-// segment q % segs): start at item q, step `step` items at a time. 32-bit: an image below 2^32
-// pixels has fewer than 2^32 / 16 * 2 items per lag.
-struct ItemCursor {
-  std::uint32_t y, s, segs, step_y, step_s;
-  REPIX_HD ItemCursor(std::uint32_t q, std::uint32_t segs_, std::uint32_t step)
-      : y(q / segs_), s(q % segs_), segs(segs_), step_y(step / segs_), step_s(step % segs_) {}
-  REPIX_HD void advance() {
-    s += step_s;
-    y += step_y;
-    if (s >= segs) {
-      s -= segs;
-      ++y;
-    }
-  }
-};
+// segment x = q % segs): GridCursor in 32-bit (an image below 2^32 pixels has fewer than 2^32
+// items per lag).
+using ItemCursor = GridCursor<std::uint32_t>;
 
 // The chunks each lag of a batch is cut into: enough for one item range of at most kMaxChunkItems
 // per block, and for at least 4 blocks per SM over the batch (few lags: split each more).

@@ -122,13 +122,13 @@ __global__ void __launch_bounds__(epoch::kThreads, 1) epoch_kernel(EpochBatch e)
     d.n = 0;
     if (q < end && (!Replay || !loaded)) {
       loaded = true;
-      const std::uint8_t* first = e.rows + std::int64_t(c.y) * e.pitch + std::int64_t(c.s) * kItemPairs;
+      const std::uint8_t* first = e.rows + std::int64_t(c.y) * e.pitch + std::int64_t(c.x) * kItemPairs;
       d.f = __ldg(reinterpret_cast<const uint4*>(first));
       const auto* pw = reinterpret_cast<const std::uint32_t*>(first + off - mis);
 #pragma unroll
       for (int j = 0; j < 5; ++j) d.w[j] = __ldg(pw + j);
     }
-    if (q < end) d.n = min(static_cast<std::uint32_t>(kItemPairs), cols - c.s * kItemPairs);
+    if (q < end) d.n = min(static_cast<std::uint32_t>(kItemPairs), cols - c.x * kItemPairs);
     q += kThreads;
     c.advance();
   };

@@ -41,11 +41,13 @@ REPIX_HD LagGeometry lag_geometry(std::int64_t h, std::int64_t w, int direction,
   return g;
 }
 
-// Walks pairs e, e + step, e + 2 step, ... of an overlap `cols` wide as (y, x) without a division
-// per step (a GPU thread's grid-stride loop over its lag's pairs).
-struct PairCursor {
-  std::int64_t y, x, cols, step_y, step_x;
-  REPIX_HD PairCursor(std::int64_t e, std::int64_t cols_, std::int64_t step)
+// Walks items e, e + step, e + 2 step, ... of a grid `cols` wide as (y, x) without a division
+// per step (a GPU thread's grid-stride loop over its lag's pairs, or over the epoch kernels'
+// 16-pair items in 32-bit: epoch_core.hpp).
+template <class I>
+struct GridCursor {
+  I y, x, cols, step_y, step_x;
+  REPIX_HD GridCursor(I e, I cols_, I step)
       : y(e / cols_), x(e % cols_), cols(cols_), step_y(step / cols_), step_x(step % cols_) {}
   REPIX_HD void advance() {
     x += step_x;
@@ -55,8 +57,9 @@ struct PairCursor {
       ++y;
     }
   }
-  REPIX_HD std::int64_t first(std::int64_t w) const { return y * w + x; }
+  REPIX_HD I first(I w) const { return y * w + x; }
 };
+using PairCursor = GridCursor<std::int64_t>;
 
 // Lags of a direction: 1 .. w-1 (horizontal) or 1 .. h-1 (vertical); none on a 1-wide side.
 REPIX_HD std::int64_t lag_count(std::int64_t h, std::int64_t w, int direction) {

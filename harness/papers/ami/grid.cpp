@@ -195,18 +195,7 @@ TableInfo table_info(const char* id_text, const char* description, std::function
             if (sizes == "small" || sizes == "quick") {
               run.small = true;
             } else if (sizes != "paper") {
-              for (const auto& x : cli::split(sizes, ',')) {
-                std::size_t used = 0;
-                long long n = 0;
-                try {
-                  n = std::stoll(x, &used);
-                } catch (const std::exception&) {
-                  used = 0;
-                }
-                if (used == 0 || used != x.size() || n < 2 || n > 65536)
-                  throw cli::UsageError("--sizes takes small, paper or sides from 2 to 65536, got '" + sizes + "'");
-                run.sizes.push_back(n);
-              }
+              run.sizes = parse_list(sizes, "sizes", 2, 65536);
             }
             const int reps = a.get_int("reps", run.small ? 1 : 3);
             if (reps < 1) throw cli::UsageError("--reps must be at least 1");

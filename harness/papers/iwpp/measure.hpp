@@ -27,8 +27,6 @@ bench::Reps table_reps(int reps);
 
 int visible_gpus();  // 0 without a GPU
 
-// A comma-separated list of integers in [lo, hi] for --<name>; a usage error otherwise.
-std::vector<std::int64_t> parse_list(const std::string& s, const std::string& name, std::int64_t lo, std::int64_t hi);
 
 // A family's options as on a command line ({"connectivity", "4"}, ...), for Family::problem/measure.
 cli::Args family_options(std::initializer_list<std::pair<const char*, std::string>> kv);

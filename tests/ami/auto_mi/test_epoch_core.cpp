@@ -43,13 +43,13 @@ std::vector<std::uint64_t> kernel_histogram(const std::vector<std::uint8_t>& img
       ep::ItemCursor cur(static_cast<std::uint32_t>(begin + t), segs, threads);
       for (std::int64_t q = begin + t; q < end; q += threads, cur.advance()) {
         EXPECT_EQ(cur.y, static_cast<std::uint32_t>(q / segs));
-        EXPECT_EQ(cur.s, static_cast<std::uint32_t>(q % segs));
-        const std::int64_t first = std::int64_t(cur.y) * pitch + std::int64_t(cur.s) * ep::kItemPairs;
+        EXPECT_EQ(cur.x, static_cast<std::uint32_t>(q % segs));
+        const std::int64_t first = std::int64_t(cur.y) * pitch + std::int64_t(cur.x) * ep::kItemPairs;
         EXPECT_EQ(first % 16, 0) << "the first labels' 16-byte load must be aligned";
         const std::int64_t pw = first + off - mis;
         EXPECT_EQ(pw % 4, 0);
         EXPECT_LE(pw + 20, static_cast<std::int64_t>(rows.size())) << "partner words past the copy";
-        const std::uint32_t n = std::min<std::uint32_t>(ep::kItemPairs, static_cast<std::uint32_t>(g.cols) - cur.s * ep::kItemPairs);
+        const std::uint32_t n = std::min<std::uint32_t>(ep::kItemPairs, static_cast<std::uint32_t>(g.cols) - cur.x * ep::kItemPairs);
         for (int j = 0; j < 4; ++j) {
           const std::uint32_t f = load_word(rows, first + 4 * j);
           const std::uint32_t pb = ep::partner_word(load_word(rows, pw + 4 * j), load_word(rows, pw + 4 * j + 4), mis);
