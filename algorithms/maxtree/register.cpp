@@ -22,6 +22,7 @@ const std::vector<Variant>& variants() {
     v.push_back({{"omp", false, "cpu-parallel",
                   "tiled map-reduce: Berger trees per tile, pairwise border merges over the tile grid, parallel canonicalisation",
                   run_omp, {}}, /*parallel=*/true});
+    v.push_back(gpu::gpu_naive_variant());
     return v;
   }();
   return all;

@@ -1,0 +1,107 @@
+// The per-thread logic of the GPU max-tree variants (gpu-naive, gpu-tile), as __host__ __device__
+// cores so that tests/maxtree/ runs exactly this code on the CPU (sequentially, in random
+// interleavings of its steps, and from several threads at once).
+//
+// The tree being built: a parent array `par` over the pixels in which every pixel's parent comes
+// strictly before it in the total order `before` (level, then linear index), or is itself (a root).
+// This is the component tree of the injective image "key(p) = (f(p), p)": it is unique, so every
+// order of the concurrent merges below ends on the same array. Its same-level chains are the
+// max-tree's nodes: a node's lowest pixel in that order is its smallest index (the canonical pixel
+// of maxtree.hpp), and that pixel's parent is a pixel of the parent node (the flatten cores turn
+// this into the normal form).
+//
+// The merge (Blin et al.'s "zip"; Wilkinson's merge of two ancestor chains): to join the trees of
+// two neighbours a and b, walk both chains upwards in key order and splice the one into the other
+// with compare-and-swap. A parent pointer only ever moves to a pixel between the pixel and its old
+// parent in key order (it rises strictly in key, never back: no ABA), so a CAS that succeeds saw the
+// current parent, and one that fails only means another thread spliced something in: retry.
+#pragma once
+#include <cstdint>
+
+#include "core/hd.hpp"
+
+namespace repix::maxtree::gpu_core {
+
+// The total order of the tree: x before y when f(x) < f(y), or the levels are equal and x < y.
+template <class T, class I>
+REPIX_HD bool before(const T* f, I x, I y) {
+  return f[x] < f[y] || (f[x] == f[y] && x < y);
+}
+
+// One step of the merge of the trees of a and b: one load of a parent and at most one CAS of that
+// same parent (a CAS that validates what the load saw), so stepping merges in any interleaving on
+// one thread explores every outcome real concurrency can give. Returns true when the two chains
+// are one. `mem` provides load(const I*) and cas(I*, expected, desired) -> bool.
+template <class T, class I, class Mem>
+REPIX_HD bool merge_step(const T* f, I* par, I& a, I& b, const Mem& mem) {
+  if (a == b) return true;
+  if (before(f, a, b)) {  // keep a the later one: b goes somewhere below a on a's chain
+    const I t = a;
+    a = b;
+    b = t;
+  }
+  const I pa = mem.load(par + a);
+  if (pa == b) return true;               // b already a's parent: the chains meet here
+  if (pa != a && before(f, b, pa)) {      // a's parent still after b: climb a's chain
+    a = pa;
+    return false;
+  }
+  // a is a root, or b falls between a and its parent: hang a on b, then merge what was above a
+  // (pa) with b's chain. A failed CAS means a's parent rose meanwhile: redo this step.
+  if (mem.cas(par + a, pa, b)) {
+    if (pa == a) return true;
+    a = b;
+    b = pa;
+  }
+  return false;
+}
+
+template <class T, class I, class Mem>
+REPIX_HD void merge(const T* f, I* par, I a, I b, const Mem& mem) {
+  while (!merge_step(f, par, a, b, mem)) {
+  }
+}
+
+// fn(nx, ny) for each neighbour of (x, y) that comes earlier in raster order inside a w-wide
+// region (left, up, and with 8-connectivity up-left and up-right): every edge of the grid once.
+template <class Fn>
+REPIX_HD void for_each_earlier_neighbour(std::int64_t x, std::int64_t y, std::int64_t w, int connectivity, Fn&& fn) {
+  if (x > 0) fn(x - 1, y);
+  if (y > 0) {
+    fn(x, y - 1);
+    if (connectivity == 8) {
+      if (x > 0) fn(x - 1, y - 1);
+      if (x + 1 < w) fn(x + 1, y - 1);
+    }
+  }
+}
+
+// ---- the flatten: the finished `par` to the normal form, in three race-free passes (each reads
+// arrays no thread of the pass writes, and writes only its own pixel) ------------------------------
+
+// Pass 1: p's parent if it is in p's node (same level), else p itself (p is its node's lowest
+// pixel: its canonical pixel).
+template <class T, class I>
+REPIX_HD I same_level_parent(const T* f, const I* par, I p) {
+  const I q = par[p];
+  return (q != p && f[q] == f[p]) ? q : p;
+}
+
+// Pass 2, repeated until nothing changes (pointer jumping, from one buffer into another): after k
+// rounds lr[p] is 2^k steps down p's same-level chain or its end, the node's canonical pixel.
+template <class I>
+REPIX_HD I jump(const I* lr, I p) {
+  return lr[lr[p]];
+}
+
+// Pass 3: with lr[p] = the canonical pixel of p's node, p's entry in the normal form: that pixel,
+// or for the canonical pixel itself the canonical pixel of its parent's node (itself at the root).
+template <class I>
+REPIX_HD I normal_form(const I* par, const I* lr, I p) {
+  const I c = lr[p];
+  if (c != p) return c;
+  const I q = par[p];
+  return q == p ? p : lr[q];
+}
+
+}  // namespace repix::maxtree::gpu_core

@@ -1,0 +1,170 @@
+// The GPU max-tree variants' per-thread cores (algorithms/maxtree/gpu_core.hpp) run on the CPU:
+// the merges of every edge in random orders, in random interleavings of their single steps (each
+// step is one load and at most one CAS validating it, so this explores what concurrent threads
+// can do), and from several real threads at once; then the flatten cores, pass by pass as the GPU
+// runs them (pointer jumping between two buffers). Every outcome must equal seq's normal form.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "maxtree/gpu_core.hpp"
+#include "maxtree/maxtree.hpp"
+#include "maxtree/test_images.hpp"
+
+namespace repix::maxtree {
+namespace {
+
+using I = std::int32_t;
+
+// The CPU's atomics, for the cores' Mem parameter.
+struct HostAtomics {
+  I load(const I* p) const { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+  bool cas(I* p, I expected, I desired) const {
+    return __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+};
+
+// Every edge (p, q) of the grid, q an earlier neighbour of p (gpu_core::for_each_earlier_neighbour).
+std::vector<std::pair<I, I>> edges_of(const Shape& s, int connectivity) {
+  std::vector<std::pair<I, I>> e;
+  for (std::int64_t y = 0; y < s.ny; ++y)
+    for (std::int64_t x = 0; x < s.nx; ++x)
+      gpu_core::for_each_earlier_neighbour(x, y, s.nx, connectivity, [&](std::int64_t nx, std::int64_t ny) {
+        e.emplace_back(static_cast<I>(y * s.nx + x), static_cast<I>(ny * s.nx + nx));
+      });
+  return e;
+}
+
+std::vector<I> identity(std::int64_t n) {
+  std::vector<I> par(static_cast<std::size_t>(n));
+  for (I p = 0; p < static_cast<I>(n); ++p) par[static_cast<std::size_t>(p)] = p;
+  return par;
+}
+
+// The engine's flatten (gpu_engine.cuh), with the same cores and the same buffers per pass.
+template <class T>
+std::vector<I> flatten(const T* f, const std::vector<I>& par) {
+  const I n = static_cast<I>(par.size());
+  std::vector<I> cur(par.size()), next(par.size()), out(par.size());
+  for (I p = 0; p < n; ++p) cur[p] = gpu_core::same_level_parent(f, par.data(), p);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (I p = 0; p < n; ++p) {
+      next[p] = gpu_core::jump(cur.data(), p);
+      changed |= next[p] != cur[p];
+    }
+    cur.swap(next);
+  }
+  for (I p = 0; p < n; ++p) out[p] = gpu_core::normal_form(par.data(), cur.data(), p);
+  return out;
+}
+
+// Every pixel's parent strictly earlier in the order, or itself: the invariant the merges keep.
+template <class T>
+void expect_ordered(const T* f, const std::vector<I>& par, const std::string& what) {
+  for (I p = 0; p < static_cast<I>(par.size()); ++p) {
+    const I q = par[p];
+    ASSERT_TRUE(q == p || gpu_core::before(f, q, p)) << what << ": pixel " << p << " has parent " << q;
+  }
+}
+
+enum class Schedule { shuffled, interleaved, threads };
+
+template <class T>
+std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::uint64_t seed) {
+  const T* f = img.data<T>();
+  std::vector<I> par = identity(img.size());
+  std::vector<std::pair<I, I>> edges = edges_of(img.shape(), connectivity);
+  std::mt19937_64 rng(seed);
+  std::shuffle(edges.begin(), edges.end(), rng);
+  const HostAtomics mem;
+  if (how == Schedule::shuffled) {
+    for (const auto& [a, b] : edges) gpu_core::merge(f, par.data(), a, b, mem);
+  } else if (how == Schedule::interleaved) {
+    // A pool of pending merges, each one step at a time, the next one drawn at random; new merges
+    // join the pool as others finish, so early and late steps of different merges mix.
+    std::vector<std::pair<I, I>> pending;
+    std::size_t next_edge = 0;
+    constexpr std::size_t kPool = 16;
+    while (next_edge < edges.size() || !pending.empty()) {
+      while (pending.size() < kPool && next_edge < edges.size()) pending.push_back(edges[next_edge++]);
+      const std::size_t k = std::uniform_int_distribution<std::size_t>(0, pending.size() - 1)(rng);
+      auto& [a, b] = pending[k];
+      if (gpu_core::merge_step(f, par.data(), a, b, mem)) {
+        pending[k] = pending.back();
+        pending.pop_back();
+      }
+    }
+  } else {
+    constexpr int kThreads = 4;
+    std::vector<std::thread> pool;
+    for (int t = 0; t < kThreads; ++t)
+      pool.emplace_back([&, t] {
+        for (std::size_t e = static_cast<std::size_t>(t); e < edges.size(); e += kThreads)
+          gpu_core::merge(f, par.data(), edges[e].first, edges[e].second, mem);
+      });
+    for (std::thread& th : pool) th.join();
+  }
+  return par;
+}
+
+template <class T>
+void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t seed) {
+  Options o;
+  o.connectivity = connectivity;
+  const Result want = find_variant("seq").run(in.image, o);
+  ASSERT_FALSE(want.parent.wide);
+  for (const Schedule how : {Schedule::shuffled, Schedule::interleaved, Schedule::threads}) {
+    const std::string what = in.name + ", connectivity " + std::to_string(connectivity) + ", schedule " +
+                             std::to_string(static_cast<int>(how)) + ", seed " + std::to_string(seed);
+    const std::vector<I> par = build<T>(in.image, connectivity, how, seed);
+    expect_ordered(in.image.data<T>(), par, what);
+    EXPECT_EQ(flatten(in.image.data<T>(), par), want.parent.narrow) << what;
+  }
+}
+
+void check_input_all(const test::Input& in, std::uint64_t seed) {
+  for (const int c : {4, 8}) {
+    if (in.image.dtype() == DType::u8) check_all_schedules<std::uint8_t>(in, c, seed);
+    else check_all_schedules<std::uint16_t>(in, c, seed);
+  }
+}
+
+TEST(MaxtreeGpuCore, MergesInAnyOrderAndInterleavingGiveSeqsNormalForm) {
+  for (const std::uint64_t seed : {1u, 2u, 3u})
+    for (const test::Input& in : test::small_inputs(seed)) check_input_all(in, seed);
+}
+
+// Sizes off gpu-tile's 64x16 tiles and plateau-heavy images, kept small enough that a plateau's
+// chains (climbed one pixel at a time) stay cheap on the CPU.
+TEST(MaxtreeGpuCore, LargerImagesAndSizesOffTheTileSizes) {
+  std::vector<test::Input> inputs;
+  inputs.push_back({"u8-2levels-130x70", test::random_image(DType::u8, 130, 70, 2, 5)});
+  inputs.push_back({"u16-full-129x63", test::random_image(DType::u16, 129, 63, 65536, 6)});
+  inputs.push_back({"u16-6levels-200x33", test::random_image(DType::u16, 200, 33, 6, 7, 9000)});
+  inputs.push_back({"u8-4levels-65x17", test::random_image(DType::u8, 65, 17, 4, 8)});
+  inputs.push_back({"u16-full-127x33", test::random_image(DType::u16, 127, 33, 65536, 9)});
+  inputs.push_back({"u8-1x300", test::random_image(DType::u8, 1, 300, 7, 10)});
+  inputs.push_back({"u8-300x1", test::random_image(DType::u8, 300, 1, 7, 11)});
+  inputs.push_back({"checker-1-u16-64x16", test::checker_image(DType::u16, 64, 16, 1, 0, 65535)});
+  inputs.push_back({"checker-5-u8-101x40", test::checker_image(DType::u8, 101, 40, 5, 7, 9)});
+  inputs.push_back({"const-u8-100x40", test::const_image(DType::u8, 100, 40, 0)});
+  for (const test::Input& in : inputs) check_input_all(in, 9);
+}
+
+// A hand-made case: the merge of two chains that interleave in the order splices them into one.
+TEST(MaxtreeGpuCore, MergeZipsTwoChains) {
+  // Pixels 0..5 with levels chosen so that chain 5 -> 3 -> 1 and chain 4 -> 2 -> 0 zip into
+  // 5 -> 4 -> 3 -> 2 -> 1 -> 0 (levels increase with the index).
+  const std::uint8_t f[6] = {0, 1, 2, 3, 4, 5};
+  std::vector<I> par = {0, 1, 0, 1, 2, 3};  // two trees: 4->2->0 and 5->3->1
+  gpu_core::merge(f, par.data(), I(5), I(4), HostAtomics{});
+  EXPECT_EQ(par, (std::vector<I>{0, 0, 1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace repix::maxtree
