@@ -76,6 +76,42 @@ REPIX_HD void for_each_earlier_neighbour(std::int64_t x, std::int64_t y, std::in
   }
 }
 
+// ---- gpu-tile's partition of the edges --------------------------------------------------------------
+// Tiles of kTileW x kTileH pixels (Blin et al.'s 64 x 16; the last ones of a row or column cut by
+// the image). Every edge of the grid is merged exactly once: inside its tile (both ends in one
+// tile: for_each_earlier_neighbour in the tile's own coordinates), else by the horizontal merge
+// (the ends in different tile columns), else by the vertical merge (same tile column, different
+// tile rows).
+constexpr int kTileW = 64, kTileH = 16;
+
+// From pixel (x, y) with x % kTileW == 0 and x > 0: the edges to column x - 1 (3 with 8-connectivity).
+template <class Fn>
+REPIX_HD void for_each_horizontal_merge_edge(std::int64_t x, std::int64_t y, std::int64_t h, int connectivity, Fn&& fn) {
+  fn(x - 1, y);
+  if (connectivity == 8) {
+    if (y > 0) fn(x - 1, y - 1);
+    if (y + 1 < h) fn(x - 1, y + 1);
+  }
+}
+
+// From pixel (x, y) with y % kTileH == 0 and y > 0: the edges to row y - 1 that stay in x's tile
+// column (a diagonal into the next tile column was the horizontal merge's).
+template <class Fn>
+REPIX_HD void for_each_vertical_merge_edge(std::int64_t x, std::int64_t y, std::int64_t w, int connectivity, Fn&& fn) {
+  fn(x, y - 1);
+  if (connectivity == 8) {
+    if (x % kTileW != 0) fn(x - 1, y - 1);
+    if (x + 1 < w && (x + 1) % kTileW != 0) fn(x + 1, y - 1);
+  }
+}
+
+// A tile's local index (row stride kTileW, so local order is the global raster order within the
+// tile: the key order is the same in both) to the global index of the image, tile origin (x0, y0).
+template <class I>
+REPIX_HD I tile_to_global(int local, std::int64_t x0, std::int64_t y0, std::int64_t width) {
+  return static_cast<I>((y0 + local / kTileW) * width + x0 + local % kTileW);
+}
+
 // ---- the flatten: the finished `par` to the normal form, in three race-free passes (each reads
 // arrays no thread of the pass writes, and writes only its own pixel) ------------------------------
 

@@ -23,6 +23,7 @@ const std::vector<Variant>& variants() {
                   "tiled map-reduce: Berger trees per tile, pairwise border merges over the tile grid, parallel canonicalisation",
                   run_omp, {}}, /*parallel=*/true});
     v.push_back(gpu::gpu_naive_variant());
+    v.push_back(gpu::gpu_tile_variant());
     return v;
   }();
   return all;

@@ -72,7 +72,73 @@ void expect_ordered(const T* f, const std::vector<I>& par, const std::string& wh
   }
 }
 
-enum class Schedule { shuffled, interleaved, threads };
+// gpu-tile's partition of the edges (gpu_core.hpp): tile-internal (in each tile's local indices,
+// mapped back with tile_to_global), horizontal merge, vertical merge. The three lists, each in the
+// order the GPU would enumerate them.
+struct TiledEdges {
+  std::vector<std::vector<std::pair<int, int>>> tiles;  // local (p, q) per tile
+  std::vector<std::pair<std::int64_t, std::int64_t>> origins;
+  std::vector<std::pair<I, I>> horizontal, vertical;
+};
+
+TiledEdges tiled_edges_of(const Shape& s, int connectivity) {
+  using gpu_core::kTileH;
+  using gpu_core::kTileW;
+  TiledEdges t;
+  const std::int64_t tiles_x = (s.nx + kTileW - 1) / kTileW, tiles_y = (s.ny + kTileH - 1) / kTileH;
+  for (std::int64_t ty = 0; ty < tiles_y; ++ty)
+    for (std::int64_t tx = 0; tx < tiles_x; ++tx) {
+      const std::int64_t x0 = tx * kTileW, y0 = ty * kTileH;
+      const int w = static_cast<int>(std::min<std::int64_t>(kTileW, s.nx - x0));
+      const int h = static_cast<int>(std::min<std::int64_t>(kTileH, s.ny - y0));
+      std::vector<std::pair<int, int>> local;
+      for (int ly = 0; ly < h; ++ly)
+        for (int lx = 0; lx < w; ++lx)
+          gpu_core::for_each_earlier_neighbour(lx, ly, w, connectivity, [&](std::int64_t nx, std::int64_t ny) {
+            local.emplace_back(ly * kTileW + lx, static_cast<int>(ny * kTileW + nx));
+          });
+      t.tiles.push_back(std::move(local));
+      t.origins.emplace_back(x0, y0);
+    }
+  for (std::int64_t y = 0; y < s.ny; ++y)
+    for (std::int64_t k = 1; k < tiles_x; ++k)
+      gpu_core::for_each_horizontal_merge_edge(k * kTileW, y, s.ny, connectivity, [&](std::int64_t nx, std::int64_t ny) {
+        t.horizontal.emplace_back(static_cast<I>(y * s.nx + k * kTileW), static_cast<I>(ny * s.nx + nx));
+      });
+  for (std::int64_t k = 1; k < tiles_y; ++k)
+    for (std::int64_t x = 0; x < s.nx; ++x)
+      gpu_core::for_each_vertical_merge_edge(x, k * kTileH, s.nx, connectivity, [&](std::int64_t nx, std::int64_t ny) {
+        t.vertical.emplace_back(static_cast<I>(k * kTileH * s.nx + x), static_cast<I>(ny * s.nx + nx));
+      });
+  return t;
+}
+
+TEST(MaxtreeGpuCore, TilePartitionTakesEveryEdgeExactlyOnce) {
+  const std::int64_t sizes[][2] = {{1, 1}, {1, 40}, {150, 1}, {63, 15}, {64, 16}, {65, 17}, {127, 33}, {128, 32}, {200, 50}};
+  for (const auto& sz : sizes)
+    for (const int c : {4, 8}) {
+      const Shape s = Shape::d2(sz[0], sz[1]);
+      auto sorted = [](std::vector<std::pair<I, I>> e) {
+        for (auto& [a, b] : e) {
+          EXPECT_NE(a, b);
+          if (a < b) std::swap(a, b);
+        }
+        std::sort(e.begin(), e.end());
+        return e;
+      };
+      const TiledEdges t = tiled_edges_of(s, c);
+      std::vector<std::pair<I, I>> got = t.horizontal;
+      got.insert(got.end(), t.vertical.begin(), t.vertical.end());
+      for (std::size_t k = 0; k < t.tiles.size(); ++k)
+        for (const auto& [p, q] : t.tiles[k]) {
+          const auto [x0, y0] = t.origins[k];
+          got.emplace_back(gpu_core::tile_to_global<I>(p, x0, y0, s.nx), gpu_core::tile_to_global<I>(q, x0, y0, s.nx));
+        }
+      EXPECT_EQ(sorted(got), sorted(edges_of(s, c))) << s.str() << ", connectivity " << c;
+    }
+}
+
+enum class Schedule { shuffled, interleaved, threads, tiled };
 
 template <class T>
 std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::uint64_t seed) {
@@ -99,6 +165,34 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         pending.pop_back();
       }
     }
+  } else if (how == Schedule::tiled) {
+    // As gpu-tile runs: each tile in its own local arrays (levels, parents in local indices), its
+    // edges merged in a random order, the tree written back in global indices; then the
+    // horizontal merge's edges, then the vertical merge's, each in a random order.
+    using gpu_core::kTileH;
+    using gpu_core::kTileW;
+    TiledEdges t = tiled_edges_of(img.shape(), connectivity);
+    const std::int64_t W = img.shape().nx;
+    for (std::size_t k = 0; k < t.tiles.size(); ++k) {
+      const auto [x0, y0] = t.origins[k];
+      std::vector<T> s_f(kTileW * kTileH, T(0));
+      std::vector<I> s_par(kTileW * kTileH);
+      for (int l = 0; l < kTileW * kTileH; ++l) s_par[l] = l;
+      for (int l = 0; l < kTileW * kTileH; ++l) {
+        const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
+        if (x < W && y < img.shape().ny) s_f[l] = f[y * W + x];
+      }
+      std::shuffle(t.tiles[k].begin(), t.tiles[k].end(), rng);
+      for (const auto& [a, b] : t.tiles[k]) gpu_core::merge(s_f.data(), s_par.data(), a, b, mem);
+      for (int l = 0; l < kTileW * kTileH; ++l) {
+        const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
+        if (x < W && y < img.shape().ny) par[y * W + x] = gpu_core::tile_to_global<I>(s_par[l], x0, y0, W);
+      }
+    }
+    for (auto* list : {&t.horizontal, &t.vertical}) {
+      std::shuffle(list->begin(), list->end(), rng);
+      for (const auto& [a, b] : *list) gpu_core::merge(f, par.data(), a, b, mem);
+    }
   } else {
     constexpr int kThreads = 4;
     std::vector<std::thread> pool;
@@ -118,7 +212,7 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
   o.connectivity = connectivity;
   const Result want = find_variant("seq").run(in.image, o);
   ASSERT_FALSE(want.parent.wide);
-  for (const Schedule how : {Schedule::shuffled, Schedule::interleaved, Schedule::threads}) {
+  for (const Schedule how : {Schedule::shuffled, Schedule::interleaved, Schedule::threads, Schedule::tiled}) {
     const std::string what = in.name + ", connectivity " + std::to_string(connectivity) + ", schedule " +
                              std::to_string(static_cast<int>(how)) + ", seed " + std::to_string(seed);
     const std::vector<I> par = build<T>(in.image, connectivity, how, seed);
