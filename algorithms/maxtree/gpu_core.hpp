@@ -4,17 +4,19 @@
 //
 // The tree being built: a parent array `par` over the pixels in which every pixel's parent comes
 // strictly before it in the total order `before` (level, then linear index), or is itself (a root).
-// This is the component tree of the injective image "key(p) = (f(p), p)": it is unique, so every
-// order of the concurrent merges below ends on the same array. Its same-level chains are the
-// max-tree's nodes: a node's lowest pixel in that order is its smallest index (the canonical pixel
-// of maxtree.hpp), and that pixel's parent is a pixel of the parent node (the flatten cores turn
-// this into the normal form).
+// A pixel whose parent has its level is in its parent's node ("same-level link", always to a
+// smaller index); the others are their node's level root and point to a pixel of a lower node. So
+// a node's level root is its smallest index (the canonical pixel of maxtree.hpp) and the flatten
+// cores below turn any such array into the normal form. The array itself depends on the order of
+// the merges; its normal form does not (the tests check every schedule against seq).
 //
 // The merge (Blin et al.'s "zip"; Wilkinson's merge of two ancestor chains): to join the trees of
-// two neighbours a and b, walk both chains upwards in key order and splice the one into the other
-// with compare-and-swap. A parent pointer only ever moves to a pixel between the pixel and its old
-// parent in key order (it rises strictly in key, never back: no ABA), so a CAS that succeeds saw the
-// current parent, and one that fails only means another thread spliced something in: retry.
+// two neighbours a and b, walk both chains of nodes upwards in key order and splice the one into
+// the other with compare-and-swap. Within a node the walk just goes to the level root (with path
+// halving: plateaus stay cheap, as in union-find); only level roots are spliced. A parent pointer
+// only ever moves strictly down in key order (to a pixel between the pixel and its old parent, or
+// a same-level ancestor further down): never back, so no ABA, a CAS that succeeds saw the current
+// parent, and one that fails only means another thread moved it: retry.
 #pragma once
 #include <cstdint>
 
@@ -28,10 +30,11 @@ REPIX_HD bool before(const T* f, I x, I y) {
   return f[x] < f[y] || (f[x] == f[y] && x < y);
 }
 
-// One step of the merge of the trees of a and b: one load of a parent and at most one CAS of that
-// same parent (a CAS that validates what the load saw), so stepping merges in any interleaving on
-// one thread explores every outcome real concurrency can give. Returns true when the two chains
-// are one. `mem` provides load(const I*) and cas(I*, expected, desired) -> bool.
+// One step of the merge of the trees of a and b: one load of a's parent and at most one CAS of that
+// same parent, validated by what the load saw (the halving CAS reads one more parent, but any
+// value it reads is a same-level ancestor, stale or not), so stepping merges in any interleaving
+// on one thread explores every outcome real concurrency can give. Returns true when the two
+// chains are one. `mem` provides load(const I*) and cas(I*, expected, desired) -> bool.
 template <class T, class I, class Mem>
 REPIX_HD bool merge_step(const T* f, I* par, I& a, I& b, const Mem& mem) {
   if (a == b) return true;
@@ -41,13 +44,22 @@ REPIX_HD bool merge_step(const T* f, I* par, I& a, I& b, const Mem& mem) {
     b = t;
   }
   const I pa = mem.load(par + a);
-  if (pa == b) return true;               // b already a's parent: the chains meet here
-  if (pa != a && before(f, b, pa)) {      // a's parent still after b: climb a's chain
+  if (pa == b) return true;  // b already a's parent: the chains meet here
+  if (pa != a && f[pa] == f[a]) {
+    // a is not its node's level root: go down to it, halving the same-level path on the way (a
+    // same-level grandparent is a smaller pixel of the same node; a failed CAS changes nothing).
+    const I gpa = mem.load(par + pa);
+    if (gpa != pa && f[gpa] == f[a]) mem.cas(par + a, pa, gpa);
     a = pa;
     return false;
   }
-  // a is a root, or b falls between a and its parent: hang a on b, then merge what was above a
-  // (pa) with b's chain. A failed CAS means a's parent rose meanwhile: redo this step.
+  if (pa != a && before(f, b, pa)) {  // a level root whose parent is still after b: climb a's chain
+    a = pa;
+    return false;
+  }
+  // a is a level root, and a root or b falls between a and its parent: hang a on b (b's node if b
+  // has a's level, else b's node becomes a's parent node), then merge what was below a (pa) with
+  // b's chain. A failed CAS means a's parent moved meanwhile: redo this step.
   if (mem.cas(par + a, pa, b)) {
     if (pa == a) return true;
     a = b;

@@ -3,8 +3,9 @@
 // 8-connectivity: every edge once) straight on the global parent image, through the CAS zip of
 // gpu_core::merge. Every merge is lock-free and the result does not depend on their order
 // (gpu_core.hpp), so one kernel builds the whole tree; the engine then flattens it to the normal
-// form. Cost: chains climbed in global memory, as long as a plateau's pixels before the current
-// one in the worst case (a constant image); gpu-tile does most climbing in shared memory.
+// form. Cost: the chains of nodes between the two pixels' levels climbed in global memory (within
+// a plateau the walk halves its path, as union-find does); gpu-tile does most climbing in shared
+// memory.
 #include "maxtree/gpu_engine.cuh"
 #include "maxtree/variants.hpp"
 

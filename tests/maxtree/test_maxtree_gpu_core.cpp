@@ -250,6 +250,33 @@ TEST(MaxtreeGpuCore, LargerImagesAndSizesOffTheTileSizes) {
   for (const test::Input& in : inputs) check_input_all(in, 9);
 }
 
+// Plateaus cost like union-find, not like their length: on a constant image and on a two-level
+// one, every edge merged in a random order takes a few steps on average (the walk within a node
+// halves its path). Without the halving a constant 400x300 image takes hundreds per edge.
+TEST(MaxtreeGpuCore, PlateauMergesTakeFewStepsPerEdge) {
+  std::vector<HostImage> images;
+  images.push_back(test::const_image(DType::u8, 400, 300, 7));
+  images.push_back(test::random_image(DType::u8, 400, 300, 2, 3));
+  for (const HostImage& image : images) {
+    const HostImage* img = &image;
+    for (const int c : {4, 8}) {
+      const std::uint8_t* f = img->data<std::uint8_t>();
+      std::vector<I> par = identity(img->size());
+      std::vector<std::pair<I, I>> edges = edges_of(img->shape(), c);
+      std::mt19937_64 rng(17);
+      std::shuffle(edges.begin(), edges.end(), rng);
+      std::int64_t steps = 0;
+      for (auto [a, b] : edges)
+        do ++steps;
+        while (!gpu_core::merge_step(f, par.data(), a, b, HostAtomics{}));
+      EXPECT_LT(static_cast<double>(steps) / static_cast<double>(edges.size()), 8.0) << "connectivity " << c;
+      Options o;
+      o.connectivity = c;
+      EXPECT_EQ(flatten(f, par), find_variant("seq").run(*img, o).parent.narrow);
+    }
+  }
+}
+
 // A hand-made case: the merge of two chains that interleave in the order splices them into one.
 TEST(MaxtreeGpuCore, MergeZipsTwoChains) {
   // Pixels 0..5 with levels chosen so that chain 5 -> 3 -> 1 and chain 4 -> 2 -> 0 zip into
