@@ -124,6 +124,19 @@ REPIX_HD I tile_to_global(int local, std::int64_t x0, std::int64_t y0, std::int6
   return static_cast<I>((y0 + local / kTileW) * width + x0 + local % kTileW);
 }
 
+// gpu-grid's grid-connection pruning, for an in-tile edge (l, ln) in local indices (row stride
+// kTileW): true when it joins l to its left neighbour, below the tile's first row, and the pair
+// above is at least as high as the lower of the two: l - (l - kTileW) - (ln - kTileW) - ln is then
+// a path with every level >= min(f(l), f(ln)), made of two vertical edges (never pruned) and the
+// edge above (merged, or itself pruned and by induction on the rows implied at a level >= the
+// lower of its ends, >= min(f(l), f(ln))). So no component of any upper level set changes.
+template <class T>
+REPIX_HD bool grid_prunes(const T* f, int l, int ln) {
+  if (ln != l - 1 || l < kTileW) return false;
+  const T below = f[l] < f[ln] ? f[l] : f[ln];
+  return f[l - kTileW] >= below && f[ln - kTileW] >= below;
+}
+
 // ---- the flatten: the finished `par` to the normal form, in three race-free passes (each reads
 // arrays no thread of the pass writes, and writes only its own pixel) ------------------------------
 

@@ -82,7 +82,7 @@ struct AreaResult {
   Stats stats;
 };
 
-// GPU variants' plans (core/variant.hpp), input {image}: gpu-naive and gpu-tile (gpu_engine.cuh).
+// GPU variants' plans (core/variant.hpp), input {image}: gpu-naive, gpu-tile, gpu-grid (gpu_engine.cuh).
 using DevicePlan = repix::DevicePlan<Options, Result, Stats>;
 using AreaDevicePlan = repix::DevicePlan<Options, AreaResult, Stats>;
 

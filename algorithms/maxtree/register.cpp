@@ -24,6 +24,7 @@ const std::vector<Variant>& variants() {
                   run_omp, {}}, /*parallel=*/true});
     v.push_back(gpu::gpu_naive_variant());
     v.push_back(gpu::gpu_tile_variant());
+    v.push_back(gpu::gpu_grid_variant());
     return v;
   }();
   return all;

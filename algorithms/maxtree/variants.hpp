@@ -9,5 +9,6 @@ Result run_omp(const HostImage& image, const Options& opt);        // omp.cpp
 namespace gpu {
 Variant gpu_naive_variant();  // gpu_naive.cu
 Variant gpu_tile_variant();   // gpu_tile.cu
+Variant gpu_grid_variant();   // gpu_grid.cu
 }  // namespace gpu
 }  // namespace repix::maxtree

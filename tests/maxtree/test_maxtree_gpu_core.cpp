@@ -138,7 +138,26 @@ TEST(MaxtreeGpuCore, TilePartitionTakesEveryEdgeExactlyOnce) {
     }
 }
 
-enum class Schedule { shuffled, interleaved, threads, tiled };
+// On a constant tile the pruning skips every left edge below the first row, and nothing else.
+TEST(MaxtreeGpuCore, GridPruningSkipsExactlyTheImpliedLeftEdges) {
+  using gpu_core::kTileH;
+  using gpu_core::kTileW;
+  for (const int c : {4, 8}) {
+    std::vector<std::uint8_t> flat(kTileW * kTileH, 5);
+    const TiledEdges t = tiled_edges_of(Shape::d2(kTileW, kTileH), c);
+    ASSERT_EQ(t.tiles.size(), 1u);
+    int pruned = 0;
+    for (const auto& [a, b] : t.tiles[0]) pruned += gpu_core::grid_prunes(flat.data(), a, b);
+    EXPECT_EQ(pruned, (kTileW - 1) * (kTileH - 1)) << "connectivity " << c;
+    // A pair above lower than both ends implies nothing: a pit row above.
+    std::vector<std::uint8_t> pit(kTileW * kTileH, 5);
+    for (int x = 0; x < kTileW; ++x) pit[x] = 1;
+    EXPECT_FALSE(gpu_core::grid_prunes(pit.data(), kTileW + 1, kTileW));
+    EXPECT_TRUE(gpu_core::grid_prunes(pit.data(), 2 * kTileW + 1, 2 * kTileW));
+  }
+}
+
+enum class Schedule { shuffled, interleaved, threads, tiled, tiled_grid_pruned };
 
 template <class T>
 std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::uint64_t seed) {
@@ -165,10 +184,11 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         pending.pop_back();
       }
     }
-  } else if (how == Schedule::tiled) {
+  } else if (how == Schedule::tiled || how == Schedule::tiled_grid_pruned) {
     // As gpu-tile runs: each tile in its own local arrays (levels, parents in local indices), its
     // edges merged in a random order, the tree written back in global indices; then the
-    // horizontal merge's edges, then the vertical merge's, each in a random order.
+    // horizontal merge's edges, then the vertical merge's, each in a random order. gpu-grid: the
+    // in-tile edges gpu_core::grid_prunes skips are left out.
     using gpu_core::kTileH;
     using gpu_core::kTileW;
     TiledEdges t = tiled_edges_of(img.shape(), connectivity);
@@ -181,6 +201,11 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       for (int l = 0; l < kTileW * kTileH; ++l) {
         const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
         if (x < W && y < img.shape().ny) s_f[l] = f[y * W + x];
+      }
+      if (how == Schedule::tiled_grid_pruned) {
+        auto& e = t.tiles[k];
+        e.erase(std::remove_if(e.begin(), e.end(), [&](const auto& ab) { return gpu_core::grid_prunes(s_f.data(), ab.first, ab.second); }),
+                e.end());
       }
       std::shuffle(t.tiles[k].begin(), t.tiles[k].end(), rng);
       for (const auto& [a, b] : t.tiles[k]) gpu_core::merge(s_f.data(), s_par.data(), a, b, mem);
@@ -212,7 +237,8 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
   o.connectivity = connectivity;
   const Result want = find_variant("seq").run(in.image, o);
   ASSERT_FALSE(want.parent.wide);
-  for (const Schedule how : {Schedule::shuffled, Schedule::interleaved, Schedule::threads, Schedule::tiled}) {
+  for (const Schedule how :
+       {Schedule::shuffled, Schedule::interleaved, Schedule::threads, Schedule::tiled, Schedule::tiled_grid_pruned}) {
     const std::string what = in.name + ", connectivity " + std::to_string(connectivity) + ", schedule " +
                              std::to_string(static_cast<int>(how)) + ", seed " + std::to_string(seed);
     const std::vector<I> par = build<T>(in.image, connectivity, how, seed);
