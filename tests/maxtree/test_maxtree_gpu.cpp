@@ -5,6 +5,7 @@
 // reused across computes (kernel scope) and the wide index path; and the error of bad input.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -94,6 +95,20 @@ TEST_P(MaxtreeGpuVariant, WideIndexOnAPlateauImage) {
   const Result got = v.run(img, o);
   ASSERT_TRUE(got.parent.wide);
   EXPECT_TRUE(got.parent == want.parent);
+}
+
+// A plan asked for an impossible size fails cleanly with CudaOutOfMemory (three int64 arrays of
+// 4e10 pixels: ~1 TB), and the GPU stays usable. (The failing cudaMalloc is deliberate: under
+// compute-sanitizer it is an API error unless --report-api-errors no is given.)
+TEST_P(MaxtreeGpuVariant, ImpossibleSetupThrowsOutOfMemory) {
+  const Variant& v = find_variant(GetParam());
+  {
+    CudaStream stream;
+    std::unique_ptr<DevicePlan> plan = v.make_plan();
+    EXPECT_THROW(plan->setup({DType::u8, Shape::d2(200000, 200000)}, Options{}, stream.get()), CudaOutOfMemory) << v.id;
+  }
+  const HostImage img = test::random_image(DType::u8, 70, 20, 3, 91);
+  EXPECT_TRUE(v.run(img, Options{}).parent == find_variant("seq").run(img, Options{}).parent) << v.id;
 }
 
 TEST_P(MaxtreeGpuVariant, BadInputIsOneClearError) {
