@@ -10,15 +10,17 @@
 
 namespace repix::maxtree {
 
-void check_input(const HostImage& image, const Options& opt) {
-  if (image.shape().ndim != 2)
-    throw Error("maxtree needs a 2-D image; got " + std::to_string(image.shape().ndim) + "-D " + image.shape().str());
-  if (image.size() == 0) throw Error("maxtree needs a non-empty image; got " + image.shape().str());
-  if (image.dtype() != DType::u8 && image.dtype() != DType::u16)
-    throw Error("maxtree needs a uint8 or uint16 image; got " + dtype_name(image.dtype()));
+void check_input(const InputDesc& in, const Options& opt) {
+  if (in.shape.ndim != 2)
+    throw Error("maxtree needs a 2-D image; got " + std::to_string(in.shape.ndim) + "-D " + in.shape.str());
+  if (in.shape.size() == 0) throw Error("maxtree needs a non-empty image; got " + in.shape.str());
+  if (in.dtype != DType::u8 && in.dtype != DType::u16)
+    throw Error("maxtree needs a uint8 or uint16 image; got " + dtype_name(in.dtype));
   if (opt.connectivity != 4 && opt.connectivity != 8)
     throw Error("maxtree connectivity must be 4 or 8; got " + std::to_string(opt.connectivity));
 }
+
+void check_input(const HostImage& image, const Options& opt) { check_input(InputDesc{image.dtype(), image.shape()}, opt); }
 
 void check_area_input(const HostImage& image, const Options& opt) {
   check_input(image, opt);

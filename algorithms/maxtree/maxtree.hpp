@@ -82,8 +82,7 @@ struct AreaResult {
   Stats stats;
 };
 
-// GPU variants' plans (core/variant.hpp), input {image}: a later session adds them; the types are
-// here so that the harness's kernel scope fits them as it fits the other families'.
+// GPU variants' plans (core/variant.hpp), input {image}: gpu-naive, gpu-tile, gpu-grid (gpu_engine.cuh).
 using DevicePlan = repix::DevicePlan<Options, Result, Stats>;
 using AreaDevicePlan = repix::DevicePlan<Options, AreaResult, Stats>;
 
@@ -101,6 +100,7 @@ const AreaVariant& find_area_variant(const std::string& id);
 // Throws repix::Error (one line) unless the image is 2-D, non-empty, uint8 or uint16 and the
 // connectivity is 4 or 8 (and, for the area opening, A >= 1).
 void check_input(const HostImage& image, const Options& opt);
+void check_input(const InputDesc& in, const Options& opt);  // the same, for a GPU plan's setup()
 void check_area_input(const HostImage& image, const Options& opt);
 
 // The area opening of `image` given its parent image in normal form, `threads` OpenMP threads

@@ -22,6 +22,9 @@ const std::vector<Variant>& variants() {
     v.push_back({{"omp", false, "cpu-parallel",
                   "tiled map-reduce: Berger trees per tile, pairwise border merges over the tile grid, parallel canonicalisation",
                   run_omp, {}}, /*parallel=*/true});
+    v.push_back(gpu::gpu_naive_variant());
+    v.push_back(gpu::gpu_tile_variant());
+    v.push_back(gpu::gpu_grid_variant());
     return v;
   }();
   return all;

@@ -6,4 +6,9 @@ namespace repix::maxtree {
 Result run_seq(const HostImage& image, const Options& opt);        // seq.cpp
 Result run_seq_flood(const HostImage& image, const Options& opt);  // seq_flood.cpp
 Result run_omp(const HostImage& image, const Options& opt);        // omp.cpp
+namespace gpu {
+Variant gpu_naive_variant();  // gpu_naive.cu
+Variant gpu_tile_variant();   // gpu_tile.cu
+Variant gpu_grid_variant();   // gpu_grid.cu
+}  // namespace gpu
 }  // namespace repix::maxtree

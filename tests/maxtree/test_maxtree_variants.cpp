@@ -2,8 +2,11 @@
 // reference: exact equality of the normal form, on the edge shapes, plateau-heavy and many-level
 // images, 8 and 16 bits, both connectivities, tiles of many sizes (1 pixel, sizes that do not divide
 // the image, the default) and several thread counts; then against the brute-force oracle on small
-// inputs. The area-opening variants against the brute-force area opening.
+// inputs. The area-opening variants against the brute-force area opening. GPU variants are in the
+// same suites (the tile and thread options mean nothing to them) and skip without a GPU.
 #include <gtest/gtest.h>
+
+#include "core/gpu.hpp"
 
 #include "maxtree/maxtree.hpp"
 #include "maxtree/oracle.hpp"
@@ -14,10 +17,13 @@ namespace repix::maxtree {
 namespace {
 
 class MaxtreeVariant : public test::VariantTest {};
-REPIX_INSTANTIATE_VARIANTS(MaxtreeVariant, test::variant_ids(variants(), test::Device::cpu));
+REPIX_INSTANTIATE_VARIANTS(MaxtreeVariant, test::variant_ids(variants(), test::Device::any));
 
 class AreaOpeningVariant : public test::VariantTest {};
-REPIX_INSTANTIATE_VARIANTS(AreaOpeningVariant, test::variant_ids(area_variants(), test::Device::cpu));
+REPIX_INSTANTIATE_VARIANTS(AreaOpeningVariant, test::variant_ids(area_variants(), test::Device::any));
+
+#define REPIX_SKIP_GPU_VARIANT_WITHOUT_GPU(v) \
+  if ((v).gpu && !gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
 
 std::string where(const ParentImage& got, const ParentImage& want) {
   for (std::int64_t i = 0; i < want.size(); ++i)
@@ -29,6 +35,7 @@ std::string where(const ParentImage& got, const ParentImage& want) {
 
 TEST_P(MaxtreeVariant, MatchesSeqOnEveryShapeTileAndThreadCount) {
   const Variant& v = find_variant(GetParam());
+  REPIX_SKIP_GPU_VARIANT_WITHOUT_GPU(v);
   // Threads beyond the 2 cores of the development machines make OpenMP's spinning barriers slow
   // there: one uneven split (3) is enough to catch what more threads would.
   const std::vector<std::pair<int, int>> tiles_threads = {{0, 0}, {1, 2}, {7, 3}, {16, 2}, {100, 1}};
@@ -55,6 +62,7 @@ TEST_P(MaxtreeVariant, MatchesSeqOnEveryShapeTileAndThreadCount) {
 
 TEST_P(MaxtreeVariant, MatchesBruteForceLabelling) {
   const Variant& v = find_variant(GetParam());
+  REPIX_SKIP_GPU_VARIANT_WITHOUT_GPU(v);
   for (const test::Input& in : test::small_inputs(21)) {
     for (const int c : {4, 8}) {
       Options o;
@@ -71,6 +79,7 @@ TEST_P(MaxtreeVariant, MatchesBruteForceLabelling) {
 
 TEST_P(MaxtreeVariant, WideIndexPathMatchesSeq) {
   const Variant& v = find_variant(GetParam());
+  REPIX_SKIP_GPU_VARIANT_WITHOUT_GPU(v);
   const HostImage img = test::random_image(DType::u8, 131, 67, 9, 31);
   Options o;
   o.connectivity = 8;
@@ -85,6 +94,7 @@ TEST_P(MaxtreeVariant, WideIndexPathMatchesSeq) {
 
 TEST_P(AreaOpeningVariant, MatchesBruteForceAndKeepsTheRoot) {
   const AreaVariant& v = find_area_variant(GetParam());
+  REPIX_SKIP_GPU_VARIANT_WITHOUT_GPU(v);
   for (const test::Input& in : test::small_inputs(41)) {
     for (const int c : {4, 8}) {
       const test::MaxtreeOracle oracle(in.image, c);
@@ -106,6 +116,7 @@ TEST_P(AreaOpeningVariant, MatchesBruteForceAndKeepsTheRoot) {
 
 TEST_P(AreaOpeningVariant, MatchesSeqOnLargerImages) {
   const AreaVariant& v = find_area_variant(GetParam());
+  REPIX_SKIP_GPU_VARIANT_WITHOUT_GPU(v);
   for (const test::Input& in : test::large_inputs(51)) {
     for (const std::int64_t a : {std::int64_t(1), std::int64_t(3), std::int64_t(50), std::int64_t(5000)}) {
       Options o;

@@ -1,0 +1,168 @@
+// The per-thread logic of the GPU max-tree variants (gpu-naive, gpu-tile), as __host__ __device__
+// cores so that tests/maxtree/ runs exactly this code on the CPU (sequentially, in random
+// interleavings of its steps, and from several threads at once).
+//
+// The tree being built: a parent array `par` over the pixels in which every pixel's parent comes
+// strictly before it in the total order `before` (level, then linear index), or is itself (a root).
+// A pixel whose parent has its level is in its parent's node ("same-level link", always to a
+// smaller index); the others are their node's level root and point to a pixel of a lower node. So
+// a node's level root is its smallest index (the canonical pixel of maxtree.hpp) and the flatten
+// cores below turn any such array into the normal form. The array itself depends on the order of
+// the merges; its normal form does not (the tests check every schedule against seq).
+//
+// The merge (Blin et al.'s "zip"; Wilkinson's merge of two ancestor chains): to join the trees of
+// two neighbours a and b, walk both chains of nodes upwards in key order and splice the one into
+// the other with compare-and-swap. Within a node the walk just goes to the level root (with path
+// halving: plateaus stay cheap, as in union-find); only level roots are spliced. A parent pointer
+// only ever moves strictly down in key order (to a pixel between the pixel and its old parent, or
+// a same-level ancestor further down): never back, so no ABA, a CAS that succeeds saw the current
+// parent, and one that fails only means another thread moved it: retry.
+#pragma once
+#include <cstdint>
+
+#include "core/hd.hpp"
+
+namespace repix::maxtree::gpu_core {
+
+// The total order of the tree: x before y when f(x) < f(y), or the levels are equal and x < y.
+template <class T, class I>
+REPIX_HD bool before(const T* f, I x, I y) {
+  return f[x] < f[y] || (f[x] == f[y] && x < y);
+}
+
+// One step of the merge of the trees of a and b: one load of a's parent and at most one CAS of that
+// same parent, validated by what the load saw (the halving CAS reads one more parent, but any
+// value it reads is a same-level ancestor, stale or not), so stepping merges in any interleaving
+// on one thread explores every outcome real concurrency can give. Returns true when the two
+// chains are one. `mem` provides load(const I*) and cas(I*, expected, desired) -> bool.
+template <class T, class I, class Mem>
+REPIX_HD bool merge_step(const T* f, I* par, I& a, I& b, const Mem& mem) {
+  if (a == b) return true;
+  if (before(f, a, b)) {  // keep a the later one: b goes somewhere below a on a's chain
+    const I t = a;
+    a = b;
+    b = t;
+  }
+  const I pa = mem.load(par + a);
+  if (pa == b) return true;  // b already a's parent: the chains meet here
+  if (pa != a && f[pa] == f[a]) {
+    // a is not its node's level root: go down to it, halving the same-level path on the way (a
+    // same-level grandparent is a smaller pixel of the same node; a failed CAS changes nothing).
+    const I gpa = mem.load(par + pa);
+    if (gpa != pa && f[gpa] == f[a]) mem.cas(par + a, pa, gpa);
+    a = pa;
+    return false;
+  }
+  if (pa != a && before(f, b, pa)) {  // a level root whose parent is still after b: climb a's chain
+    a = pa;
+    return false;
+  }
+  // a is a level root, and a root or b falls between a and its parent: hang a on b (b's node if b
+  // has a's level, else b's node becomes a's parent node), then merge what was below a (pa) with
+  // b's chain. A failed CAS means a's parent moved meanwhile: redo this step.
+  if (mem.cas(par + a, pa, b)) {
+    if (pa == a) return true;
+    a = b;
+    b = pa;
+  }
+  return false;
+}
+
+template <class T, class I, class Mem>
+REPIX_HD void merge(const T* f, I* par, I a, I b, const Mem& mem) {
+  while (!merge_step(f, par, a, b, mem)) {
+  }
+}
+
+// fn(nx, ny) for each neighbour of (x, y) that comes earlier in raster order inside a w-wide
+// region (left, up, and with 8-connectivity up-left and up-right): every edge of the grid once.
+template <class Fn>
+REPIX_HD void for_each_earlier_neighbour(std::int64_t x, std::int64_t y, std::int64_t w, int connectivity, Fn&& fn) {
+  if (x > 0) fn(x - 1, y);
+  if (y > 0) {
+    fn(x, y - 1);
+    if (connectivity == 8) {
+      if (x > 0) fn(x - 1, y - 1);
+      if (x + 1 < w) fn(x + 1, y - 1);
+    }
+  }
+}
+
+// ---- gpu-tile's partition of the edges --------------------------------------------------------------
+// Tiles of kTileW x kTileH pixels (Blin et al.'s 64 x 16; the last ones of a row or column cut by
+// the image). Every edge of the grid is merged exactly once: inside its tile (both ends in one
+// tile: for_each_earlier_neighbour in the tile's own coordinates), else by the horizontal merge
+// (the ends in different tile columns), else by the vertical merge (same tile column, different
+// tile rows).
+constexpr int kTileW = 64, kTileH = 16;
+
+// From pixel (x, y) with x % kTileW == 0 and x > 0: the edges to column x - 1 (3 with 8-connectivity).
+template <class Fn>
+REPIX_HD void for_each_horizontal_merge_edge(std::int64_t x, std::int64_t y, std::int64_t h, int connectivity, Fn&& fn) {
+  fn(x - 1, y);
+  if (connectivity == 8) {
+    if (y > 0) fn(x - 1, y - 1);
+    if (y + 1 < h) fn(x - 1, y + 1);
+  }
+}
+
+// From pixel (x, y) with y % kTileH == 0 and y > 0: the edges to row y - 1 that stay in x's tile
+// column (a diagonal into the next tile column was the horizontal merge's).
+template <class Fn>
+REPIX_HD void for_each_vertical_merge_edge(std::int64_t x, std::int64_t y, std::int64_t w, int connectivity, Fn&& fn) {
+  fn(x, y - 1);
+  if (connectivity == 8) {
+    if (x % kTileW != 0) fn(x - 1, y - 1);
+    if (x + 1 < w && (x + 1) % kTileW != 0) fn(x + 1, y - 1);
+  }
+}
+
+// A tile's local index (row stride kTileW, so local order is the global raster order within the
+// tile: the key order is the same in both) to the global index of the image, tile origin (x0, y0).
+template <class I>
+REPIX_HD I tile_to_global(int local, std::int64_t x0, std::int64_t y0, std::int64_t width) {
+  return static_cast<I>((y0 + local / kTileW) * width + x0 + local % kTileW);
+}
+
+// gpu-grid's grid-connection pruning, for an in-tile edge (l, ln) in local indices (row stride
+// kTileW): true when it joins l to its left neighbour, below the tile's first row, and the pair
+// above is at least as high as the lower of the two: l - (l - kTileW) - (ln - kTileW) - ln is then
+// a path with every level >= min(f(l), f(ln)), made of two vertical edges (never pruned) and the
+// edge above (merged, or itself pruned and by induction on the rows implied at a level >= the
+// lower of its ends, >= min(f(l), f(ln))). So no component of any upper level set changes.
+template <class T>
+REPIX_HD bool grid_prunes(const T* f, int l, int ln) {
+  if (ln != l - 1 || l < kTileW) return false;
+  const T below = f[l] < f[ln] ? f[l] : f[ln];
+  return f[l - kTileW] >= below && f[ln - kTileW] >= below;
+}
+
+// ---- the flatten: the finished `par` to the normal form, in three race-free passes (each reads
+// arrays no thread of the pass writes, and writes only its own pixel) ------------------------------
+
+// Pass 1: p's parent if it is in p's node (same level), else p itself (p is its node's lowest
+// pixel: its canonical pixel).
+template <class T, class I>
+REPIX_HD I same_level_parent(const T* f, const I* par, I p) {
+  const I q = par[p];
+  return (q != p && f[q] == f[p]) ? q : p;
+}
+
+// Pass 2, repeated until nothing changes (pointer jumping, from one buffer into another): after k
+// rounds lr[p] is 2^k steps down p's same-level chain or its end, the node's canonical pixel.
+template <class I>
+REPIX_HD I jump(const I* lr, I p) {
+  return lr[lr[p]];
+}
+
+// Pass 3: with lr[p] = the canonical pixel of p's node, p's entry in the normal form: that pixel,
+// or for the canonical pixel itself the canonical pixel of its parent's node (itself at the root).
+template <class I>
+REPIX_HD I normal_form(const I* par, const I* lr, I p) {
+  const I c = lr[p];
+  if (c != p) return c;
+  const I q = par[p];
+  return q == p ? p : lr[q];
+}
+
+}  // namespace repix::maxtree::gpu_core

@@ -1,0 +1,141 @@
+// The GPU max-tree variants on the device (they skip without a GPU; the lead runs them on the lent
+// H100, also under compute-sanitizer memcheck and racecheck): the edge shapes where parallel code
+// breaks (1x1, 1xN, Nx1, 2x2, sizes just off and exactly on gpu-tile's 64x16 tiles), plateaus,
+// checkerboards and constants, 8 and 16 bits, both connectivities, against seq exactly; the plan
+// reused across computes (kernel scope) and the wide index path; and the error of bad input.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/gpu.hpp"
+#include "maxtree/maxtree.hpp"
+#include "maxtree/test_images.hpp"
+#include "support/variants.hpp"
+
+namespace repix::maxtree {
+namespace {
+
+class MaxtreeGpuVariant : public test::VariantTest {
+ protected:
+  void SetUp() override {
+    if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
+  }
+};
+REPIX_INSTANTIATE_VARIANTS(MaxtreeGpuVariant, test::variant_ids(variants(), test::Device::gpu));
+
+std::vector<test::Input> edge_inputs(std::uint64_t seed) {
+  std::vector<test::Input> v;
+  const std::int64_t sizes[][2] = {{1, 1},   {1, 2},   {2, 1},   {2, 2},   {1, 100}, {100, 1}, {1, 1000}, {1000, 1},
+                                   {63, 15}, {64, 16}, {65, 17}, {127, 33}, {128, 32}, {129, 31}, {200, 3}, {3, 200}};
+  for (const auto& s : sizes) {
+    const std::int64_t nx = s[0], ny = s[1];
+    const std::string n = test::size_name(nx, ny);
+    v.push_back({"u8-2levels-" + n, test::random_image(DType::u8, nx, ny, 2, seed)});
+    v.push_back({"u8-256levels-" + n, test::random_image(DType::u8, nx, ny, 256, seed + 1)});
+    v.push_back({"u16-full-" + n, test::random_image(DType::u16, nx, ny, 65536, seed + 2)});
+    v.push_back({"u16-3levels-" + n, test::random_image(DType::u16, nx, ny, 3, seed + 3, 30000)});
+    v.push_back({"checker-1-u8-" + n, test::checker_image(DType::u8, nx, ny, 1, 0, 255)});
+    v.push_back({"checker-7-u16-" + n, test::checker_image(DType::u16, nx, ny, 7, 500, 501)});
+    v.push_back({"const-u8-" + n, test::const_image(DType::u8, nx, ny, 9)});
+    v.push_back({"const-u16-" + n, test::const_image(DType::u16, nx, ny, 65535)});
+  }
+  // Larger plateaus across many tiles: one 8-bit image of two levels and one constant one.
+  v.push_back({"u8-2levels-1000x700", test::random_image(DType::u8, 1000, 700, 2, seed + 4)});
+  v.push_back({"const-u8-513x511", test::const_image(DType::u8, 513, 511, 0)});
+  v.push_back({"u16-full-1031x517", test::random_image(DType::u16, 1031, 517, 65536, seed + 5)});
+  return v;
+}
+
+TEST_P(MaxtreeGpuVariant, EdgeShapesPlateausCheckerboardsConstantsMatchSeq) {
+  const Variant& v = find_variant(GetParam());
+  for (const test::Input& in : edge_inputs(61)) {
+    for (const int c : {4, 8}) {
+      Options o;
+      o.connectivity = c;
+      const Result want = find_variant("seq").run(in.image, o);
+      const Result got = v.run(in.image, o);
+      ASSERT_TRUE(got.parent == want.parent) << v.id << " on " << in.name << ", connectivity " << c;
+    }
+  }
+}
+
+// The kernel scope's use of a plan: set up once, computed several times on device-resident input,
+// each result the normal form; then set up again for another shape and dtype.
+TEST_P(MaxtreeGpuVariant, PlanReusedAcrossComputesAndShapes) {
+  const Variant& v = find_variant(GetParam());
+  ASSERT_TRUE(v.make_plan);
+  std::unique_ptr<DevicePlan> plan = v.make_plan();
+  CudaStream stream;
+  for (const DType dt : {DType::u8, DType::u16}) {
+    const HostImage img = test::random_image(dt, 131, 45, dt == DType::u8 ? 5 : 65536, 71);
+    Options o;
+    o.connectivity = 8;
+    const Result want = find_variant("seq").run(img, o);
+    DeviceBuffer<unsigned char> d(img.bytes());
+    copy_to_device_sync(d.get(), img.raw(), img.bytes());
+    plan->setup({img.dtype(), img.shape()}, o, stream.get());
+    for (int rep = 0; rep < 3; ++rep) {
+      plan->compute({d.get()}, stream.get());
+      const Result got = plan->result(stream.get());
+      ASSERT_TRUE(got.parent == want.parent) << v.id << ", " << dtype_name(dt) << ", repetition " << rep;
+      EXPECT_GE(got.stats.canonical_ms, 0.0);
+    }
+  }
+}
+
+TEST_P(MaxtreeGpuVariant, WideIndexOnAPlateauImage) {
+  const Variant& v = find_variant(GetParam());
+  const HostImage img = test::random_image(DType::u16, 300, 77, 3, 81, 1000);
+  Options o;
+  o.connectivity = 4;
+  const Result want = find_variant("seq").run(img, o);
+  o.wide_index = true;
+  const Result got = v.run(img, o);
+  ASSERT_TRUE(got.parent.wide);
+  EXPECT_TRUE(got.parent == want.parent);
+}
+
+// A plan asked for an impossible size fails cleanly with CudaOutOfMemory (three int64 arrays of
+// 4e10 pixels: ~1 TB), and the GPU stays usable. (The failing cudaMalloc is deliberate: under
+// compute-sanitizer it is an API error unless --report-api-errors no is given.)
+TEST_P(MaxtreeGpuVariant, ImpossibleSetupThrowsOutOfMemory) {
+  const Variant& v = find_variant(GetParam());
+  {
+    CudaStream stream;
+    std::unique_ptr<DevicePlan> plan = v.make_plan();
+    EXPECT_THROW(plan->setup({DType::u8, Shape::d2(200000, 200000)}, Options{}, stream.get()), CudaOutOfMemory) << v.id;
+  }
+  const HostImage img = test::random_image(DType::u8, 70, 20, 3, 91);
+  EXPECT_TRUE(v.run(img, Options{}).parent == find_variant("seq").run(img, Options{}).parent) << v.id;
+}
+
+TEST_P(MaxtreeGpuVariant, BadInputIsOneClearError) {
+  const Variant& v = find_variant(GetParam());
+  Options o;
+  o.connectivity = 6;
+  EXPECT_THROW(v.run(test::const_image(DType::u8, 4, 4, 1), o), Error);
+  o.connectivity = 4;
+  EXPECT_THROW(v.run(HostImage(DType::f32, Shape::d2(4, 4)), o), Error);
+}
+
+}  // namespace
+}  // namespace repix::maxtree
+
+namespace repix::maxtree {
+namespace {
+// Without a GPU, a GPU variant's run says so in one error (what `repix run` prints), nothing else.
+TEST(MaxtreeGpuWithoutDevice, RunIsOneClearError) {
+  if (gpu_available()) GTEST_SKIP() << "a GPU is present";
+  for (const std::string id : test::variant_ids(variants(), test::Device::gpu)) {
+    try {
+      find_variant(id).run(test::const_image(DType::u8, 4, 4, 1), Options{});
+      ADD_FAILURE() << id << " ran without a GPU";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("GPU"), std::string::npos) << id << ": " << e.what();
+    }
+  }
+}
+}  // namespace
+}  // namespace repix::maxtree

@@ -1,0 +1,317 @@
+// The GPU max-tree variants' per-thread cores (algorithms/maxtree/gpu_core.hpp) run on the CPU:
+// the merges of every edge in random orders, in random interleavings of their single steps (each
+// step is one load and at most one CAS validating it, so this explores what concurrent threads
+// can do), and from several real threads at once; then the flatten cores, pass by pass as the GPU
+// runs them (pointer jumping between two buffers). Every outcome must equal seq's normal form.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "maxtree/gpu_core.hpp"
+#include "maxtree/maxtree.hpp"
+#include "maxtree/test_images.hpp"
+
+namespace repix::maxtree {
+namespace {
+
+using I = std::int32_t;
+
+// The CPU's atomics, for the cores' Mem parameter.
+struct HostAtomics {
+  I load(const I* p) const { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+  bool cas(I* p, I expected, I desired) const {
+    return __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+};
+
+// Every edge (p, q) of the grid, q an earlier neighbour of p (gpu_core::for_each_earlier_neighbour).
+std::vector<std::pair<I, I>> edges_of(const Shape& s, int connectivity) {
+  std::vector<std::pair<I, I>> e;
+  for (std::int64_t y = 0; y < s.ny; ++y)
+    for (std::int64_t x = 0; x < s.nx; ++x)
+      gpu_core::for_each_earlier_neighbour(x, y, s.nx, connectivity, [&](std::int64_t nx, std::int64_t ny) {
+        e.emplace_back(static_cast<I>(y * s.nx + x), static_cast<I>(ny * s.nx + nx));
+      });
+  return e;
+}
+
+std::vector<I> identity(std::int64_t n) {
+  std::vector<I> par(static_cast<std::size_t>(n));
+  for (I p = 0; p < static_cast<I>(n); ++p) par[static_cast<std::size_t>(p)] = p;
+  return par;
+}
+
+// The engine's flatten (gpu_engine.cuh), with the same cores and the same buffers per pass.
+template <class T>
+std::vector<I> flatten(const T* f, const std::vector<I>& par) {
+  const I n = static_cast<I>(par.size());
+  std::vector<I> cur(par.size()), next(par.size()), out(par.size());
+  for (I p = 0; p < n; ++p) cur[p] = gpu_core::same_level_parent(f, par.data(), p);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (I p = 0; p < n; ++p) {
+      next[p] = gpu_core::jump(cur.data(), p);
+      changed |= next[p] != cur[p];
+    }
+    cur.swap(next);
+  }
+  for (I p = 0; p < n; ++p) out[p] = gpu_core::normal_form(par.data(), cur.data(), p);
+  return out;
+}
+
+// Every pixel's parent strictly earlier in the order, or itself: the invariant the merges keep.
+template <class T>
+void expect_ordered(const T* f, const std::vector<I>& par, const std::string& what) {
+  for (I p = 0; p < static_cast<I>(par.size()); ++p) {
+    const I q = par[p];
+    ASSERT_TRUE(q == p || gpu_core::before(f, q, p)) << what << ": pixel " << p << " has parent " << q;
+  }
+}
+
+// gpu-tile's partition of the edges (gpu_core.hpp): tile-internal (in each tile's local indices,
+// mapped back with tile_to_global), horizontal merge, vertical merge. The three lists, each in the
+// order the GPU would enumerate them.
+struct TiledEdges {
+  std::vector<std::vector<std::pair<int, int>>> tiles;  // local (p, q) per tile
+  std::vector<std::pair<std::int64_t, std::int64_t>> origins;
+  std::vector<std::pair<I, I>> horizontal, vertical;
+};
+
+TiledEdges tiled_edges_of(const Shape& s, int connectivity) {
+  using gpu_core::kTileH;
+  using gpu_core::kTileW;
+  TiledEdges t;
+  const std::int64_t tiles_x = (s.nx + kTileW - 1) / kTileW, tiles_y = (s.ny + kTileH - 1) / kTileH;
+  for (std::int64_t ty = 0; ty < tiles_y; ++ty)
+    for (std::int64_t tx = 0; tx < tiles_x; ++tx) {
+      const std::int64_t x0 = tx * kTileW, y0 = ty * kTileH;
+      const int w = static_cast<int>(std::min<std::int64_t>(kTileW, s.nx - x0));
+      const int h = static_cast<int>(std::min<std::int64_t>(kTileH, s.ny - y0));
+      std::vector<std::pair<int, int>> local;
+      for (int ly = 0; ly < h; ++ly)
+        for (int lx = 0; lx < w; ++lx)
+          gpu_core::for_each_earlier_neighbour(lx, ly, w, connectivity, [&](std::int64_t nx, std::int64_t ny) {
+            local.emplace_back(ly * kTileW + lx, static_cast<int>(ny * kTileW + nx));
+          });
+      t.tiles.push_back(std::move(local));
+      t.origins.emplace_back(x0, y0);
+    }
+  for (std::int64_t y = 0; y < s.ny; ++y)
+    for (std::int64_t k = 1; k < tiles_x; ++k)
+      gpu_core::for_each_horizontal_merge_edge(k * kTileW, y, s.ny, connectivity, [&](std::int64_t nx, std::int64_t ny) {
+        t.horizontal.emplace_back(static_cast<I>(y * s.nx + k * kTileW), static_cast<I>(ny * s.nx + nx));
+      });
+  for (std::int64_t k = 1; k < tiles_y; ++k)
+    for (std::int64_t x = 0; x < s.nx; ++x)
+      gpu_core::for_each_vertical_merge_edge(x, k * kTileH, s.nx, connectivity, [&](std::int64_t nx, std::int64_t ny) {
+        t.vertical.emplace_back(static_cast<I>(k * kTileH * s.nx + x), static_cast<I>(ny * s.nx + nx));
+      });
+  return t;
+}
+
+TEST(MaxtreeGpuCore, TilePartitionTakesEveryEdgeExactlyOnce) {
+  const std::int64_t sizes[][2] = {{1, 1}, {1, 40}, {150, 1}, {63, 15}, {64, 16}, {65, 17}, {127, 33}, {128, 32}, {200, 50}};
+  for (const auto& sz : sizes)
+    for (const int c : {4, 8}) {
+      const Shape s = Shape::d2(sz[0], sz[1]);
+      auto sorted = [](std::vector<std::pair<I, I>> e) {
+        for (auto& [a, b] : e) {
+          EXPECT_NE(a, b);
+          if (a < b) std::swap(a, b);
+        }
+        std::sort(e.begin(), e.end());
+        return e;
+      };
+      const TiledEdges t = tiled_edges_of(s, c);
+      std::vector<std::pair<I, I>> got = t.horizontal;
+      got.insert(got.end(), t.vertical.begin(), t.vertical.end());
+      for (std::size_t k = 0; k < t.tiles.size(); ++k)
+        for (const auto& [p, q] : t.tiles[k]) {
+          const auto [x0, y0] = t.origins[k];
+          got.emplace_back(gpu_core::tile_to_global<I>(p, x0, y0, s.nx), gpu_core::tile_to_global<I>(q, x0, y0, s.nx));
+        }
+      EXPECT_EQ(sorted(got), sorted(edges_of(s, c))) << s.str() << ", connectivity " << c;
+    }
+}
+
+// On a constant tile the pruning skips every left edge below the first row, and nothing else.
+TEST(MaxtreeGpuCore, GridPruningSkipsExactlyTheImpliedLeftEdges) {
+  using gpu_core::kTileH;
+  using gpu_core::kTileW;
+  for (const int c : {4, 8}) {
+    std::vector<std::uint8_t> flat(kTileW * kTileH, 5);
+    const TiledEdges t = tiled_edges_of(Shape::d2(kTileW, kTileH), c);
+    ASSERT_EQ(t.tiles.size(), 1u);
+    int pruned = 0;
+    for (const auto& [a, b] : t.tiles[0]) pruned += gpu_core::grid_prunes(flat.data(), a, b);
+    EXPECT_EQ(pruned, (kTileW - 1) * (kTileH - 1)) << "connectivity " << c;
+    // A pair above lower than both ends implies nothing: a pit row above.
+    std::vector<std::uint8_t> pit(kTileW * kTileH, 5);
+    for (int x = 0; x < kTileW; ++x) pit[x] = 1;
+    EXPECT_FALSE(gpu_core::grid_prunes(pit.data(), kTileW + 1, kTileW));
+    EXPECT_TRUE(gpu_core::grid_prunes(pit.data(), 2 * kTileW + 1, 2 * kTileW));
+  }
+}
+
+enum class Schedule { shuffled, interleaved, threads, tiled, tiled_grid_pruned };
+
+template <class T>
+std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::uint64_t seed) {
+  const T* f = img.data<T>();
+  std::vector<I> par = identity(img.size());
+  std::vector<std::pair<I, I>> edges = edges_of(img.shape(), connectivity);
+  std::mt19937_64 rng(seed);
+  std::shuffle(edges.begin(), edges.end(), rng);
+  const HostAtomics mem;
+  if (how == Schedule::shuffled) {
+    for (const auto& [a, b] : edges) gpu_core::merge(f, par.data(), a, b, mem);
+  } else if (how == Schedule::interleaved) {
+    // A pool of pending merges, each one step at a time, the next one drawn at random; new merges
+    // join the pool as others finish, so early and late steps of different merges mix.
+    std::vector<std::pair<I, I>> pending;
+    std::size_t next_edge = 0;
+    constexpr std::size_t kPool = 16;
+    while (next_edge < edges.size() || !pending.empty()) {
+      while (pending.size() < kPool && next_edge < edges.size()) pending.push_back(edges[next_edge++]);
+      const std::size_t k = std::uniform_int_distribution<std::size_t>(0, pending.size() - 1)(rng);
+      auto& [a, b] = pending[k];
+      if (gpu_core::merge_step(f, par.data(), a, b, mem)) {
+        pending[k] = pending.back();
+        pending.pop_back();
+      }
+    }
+  } else if (how == Schedule::tiled || how == Schedule::tiled_grid_pruned) {
+    // As gpu-tile runs: each tile in its own local arrays (levels, parents in local indices), its
+    // edges merged in a random order, the tree written back in global indices; then the
+    // horizontal merge's edges, then the vertical merge's, each in a random order. gpu-grid: the
+    // in-tile edges gpu_core::grid_prunes skips are left out.
+    using gpu_core::kTileH;
+    using gpu_core::kTileW;
+    TiledEdges t = tiled_edges_of(img.shape(), connectivity);
+    const std::int64_t W = img.shape().nx;
+    for (std::size_t k = 0; k < t.tiles.size(); ++k) {
+      const auto [x0, y0] = t.origins[k];
+      std::vector<T> s_f(kTileW * kTileH, T(0));
+      std::vector<I> s_par(kTileW * kTileH);
+      for (int l = 0; l < kTileW * kTileH; ++l) s_par[l] = l;
+      for (int l = 0; l < kTileW * kTileH; ++l) {
+        const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
+        if (x < W && y < img.shape().ny) s_f[l] = f[y * W + x];
+      }
+      if (how == Schedule::tiled_grid_pruned) {
+        auto& e = t.tiles[k];
+        e.erase(std::remove_if(e.begin(), e.end(), [&](const auto& ab) { return gpu_core::grid_prunes(s_f.data(), ab.first, ab.second); }),
+                e.end());
+      }
+      std::shuffle(t.tiles[k].begin(), t.tiles[k].end(), rng);
+      for (const auto& [a, b] : t.tiles[k]) gpu_core::merge(s_f.data(), s_par.data(), a, b, mem);
+      for (int l = 0; l < kTileW * kTileH; ++l) {
+        const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
+        if (x < W && y < img.shape().ny) par[y * W + x] = gpu_core::tile_to_global<I>(s_par[l], x0, y0, W);
+      }
+    }
+    for (auto* list : {&t.horizontal, &t.vertical}) {
+      std::shuffle(list->begin(), list->end(), rng);
+      for (const auto& [a, b] : *list) gpu_core::merge(f, par.data(), a, b, mem);
+    }
+  } else {
+    constexpr int kThreads = 4;
+    std::vector<std::thread> pool;
+    for (int t = 0; t < kThreads; ++t)
+      pool.emplace_back([&, t] {
+        for (std::size_t e = static_cast<std::size_t>(t); e < edges.size(); e += kThreads)
+          gpu_core::merge(f, par.data(), edges[e].first, edges[e].second, mem);
+      });
+    for (std::thread& th : pool) th.join();
+  }
+  return par;
+}
+
+template <class T>
+void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t seed) {
+  Options o;
+  o.connectivity = connectivity;
+  const Result want = find_variant("seq").run(in.image, o);
+  ASSERT_FALSE(want.parent.wide);
+  for (const Schedule how :
+       {Schedule::shuffled, Schedule::interleaved, Schedule::threads, Schedule::tiled, Schedule::tiled_grid_pruned}) {
+    const std::string what = in.name + ", connectivity " + std::to_string(connectivity) + ", schedule " +
+                             std::to_string(static_cast<int>(how)) + ", seed " + std::to_string(seed);
+    const std::vector<I> par = build<T>(in.image, connectivity, how, seed);
+    expect_ordered(in.image.data<T>(), par, what);
+    EXPECT_EQ(flatten(in.image.data<T>(), par), want.parent.narrow) << what;
+  }
+}
+
+void check_input_all(const test::Input& in, std::uint64_t seed) {
+  for (const int c : {4, 8}) {
+    if (in.image.dtype() == DType::u8) check_all_schedules<std::uint8_t>(in, c, seed);
+    else check_all_schedules<std::uint16_t>(in, c, seed);
+  }
+}
+
+TEST(MaxtreeGpuCore, MergesInAnyOrderAndInterleavingGiveSeqsNormalForm) {
+  for (const std::uint64_t seed : {1u, 2u, 3u})
+    for (const test::Input& in : test::small_inputs(seed)) check_input_all(in, seed);
+}
+
+// Sizes off gpu-tile's 64x16 tiles and plateau-heavy images, kept small enough that a plateau's
+// chains (climbed one pixel at a time) stay cheap on the CPU.
+TEST(MaxtreeGpuCore, LargerImagesAndSizesOffTheTileSizes) {
+  std::vector<test::Input> inputs;
+  inputs.push_back({"u8-2levels-130x70", test::random_image(DType::u8, 130, 70, 2, 5)});
+  inputs.push_back({"u16-full-129x63", test::random_image(DType::u16, 129, 63, 65536, 6)});
+  inputs.push_back({"u16-6levels-200x33", test::random_image(DType::u16, 200, 33, 6, 7, 9000)});
+  inputs.push_back({"u8-4levels-65x17", test::random_image(DType::u8, 65, 17, 4, 8)});
+  inputs.push_back({"u16-full-127x33", test::random_image(DType::u16, 127, 33, 65536, 9)});
+  inputs.push_back({"u8-1x300", test::random_image(DType::u8, 1, 300, 7, 10)});
+  inputs.push_back({"u8-300x1", test::random_image(DType::u8, 300, 1, 7, 11)});
+  inputs.push_back({"checker-1-u16-64x16", test::checker_image(DType::u16, 64, 16, 1, 0, 65535)});
+  inputs.push_back({"checker-5-u8-101x40", test::checker_image(DType::u8, 101, 40, 5, 7, 9)});
+  inputs.push_back({"const-u8-100x40", test::const_image(DType::u8, 100, 40, 0)});
+  for (const test::Input& in : inputs) check_input_all(in, 9);
+}
+
+// Plateaus cost like union-find, not like their length: on a constant image and on a two-level
+// one, every edge merged in a random order takes a few steps on average (the walk within a node
+// halves its path). Without the halving a constant 400x300 image takes hundreds per edge.
+TEST(MaxtreeGpuCore, PlateauMergesTakeFewStepsPerEdge) {
+  std::vector<HostImage> images;
+  images.push_back(test::const_image(DType::u8, 400, 300, 7));
+  images.push_back(test::random_image(DType::u8, 400, 300, 2, 3));
+  for (const HostImage& image : images) {
+    const HostImage* img = &image;
+    for (const int c : {4, 8}) {
+      const std::uint8_t* f = img->data<std::uint8_t>();
+      std::vector<I> par = identity(img->size());
+      std::vector<std::pair<I, I>> edges = edges_of(img->shape(), c);
+      std::mt19937_64 rng(17);
+      std::shuffle(edges.begin(), edges.end(), rng);
+      std::int64_t steps = 0;
+      for (auto [a, b] : edges)
+        do ++steps;
+        while (!gpu_core::merge_step(f, par.data(), a, b, HostAtomics{}));
+      EXPECT_LT(static_cast<double>(steps) / static_cast<double>(edges.size()), 8.0) << "connectivity " << c;
+      Options o;
+      o.connectivity = c;
+      EXPECT_EQ(flatten(f, par), find_variant("seq").run(*img, o).parent.narrow);
+    }
+  }
+}
+
+// A hand-made case: the merge of two chains that interleave in the order splices them into one.
+TEST(MaxtreeGpuCore, MergeZipsTwoChains) {
+  // Pixels 0..5 with levels chosen so that chain 5 -> 3 -> 1 and chain 4 -> 2 -> 0 zip into
+  // 5 -> 4 -> 3 -> 2 -> 1 -> 0 (levels increase with the index).
+  const std::uint8_t f[6] = {0, 1, 2, 3, 4, 5};
+  std::vector<I> par = {0, 1, 0, 1, 2, 3};  // two trees: 4->2->0 and 5->3->1
+  gpu_core::merge(f, par.data(), I(5), I(4), HostAtomics{});
+  EXPECT_EQ(par, (std::vector<I>{0, 0, 1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace repix::maxtree
