@@ -100,8 +100,19 @@ class OptPlan final : public DevicePlan {
   const void* queued_input_ = nullptr;  // compute_queued()'s input, for collect()'s fallback
 };
 
+// gpu-opt end to end (host image in, curve out; the default of `repix run ecc` on a GPU). Small
+// images go through one cached OptPlan (no allocation, one synchronisation per call); larger ones
+// through gpu-stream's pipeline (cached too), so that the upload of chunk c+1 overlaps the kernel
+// of chunk c and the run approaches the host-to-device bound. See end_to_end_chunk_bytes.
 Curve run_gpu_opt(const HostImage& img, const Options& opt);
 std::unique_ptr<DevicePlan> make_gpu_opt_plan();
+
+// The chunk size gpu-opt's end-to-end run streams an image of `image_bytes` in `slabs` slabs
+// with, or 0 to upload it whole and run one pass (images too small for two chunks of
+// kMinEndToEndChunk, or of one slab). `requested` (Options::chunk_bytes, `--chunk-mib`) wins when
+// non-zero and the image has two slabs or more. Host-only arithmetic (tested on the CPU).
+inline constexpr std::size_t kMinEndToEndChunk = std::size_t(1) << 20;
+std::size_t end_to_end_chunk_bytes(std::size_t image_bytes, std::int64_t slabs, std::size_t requested);
 
 // gpu-stream (gpu_stream.cu). `stats`, when given, reports what happened (tests, harness).
 struct StreamStats {
@@ -112,8 +123,11 @@ struct StreamStats {
 };
 Curve run_gpu_stream(const HostImage& img, const Options& opt);
 Curve run_gpu_stream_source(SlabSource& src, const Options& opt);
+// `nvtx_name`: the range the run is recorded under (gpu-opt's end-to-end path runs this pipeline
+// under its own name).
 Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* whole,
-                        std::size_t global_capacity_for_tests, StreamStats* stats);
+                        std::size_t global_capacity_for_tests, StreamStats* stats,
+                        const char* nvtx_name = "ecc/gpu-stream");
 // True when an image of this type and shape plus gpu-opt's workspace fits in the GPU's free
 // memory (with a safety margin); false also when there is no GPU. The CLI uses gpu-stream when
 // this is false.
