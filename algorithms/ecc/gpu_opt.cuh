@@ -27,6 +27,10 @@ class Engine {
   // Allocates everything for inputs of this type and shape; `streaming` sizes the float hash
   // table for an unknown number of distinct values (the whole image is never seen at once).
   void setup(DType dtype, const Shape& shape, bool streaming);
+  // The gpu-opt-direct ablation step (gpu_opt_direct.cu): uint16 inputs accumulate by direct
+  // index into the global bins instead of through the block hash; other types are unchanged.
+  // Call before setup().
+  void set_direct_index(bool on);
   // Tests: global float hash table capacity (rounded up to a power of two, at least 2), to force
   // the overflow fallback. 0 restores the automatic size. Reallocates when already set up.
   void set_global_capacity(std::size_t slots);
@@ -74,6 +78,8 @@ class Engine {
 // gpu-opt's plan: one pass over a device-resident image.
 class OptPlan final : public DevicePlan {
  public:
+  // `direct_index`: the gpu-opt-direct step (opt::Engine::set_direct_index).
+  explicit OptPlan(bool direct_index = false) { engine_.set_direct_index(direct_index); }
   void setup(const InputDesc& in, const Options& opt, cudaStream_t stream) override;
   void compute(const DeviceInputs& in, cudaStream_t stream) override;
   Curve result(cudaStream_t stream) override;
@@ -106,6 +112,8 @@ class OptPlan final : public DevicePlan {
 // of chunk c and the run approaches the host-to-device bound. See end_to_end_chunk_bytes.
 Curve run_gpu_opt(const HostImage& img, const Options& opt);
 std::unique_ptr<DevicePlan> make_gpu_opt_plan();
+// The gpu-opt-direct ablation step (gpu_opt_direct.cu).
+Variant gpu_opt_direct_variant();
 
 // The chunk size gpu-opt's end-to-end run streams an image of `image_bytes` in `slabs` slabs
 // with, or 0 to upload it whole and run one pass (images too small for two chunks of

@@ -80,11 +80,25 @@ __device__ __noinline__ void global_add(const GlobalAcc& g, std::uint32_t key, l
 
 // Block-private accumulator in shared memory. uint8: direct bins; others: the shared-memory hash
 // table of core/gpu (a key it cannot place goes to the global accumulator).
-template <class T, bool kHash = (sizeof(T) > 1)>
-struct BlockAcc;
+//
+// kDirect (the `gpu-opt-direct` ablation step, gpu_opt_direct.cu): uint16 keys skip the block
+// hash and are added by direct index into the global bins (65536 values: int32 VCEC bins for them
+// would need 256 KiB, more than an SM's shared memory, so the only direct table is the global
+// one). The hash's cost on uniform uint16 data is what this step measures: a block sees most of
+// the 65536 values, its 4096-slot table fills, and each later key pays 16 failed probes before
+// going to the global bins anyway. uint8 is direct-indexed in both (256 bins fit); float32 is
+// unchanged.
+enum class BlockKind { hash, bins256, none };
+template <class T, bool kDirect>
+inline constexpr BlockKind block_kind = sizeof(T) == 1                  ? BlockKind::bins256
+                                        : (kDirect && sizeof(T) == 2) ? BlockKind::none
+                                                                       : BlockKind::hash;
+
+template <class T, BlockKind K>
+struct BlockAccOf;
 
 template <class T>
-struct BlockAcc<T, true> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
+struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
   __device__ void flush(const GlobalAcc& g) {
     ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes>::flush(
         [&](std::uint32_t key, int sum) { global_add<T>(g, key, sum); });
@@ -92,7 +106,7 @@ struct BlockAcc<T, true> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
 };
 
 template <class T>
-struct BlockAcc<T, false> {
+struct BlockAccOf<T, BlockKind::bins256> {
   int vcec[256];
   unsigned present[256];
   __device__ void init() {
@@ -109,22 +123,39 @@ struct BlockAcc<T, false> {
   }
 };
 
-// Per-thread front end: merges runs of equal keys, caches the last key's slot.
 template <class T>
+struct BlockAccOf<T, BlockKind::none> {  // threads add straight into the global bins
+  __device__ void init() {}
+  __device__ void flush(const GlobalAcc&) {}
+};
+
+template <class T, bool kDirect = false>
+using BlockAcc = BlockAccOf<T, block_kind<T, kDirect>>;
+
+// Per-thread front end: merges runs of equal keys, caches the last key's slot (for the global
+// bins: remembers the last key whose presence it set, so a run of one value sets it once).
+template <class T, bool kDirect = false>
 struct ThreadAcc {
   std::uint32_t pkey = kEmptyKey;  // pending run
   int psum = 0;
   std::uint32_t ckey = kEmptyKey;  // cached lookup
   int cslot = -1;
 
-  __device__ __forceinline__ void flush(BlockAcc<T>& b, const GlobalAcc& g) {
+  __device__ __forceinline__ void flush(BlockAcc<T, kDirect>& b, const GlobalAcc& g) {
     if (pkey == kEmptyKey) return;
-    if constexpr (sizeof(T) == 1) {
+    constexpr BlockKind kind = block_kind<T, kDirect>;
+    if constexpr (kind == BlockKind::bins256) {
       if (pkey != ckey) {
         atomicOr(&b.present[pkey], 1u);
         ckey = pkey;
       }
       if (psum != 0) atomicAdd(&b.vcec[pkey], psum);
+    } else if constexpr (kind == BlockKind::none) {
+      if (pkey != ckey) {
+        atomicOr(&g.present[pkey], 1u);
+        ckey = pkey;
+      }
+      if (psum != 0) atomicAdd(&g.vcec[pkey], static_cast<unsigned long long>(static_cast<long long>(psum)));
     } else {
       if (pkey != ckey) {
         cslot = b.find(pkey);
@@ -139,7 +170,7 @@ struct ThreadAcc {
     pkey = kEmptyKey;
     psum = 0;
   }
-  __device__ __forceinline__ void add(BlockAcc<T>& b, const GlobalAcc& g, std::uint32_t key,
+  __device__ __forceinline__ void add(BlockAcc<T, kDirect>& b, const GlobalAcc& g, std::uint32_t key,
                                       int change) {
     if (key != pkey) {
       flush(b, g);
@@ -150,10 +181,11 @@ struct ThreadAcc {
 };
 
 // Adds the 4 voxels of a run (change bytes `s`, compute values c[1..4]).
-template <class T, bool kEmit>
+template <class T, bool kEmit, bool kDirect>
 __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (&c)[6],
                                         unsigned valid, std::int64_t out_index, EmitOut& out,
-                                        ThreadAcc<T>& ta, BlockAcc<T>& ba, const GlobalAcc& g) {
+                                        ThreadAcc<T, kDirect>& ta, BlockAcc<T, kDirect>& ba,
+                                        const GlobalAcc& g) {
 #pragma unroll
   for (int i = 0; i < kRun; ++i) {
     if (!((valid >> i) & 1u)) continue;
@@ -242,8 +274,10 @@ using KernelFn = void (*)(const void*, Geom, GlobalAcc, EmitOut);
 // The 2D kernel's register budget (gpu_opt_2d.cu): 3 blocks per SM unless REPIX_ECC_OPT_2D_BLOCKS=2.
 int ecc2d_min_blocks();
 // The kernel for an element type and dims: 16-byte vector loads or not; accumulating, or emitting
-// (key, change) per voxel for the exact fallback.
-KernelFn pick_kernel_2d(DType dt, bool vec, bool emit);  // gpu_opt_2d.cu
-KernelFn pick_kernel_3d(DType dt, bool vec, bool emit);  // gpu_opt_3d.cu
+// (key, change) per voxel for the exact fallback; `direct`: uint16 accumulates by direct index
+// into the global bins (BlockKind::none; the same kernel as without it for other types and for
+// emitting).
+KernelFn pick_kernel_2d(DType dt, bool vec, bool emit, bool direct);  // gpu_opt_2d.cu
+KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, bool direct);  // gpu_opt_3d.cu
 
 }  // namespace repix::ecc::opt::detail
