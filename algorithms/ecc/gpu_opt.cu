@@ -14,6 +14,7 @@
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "core/reuse_cache.hpp"
+#include "ecc/gpu_common.hpp"  // gpu::make_plan_variant
 #include "ecc/gpu_opt.cuh"
 
 namespace repix::ecc {
@@ -62,6 +63,12 @@ Curve OptPlan::result(cudaStream_t stream) {
 }
 
 std::unique_ptr<DevicePlan> make_gpu_opt_plan() { return std::make_unique<OptPlan>(); }
+
+Variant make_opt_step_variant(std::string id, std::string step, std::string description, int mode) {
+  // End to end like the paper's ladder steps (a plan per call): the steps compare kernels.
+  return gpu::make_plan_variant(std::move(id), std::move(step), std::move(description),
+                                [mode]() -> std::unique_ptr<DevicePlan> { return std::make_unique<OptPlan>(mode); });
+}
 
 // ---- end to end -----------------------------------------------------------------------------------
 //

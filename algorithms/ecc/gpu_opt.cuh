@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ecc/ecc.hpp"
@@ -16,6 +17,14 @@
 namespace repix::ecc {
 
 namespace opt {
+
+// The ablation steps after gpu-opt, as bits of the engine's mode (each step's variant file sets
+// its bits; a later step keeps the earlier ones). A bit changes only the input types it names.
+enum Mode : int {
+  kModeOpt = 0,           // gpu-opt
+  kModeDirect16 = 1,      // gpu-opt-direct: uint16 by direct index into the global bins
+  kModeWarpAgg = 2,       // gpu-opt-warp: float32 keys aggregated per warp before the block hash
+};
 
 class Engine {
  public:
@@ -27,10 +36,8 @@ class Engine {
   // Allocates everything for inputs of this type and shape; `streaming` sizes the float hash
   // table for an unknown number of distinct values (the whole image is never seen at once).
   void setup(DType dtype, const Shape& shape, bool streaming);
-  // The gpu-opt-direct ablation step (gpu_opt_direct.cu): uint16 inputs accumulate by direct
-  // index into the global bins instead of through the block hash; other types are unchanged.
-  // Call before setup().
-  void set_direct_index(bool on);
+  // The ablation step's kernels (Mode bits; kModeOpt: gpu-opt's). Call before setup().
+  void set_mode(int mode);
   // Tests: global float hash table capacity (rounded up to a power of two, at least 2), to force
   // the overflow fallback. 0 restores the automatic size. Reallocates when already set up.
   void set_global_capacity(std::size_t slots);
@@ -78,8 +85,8 @@ class Engine {
 // gpu-opt's plan: one pass over a device-resident image.
 class OptPlan final : public DevicePlan {
  public:
-  // `direct_index`: the gpu-opt-direct step (opt::Engine::set_direct_index).
-  explicit OptPlan(bool direct_index = false) { engine_.set_direct_index(direct_index); }
+  // `mode`: the ablation step after gpu-opt whose kernels the plan runs (opt::Mode bits).
+  explicit OptPlan(int mode = opt::kModeOpt) { engine_.set_mode(mode); }
   void setup(const InputDesc& in, const Options& opt, cudaStream_t stream) override;
   void compute(const DeviceInputs& in, cudaStream_t stream) override;
   Curve result(cudaStream_t stream) override;
@@ -112,8 +119,12 @@ class OptPlan final : public DevicePlan {
 // of chunk c and the run approaches the host-to-device bound. See end_to_end_chunk_bytes.
 Curve run_gpu_opt(const HostImage& img, const Options& opt);
 std::unique_ptr<DevicePlan> make_gpu_opt_plan();
-// The gpu-opt-direct ablation step (gpu_opt_direct.cu).
+// A variant of an ablation step after gpu-opt: OptPlan(mode) as its plan, and end to end a
+// plan per call under the NVTX range "ecc/<id>" (gpu_opt.cu).
+Variant make_opt_step_variant(std::string id, std::string step, std::string description, int mode);
+// The ablation steps after gpu-opt (gpu_opt_direct.cu, gpu_opt_warp.cu).
 Variant gpu_opt_direct_variant();
+Variant gpu_opt_warp_variant();
 
 // The chunk size gpu-opt's end-to-end run streams an image of `image_bytes` in `slabs` slabs
 // with, or 0 to upload it whole and run one pass (images too small for two chunks of
