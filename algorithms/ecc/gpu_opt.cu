@@ -131,10 +131,12 @@ std::size_t end_to_end_chunk_bytes(std::size_t image_bytes, std::int64_t slabs, 
   if (slabs < 2) return 0;  // gpu-stream's chunks are whole slabs: one slab is one chunk
   if (requested) return requested < image_bytes ? requested : 0;
   if (image_bytes < 2 * kMinEndToEndChunk) return 0;
-  // About 8 chunks: the part of the run not hidden behind the link is the last chunk's kernel
-  // (an eighth of a kernel that is ~10x faster than PCIe: ~1 %); at least 1 MiB so that a copy
-  // (~20 us at 50 GB/s) outlasts the few API calls each chunk costs the host; at most gpu-stream's
-  // largest chunk.
+  // About 8 chunks: the part of the run not hidden behind the link is the last chunk's kernel,
+  // an eighth of the kernel's work; at least 1 MiB so that a copy (~20 us at 50 GB/s) outlasts
+  // the few API calls each chunk costs the host; at most gpu-stream's largest chunk. Not yet
+  // measured: a chunk of a few MiB fills only part of the GPU (2D work items are >= 24 rows of 128
+  // columns), so its kernel runs at a fraction of the full-image rate and the tail may be longer
+  // than an eighth suggests; sweep `repix run ecc --chunk-mib N` on the H100 to settle it.
   return std::clamp(image_bytes / 8, kMinEndToEndChunk, std::size_t(128) << 20);
 }
 
