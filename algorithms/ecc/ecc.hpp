@@ -33,7 +33,7 @@ struct Curve {
 
 struct Options {
   int threads = 0;                  // CPU threads for omp variants; 0 = OpenMP's default
-  std::size_t chunk_bytes = 0;      // gpu-stream chunk size; 0 = automatic
+  std::size_t chunk_bytes = 0;      // gpu-stream / gpu-opt end-to-end chunk size; 0 = automatic
   int streams = 3;                  // gpu-stream: concurrent chunk pipelines
 };
 

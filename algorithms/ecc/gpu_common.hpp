@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -353,22 +354,30 @@ class LadderPlan : public DevicePlan {
   FloatRanker ranker_;
 };
 
-// A Variant for plan type Plan (default-constructible LadderPlan subclass): end to end through
-// run_plan_end_to_end under the NVTX range "ecc/<id>", and make_plan for kernel-scope timing.
-template <class Plan>
-Variant make_ladder_variant(std::string id, std::string step, std::string description) {
+// A Variant whose plans `make` builds: end to end a plan per call through run_plan_end_to_end
+// under the NVTX range "ecc/<id>", and make_plan for kernel-scope timing. (The ladder, and the
+// ablation steps after gpu-opt: make_opt_step_variant.)
+inline Variant make_plan_variant(std::string id, std::string step, std::string description,
+                                 std::function<std::unique_ptr<DevicePlan>()> make) {
   Variant v;
   v.id = std::move(id);
   v.gpu = true;
   v.step = std::move(step);
   v.description = std::move(description);
   const std::string nvtx_name = "ecc/" + v.id;
-  v.run = [nvtx_name](const HostImage& img, const Options&) {
-    Plan plan;
-    return run_plan_end_to_end(plan, img, nvtx_name);
+  v.run = [nvtx_name, make](const HostImage& img, const Options&) {
+    const std::unique_ptr<DevicePlan> plan = make();
+    return run_plan_end_to_end(*plan, img, nvtx_name);
   };
-  v.make_plan = []() -> std::unique_ptr<DevicePlan> { return std::make_unique<Plan>(); };
+  v.make_plan = std::move(make);
   return v;
+}
+
+// A Variant for plan type Plan (default-constructible LadderPlan subclass).
+template <class Plan>
+Variant make_ladder_variant(std::string id, std::string step, std::string description) {
+  return make_plan_variant(std::move(id), std::move(step), std::move(description),
+                           []() -> std::unique_ptr<DevicePlan> { return std::make_unique<Plan>(); });
 }
 
 // The ladder variants, one file each (registered in register.cpp).

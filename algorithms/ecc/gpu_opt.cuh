@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ecc/ecc.hpp"
@@ -16,6 +17,14 @@
 namespace repix::ecc {
 
 namespace opt {
+
+// The ablation steps after gpu-opt, as bits of the engine's mode (each step's variant file sets
+// its bits; a later step keeps the earlier ones). A bit changes only the input types it names.
+enum Mode : int {
+  kModeOpt = 0,           // gpu-opt
+  kModeDirect16 = 1,      // gpu-opt-direct: uint16 by direct index into the global bins
+  kModeWarpAgg = 2,       // gpu-opt-warp: float32 keys aggregated per warp before the block hash
+};
 
 class Engine {
  public:
@@ -27,6 +36,8 @@ class Engine {
   // Allocates everything for inputs of this type and shape; `streaming` sizes the float hash
   // table for an unknown number of distinct values (the whole image is never seen at once).
   void setup(DType dtype, const Shape& shape, bool streaming);
+  // The ablation step's kernels (Mode bits; kModeOpt: gpu-opt's). Call before setup().
+  void set_mode(int mode);
   // Tests: global float hash table capacity (rounded up to a power of two, at least 2), to force
   // the overflow fallback. 0 restores the automatic size. Reallocates when already set up.
   void set_global_capacity(std::size_t slots);
@@ -74,6 +85,8 @@ class Engine {
 // gpu-opt's plan: one pass over a device-resident image.
 class OptPlan final : public DevicePlan {
  public:
+  // `mode`: the ablation step after gpu-opt whose kernels the plan runs (opt::Mode bits).
+  explicit OptPlan(int mode = opt::kModeOpt) { engine_.set_mode(mode); }
   void setup(const InputDesc& in, const Options& opt, cudaStream_t stream) override;
   void compute(const DeviceInputs& in, cudaStream_t stream) override;
   Curve result(cudaStream_t stream) override;
@@ -100,8 +113,25 @@ class OptPlan final : public DevicePlan {
   const void* queued_input_ = nullptr;  // compute_queued()'s input, for collect()'s fallback
 };
 
+// gpu-opt end to end (host image in, curve out; the default of `repix run ecc` on a GPU). Small
+// images go through one cached OptPlan (no allocation, one synchronisation per call); larger ones
+// through gpu-stream's pipeline (cached too), so that the upload of chunk c+1 overlaps the kernel
+// of chunk c and the run approaches the host-to-device bound. See end_to_end_chunk_bytes.
 Curve run_gpu_opt(const HostImage& img, const Options& opt);
 std::unique_ptr<DevicePlan> make_gpu_opt_plan();
+// A variant of an ablation step after gpu-opt: OptPlan(mode) as its plan, and end to end a
+// plan per call under the NVTX range "ecc/<id>" (gpu_opt.cu).
+Variant make_opt_step_variant(std::string id, std::string step, std::string description, int mode);
+// The ablation steps after gpu-opt (gpu_opt_direct.cu, gpu_opt_warp.cu).
+Variant gpu_opt_direct_variant();
+Variant gpu_opt_warp_variant();
+
+// The chunk size gpu-opt's end-to-end run streams an image of `image_bytes` in `slabs` slabs
+// with, or 0 to upload it whole and run one pass (images too small for two chunks of
+// kMinEndToEndChunk, or of one slab). `requested` (Options::chunk_bytes, `--chunk-mib`) wins when
+// non-zero and the image has two slabs or more. Host-only arithmetic (tested on the CPU).
+inline constexpr std::size_t kMinEndToEndChunk = std::size_t(1) << 20;
+std::size_t end_to_end_chunk_bytes(std::size_t image_bytes, std::int64_t slabs, std::size_t requested);
 
 // gpu-stream (gpu_stream.cu). `stats`, when given, reports what happened (tests, harness).
 struct StreamStats {
@@ -112,8 +142,11 @@ struct StreamStats {
 };
 Curve run_gpu_stream(const HostImage& img, const Options& opt);
 Curve run_gpu_stream_source(SlabSource& src, const Options& opt);
+// `nvtx_name`: the range the run is recorded under (gpu-opt's end-to-end path runs this pipeline
+// under its own name).
 Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* whole,
-                        std::size_t global_capacity_for_tests, StreamStats* stats);
+                        std::size_t global_capacity_for_tests, StreamStats* stats,
+                        const char* nvtx_name = "ecc/gpu-stream");
 // True when an image of this type and shape plus gpu-opt's workspace fits in the GPU's free
 // memory (with a safety margin); false also when there is no GPU. The CLI uses gpu-stream when
 // this is false.

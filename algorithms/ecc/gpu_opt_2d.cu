@@ -44,17 +44,18 @@ __device__ __forceinline__ void assemble2(float (&row)[6], const Row2<T>& r, int
            lane);
 }
 
-template <class T, bool kEmit>
+template <class T, bool kEmit, int kMode>
 __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6],
                                       const float (&dn)[6], std::int64_t y, std::int64_t yb,
                                       std::int64_t x0, const Geom& g, EmitOut& out,
-                                      ThreadAcc<T>& ta, BlockAcc<T>& ba, const GlobalAcc& acc) {
+                                      ThreadAcc<T, kMode>& ta, BlockAcc<T, kMode>& ba,
+                                      const GlobalAcc& acc) {
   if (y >= yb) return;
   const std::uint32_t s = change4_2d(up, mid, dn);
   unsigned valid = 0;
 #pragma unroll
   for (int i = 0; i < kRun; ++i) valid |= static_cast<unsigned>(x0 + i < g.nx) << i;
-  consume<T, kEmit>(s, kBias2, mid, valid, (y - g.s0) * g.nx + x0, out, ta, ba, acc);
+  consume<T, kEmit, kMode>(s, kBias2, mid, valid, (y - g.s0) * g.nx + x0, out, ta, ba, acc);
 }
 
 // kMinBlocks: the register budget (__launch_bounds__'s minimum resident blocks per SM). 2 gives
@@ -63,15 +64,15 @@ __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6
 // scope, 8192^2): 3 is 1.26-1.32x faster on float32 uniform/GRF and uint8 (0.456 -> 0.363 ms,
 // 0.837 -> 0.649 ms, 0.378 -> 0.287 ms), so it is the default; REPIX_ECC_OPT_2D_BLOCKS=2 keeps the
 // other instantiation for the ablation.
-template <class T, bool kVec, bool kEmit, int kMinBlocks = 3>
+template <class T, bool kVec, bool kEmit, int kMinBlocks = 3, int kMode = kModeOpt>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __restrict__ buf, Geom g,
                                                                      GlobalAcc acc, EmitOut out) {
-  __shared__ BlockAcc<T> ba;
+  __shared__ BlockAcc<T, kMode> ba;
   if constexpr (!kEmit) {
     ba.init();
     __syncthreads();
   }
-  ThreadAcc<T> ta;
+  ThreadAcc<T, kMode> ta;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const std::int64_t nitems = g.items_x * g.items_s;
   for (std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp; item < nitems;
@@ -100,11 +101,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
       const Row2<T> n0 = load_row2<T, kVec>(L, g, y + 5, yb, lane);
       const Row2<T> n1 = load_row2<T, kVec>(L, g, y + 6, yb, lane);
       const Row2<T> n2 = load_row2<T, kVec>(L, g, y + 7, yb, lane);
-      step2<T, kEmit>(A, B, C, y, yb, x0, g, out, ta, ba, acc);
+      step2<T, kEmit, kMode>(A, B, C, y, yb, x0, g, out, ta, ba, acc);
       assemble2(A, q0, lane);
-      step2<T, kEmit>(B, C, A, y + 1, yb, x0, g, out, ta, ba, acc);
+      step2<T, kEmit, kMode>(B, C, A, y + 1, yb, x0, g, out, ta, ba, acc);
       assemble2(B, q1, lane);
-      step2<T, kEmit>(C, A, B, y + 2, yb, x0, g, out, ta, ba, acc);
+      step2<T, kEmit, kMode>(C, A, B, y + 2, yb, x0, g, out, ta, ba, acc);
       assemble2(C, q2, lane);
       q0 = n0;
       q1 = n1;
@@ -128,16 +129,23 @@ int ecc2d_min_blocks() {
   return v;
 }
 
-KernelFn pick_kernel_2d(DType dt, bool vec, bool emit) {
+KernelFn pick_kernel_2d(DType dt, bool vec, bool emit, int mode) {
   return dispatch_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto ptr = [](auto kernel) { return reinterpret_cast<KernelFn>(kernel); };
     const bool three = ecc2d_min_blocks() == 3;
-    if (vec)
-      return emit ? (three ? ptr(&ecc2d_kernel<T, true, true, 3>) : ptr(&ecc2d_kernel<T, true, true, 2>))
-                  : (three ? ptr(&ecc2d_kernel<T, true, false, 3>) : ptr(&ecc2d_kernel<T, true, false, 2>));
-    return emit ? (three ? ptr(&ecc2d_kernel<T, false, true, 3>) : ptr(&ecc2d_kernel<T, false, true, 2>))
-                : (three ? ptr(&ecc2d_kernel<T, false, false, 3>) : ptr(&ecc2d_kernel<T, false, false, 2>));
+    auto pick = [&](auto m) {
+      constexpr int M = decltype(m)::value;
+      if constexpr (M != kModeOpt)  // the steps after gpu-opt change accumulating kernels only
+        return vec ? (three ? ptr(&ecc2d_kernel<T, true, false, 3, M>) : ptr(&ecc2d_kernel<T, true, false, 2, M>))
+                   : (three ? ptr(&ecc2d_kernel<T, false, false, 3, M>) : ptr(&ecc2d_kernel<T, false, false, 2, M>));
+      if (vec)
+        return emit ? (three ? ptr(&ecc2d_kernel<T, true, true, 3>) : ptr(&ecc2d_kernel<T, true, true, 2>))
+                    : (three ? ptr(&ecc2d_kernel<T, true, false, 3>) : ptr(&ecc2d_kernel<T, true, false, 2>));
+      return emit ? (three ? ptr(&ecc2d_kernel<T, false, true, 3>) : ptr(&ecc2d_kernel<T, false, true, 2>))
+                  : (three ? ptr(&ecc2d_kernel<T, false, false, 3>) : ptr(&ecc2d_kernel<T, false, false, 2>));
+    };
+    return pick_mode<T>(emit, mode, pick);
   });
 }
 

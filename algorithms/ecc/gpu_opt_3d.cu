@@ -87,13 +87,13 @@ __device__ __forceinline__ void read_rows(float (&R)[3][6], const float* P, int 
   }
 }
 
-template <class T, bool kVec, bool kEmit>
+template <class T, bool kVec, bool kEmit, int kMode>
 __device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], float (&Pp)[3][6],
                                       float* planes, PlaneShare<T>& pend, const Lane3<T>& L,
                                       const Geom& g, std::int64_t z, std::int64_t zb,
                                       std::int64_t tx0, std::int64_t ty0, int warp, int lane,
-                                      EmitOut& out, ThreadAcc<T>& ta, BlockAcc<T>& ba,
-                                      const GlobalAcc& acc) {
+                                      EmitOut& out, ThreadAcc<T, kMode>& ta,
+                                      BlockAcc<T, kMode>& ba, const GlobalAcc& acc) {
   if (z >= zb) return;  // block-uniform
   // Plane z+1 (loaded during the previous step) into its ring slot; plane z+2's loads issued.
   store_plane(planes + ((z + 1) & 1) * kPlaneFloats, pend);
@@ -107,17 +107,17 @@ __device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], floa
 #pragma unroll
     for (int i = 0; i < kRun; ++i) valid |= static_cast<unsigned>(x0 + i < g.nx) << i;
   }
-  consume<T, kEmit>(s, kBias3, P0[1], valid, ((z - g.s0) * g.ny + y) * g.nx + x0, out, ta, ba,
+  consume<T, kEmit, kMode>(s, kBias3, P0[1], valid, ((z - g.s0) * g.ny + y) * g.nx + x0, out, ta, ba,
                     acc);
 }
 
-template <class T, bool kVec, bool kEmit>
+template <class T, bool kVec, bool kEmit, int kMode = kModeOpt>
 __global__ void __launch_bounds__(kThreads, 2) ecc3d_kernel(const T* __restrict__ buf, Geom g,
                                                             GlobalAcc acc, EmitOut out) {
-  __shared__ BlockAcc<T> ba;
+  __shared__ BlockAcc<T, kMode> ba;
   __shared__ __align__(16) float planes[2 * kPlaneFloats];
   if constexpr (!kEmit) ba.init();
-  ThreadAcc<T> ta;
+  ThreadAcc<T, kMode> ta;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const std::int64_t tiles = g.items_x * g.items_y, nitems = tiles * g.items_s;
   for (std::int64_t item = blockIdx.x; item < nitems; item += gridDim.x) {
@@ -135,9 +135,9 @@ __global__ void __launch_bounds__(kThreads, 2) ecc3d_kernel(const T* __restrict_
     read_rows(P1, planes + (za & 1) * kPlaneFloats, warp, lane);
     __syncthreads();  // the first step overwrites plane za-1's slot
     for (std::int64_t z = za; z < zb; z += 3) {
-      step3<T, kVec, kEmit>(P0, P1, P2, planes, pend, L, g, z, zb, tx0, ty0, warp, lane, out, ta, ba, acc);
-      step3<T, kVec, kEmit>(P1, P2, P0, planes, pend, L, g, z + 1, zb, tx0, ty0, warp, lane, out, ta, ba, acc);
-      step3<T, kVec, kEmit>(P2, P0, P1, planes, pend, L, g, z + 2, zb, tx0, ty0, warp, lane, out, ta, ba, acc);
+      step3<T, kVec, kEmit, kMode>(P0, P1, P2, planes, pend, L, g, z, zb, tx0, ty0, warp, lane, out, ta, ba, acc);
+      step3<T, kVec, kEmit, kMode>(P1, P2, P0, planes, pend, L, g, z + 1, zb, tx0, ty0, warp, lane, out, ta, ba, acc);
+      step3<T, kVec, kEmit, kMode>(P2, P0, P1, planes, pend, L, g, z + 2, zb, tx0, ty0, warp, lane, out, ta, ba, acc);
     }
   }
   if constexpr (!kEmit) {
@@ -148,12 +148,18 @@ __global__ void __launch_bounds__(kThreads, 2) ecc3d_kernel(const T* __restrict_
 
 }  // namespace
 
-KernelFn pick_kernel_3d(DType dt, bool vec, bool emit) {
+KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode) {
   return dispatch_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto ptr = [](auto kernel) { return reinterpret_cast<KernelFn>(kernel); };
-    if (vec) return emit ? ptr(&ecc3d_kernel<T, true, true>) : ptr(&ecc3d_kernel<T, true, false>);
-    return emit ? ptr(&ecc3d_kernel<T, false, true>) : ptr(&ecc3d_kernel<T, false, false>);
+    auto pick = [&](auto m) {
+      constexpr int M = decltype(m)::value;
+      if constexpr (M != kModeOpt)  // the steps after gpu-opt change accumulating kernels only
+        return vec ? ptr(&ecc3d_kernel<T, true, false, M>) : ptr(&ecc3d_kernel<T, false, false, M>);
+      if (vec) return emit ? ptr(&ecc3d_kernel<T, true, true>) : ptr(&ecc3d_kernel<T, true, false>);
+      return emit ? ptr(&ecc3d_kernel<T, false, true>) : ptr(&ecc3d_kernel<T, false, false>);
+    };
+    return pick_mode<T>(emit, mode, pick);
   });
 }
 

@@ -44,8 +44,8 @@ __global__ void fill_keys_kernel(std::uint32_t* keys, std::size_t n) {
 
 // ---- launch plumbing -----------------------------------------------------------------------------
 
-KernelFn pick_kernel(DType dt, int dims, bool vec, bool emit) {
-  return dims == 2 ? pick_kernel_2d(dt, vec, emit) : pick_kernel_3d(dt, vec, emit);
+KernelFn pick_kernel(DType dt, int dims, bool vec, bool emit, int mode) {
+  return dims == 2 ? pick_kernel_2d(dt, vec, emit, mode) : pick_kernel_3d(dt, vec, emit, mode);
 }
 
 std::size_t next_pow2(std::size_t v) {
@@ -117,6 +117,7 @@ struct Engine::Impl {
   Shape shape;
   int dims = 2;
   bool streaming = false;
+  int mode = kModeOpt;     // set_mode: the ablation step's kernels
   bool ready = false;
   std::size_t cap_override = 0;
   int sms = 1;
@@ -242,8 +243,8 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
   REPIX_CUDA(cudaDeviceGetAttribute(&m.sms, cudaDevAttrMultiProcessorCount, dev));
   // Occupancy of the vectorised variant (the scalar one uses the same resources within a few
   // registers); the grid never exceeds what is resident at once.
-  m.kern = pick_kernel(dtype, m.dims, true, false);
-  m.emit_kern = pick_kernel(dtype, m.dims, true, true);
+  m.kern = pick_kernel(dtype, m.dims, true, false, m.mode);
+  m.emit_kern = pick_kernel(dtype, m.dims, true, true, kModeOpt);
   REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.blocks_per_sm, reinterpret_cast<const void*>(m.kern), kThreads, 0));
   REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.emit_blocks_per_sm, reinterpret_cast<const void*>(m.emit_kern), kThreads, 0));
   m.blocks_per_sm = std::max(1, m.blocks_per_sm);
@@ -284,6 +285,8 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
   m.ready = true;
 }
 
+void Engine::set_mode(int mode) { impl_->mode = mode; }
+
 void Engine::set_global_capacity(std::size_t slots) {
   impl_->cap_override = slots;
   if (impl_->ready) impl_->alloc_table();
@@ -314,7 +317,7 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
   if (s1 <= s0) return;
   std::int64_t grid = 1;
   const Geom g = m.geom(b0, s0, s1, m.blocks_per_sm, grid);
-  const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false);
+  const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, m.mode);
   launch(k, grid, s, buf, g, m.acc(), EmitOut{});
 }
 
@@ -432,7 +435,7 @@ void Engine::fallback_add(const void* buf, std::int64_t b0, std::int64_t s0, std
   const std::int64_t per_slab = slab_elems(m.shape);
   const std::int64_t step = std::max<std::int64_t>(1, m.fb_cap / per_slab);
   const bool vec = m.vec_ok(buf);
-  const KernelFn k = pick_kernel(m.dtype, m.dims, vec, true);
+  const KernelFn k = pick_kernel(m.dtype, m.dims, vec, true, kModeOpt);
   for (std::int64_t c0 = s0; c0 < s1; c0 += step) {
     const std::int64_t c1 = std::min(s1, c0 + step);
     const std::int64_t n = (c1 - c0) * per_slab;

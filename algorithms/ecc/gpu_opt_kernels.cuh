@@ -6,8 +6,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/gpu/block_hash.cuh"
+#include "ecc/gpu_opt.cuh"  // opt::Mode
 #include "ecc/gpu_opt_core.cuh"
 
 namespace repix::ecc::opt::detail {
@@ -80,11 +82,29 @@ __device__ __noinline__ void global_add(const GlobalAcc& g, std::uint32_t key, l
 
 // Block-private accumulator in shared memory. uint8: direct bins; others: the shared-memory hash
 // table of core/gpu (a key it cannot place goes to the global accumulator).
-template <class T, bool kHash = (sizeof(T) > 1)>
-struct BlockAcc;
+//
+// kModeDirect16 (the `gpu-opt-direct` ablation step, gpu_opt_direct.cu): uint16 keys skip the block
+// hash and are added by direct index into the global bins (65536 values: int32 VCEC bins for them
+// would need 256 KiB, more than an SM's shared memory, so the only direct table is the global
+// one). The hash's cost on uniform uint16 data is what this step measures: a block sees most of
+// the 65536 values, its 4096-slot table fills, and each later key pays 16 failed probes before
+// going to the global bins anyway. uint8 is direct-indexed in both (256 bins fit); float32 is
+// unchanged.
+enum class BlockKind { hash, bins256, none };
+// The Mode bits that change the kernels of element type T (the others select gpu-opt's kernel,
+// so no kernel is compiled twice).
+template <class T>
+inline constexpr int modes_for = sizeof(T) == 2 ? kModeDirect16 : sizeof(T) == 4 ? kModeWarpAgg : 0;
+template <class T, int kMode>
+inline constexpr BlockKind block_kind = sizeof(T) == 1                                 ? BlockKind::bins256
+                                        : ((kMode & kModeDirect16) && sizeof(T) == 2) ? BlockKind::none
+                                                                                       : BlockKind::hash;
+
+template <class T, BlockKind K>
+struct BlockAccOf;
 
 template <class T>
-struct BlockAcc<T, true> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
+struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
   __device__ void flush(const GlobalAcc& g) {
     ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes>::flush(
         [&](std::uint32_t key, int sum) { global_add<T>(g, key, sum); });
@@ -92,7 +112,7 @@ struct BlockAcc<T, true> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
 };
 
 template <class T>
-struct BlockAcc<T, false> {
+struct BlockAccOf<T, BlockKind::bins256> {
   int vcec[256];
   unsigned present[256];
   __device__ void init() {
@@ -109,22 +129,39 @@ struct BlockAcc<T, false> {
   }
 };
 
-// Per-thread front end: merges runs of equal keys, caches the last key's slot.
 template <class T>
+struct BlockAccOf<T, BlockKind::none> {  // threads add straight into the global bins
+  __device__ void init() {}
+  __device__ void flush(const GlobalAcc&) {}
+};
+
+template <class T, int kMode = kModeOpt>
+using BlockAcc = BlockAccOf<T, block_kind<T, kMode>>;
+
+// Per-thread front end: merges runs of equal keys, caches the last key's slot (for the global
+// bins: remembers the last key whose presence it set, so a run of one value sets it once).
+template <class T, int kMode = kModeOpt>
 struct ThreadAcc {
   std::uint32_t pkey = kEmptyKey;  // pending run
   int psum = 0;
   std::uint32_t ckey = kEmptyKey;  // cached lookup
   int cslot = -1;
 
-  __device__ __forceinline__ void flush(BlockAcc<T>& b, const GlobalAcc& g) {
+  __device__ __forceinline__ void flush(BlockAcc<T, kMode>& b, const GlobalAcc& g) {
     if (pkey == kEmptyKey) return;
-    if constexpr (sizeof(T) == 1) {
+    constexpr BlockKind kind = block_kind<T, kMode>;
+    if constexpr (kind == BlockKind::bins256) {
       if (pkey != ckey) {
         atomicOr(&b.present[pkey], 1u);
         ckey = pkey;
       }
       if (psum != 0) atomicAdd(&b.vcec[pkey], psum);
+    } else if constexpr (kind == BlockKind::none) {
+      if (pkey != ckey) {
+        atomicOr(&g.present[pkey], 1u);
+        ckey = pkey;
+      }
+      if (psum != 0) atomicAdd(&g.vcec[pkey], static_cast<unsigned long long>(static_cast<long long>(psum)));
     } else {
       if (pkey != ckey) {
         cslot = b.find(pkey);
@@ -139,7 +176,7 @@ struct ThreadAcc {
     pkey = kEmptyKey;
     psum = 0;
   }
-  __device__ __forceinline__ void add(BlockAcc<T>& b, const GlobalAcc& g, std::uint32_t key,
+  __device__ __forceinline__ void add(BlockAcc<T, kMode>& b, const GlobalAcc& g, std::uint32_t key,
                                       int change) {
     if (key != pkey) {
       flush(b, g);
@@ -150,23 +187,43 @@ struct ThreadAcc {
 };
 
 // Adds the 4 voxels of a run (change bytes `s`, compute values c[1..4]).
-template <class T, bool kEmit>
+template <class T, bool kEmit, int kMode>
 __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (&c)[6],
                                         unsigned valid, std::int64_t out_index, EmitOut& out,
-                                        ThreadAcc<T>& ta, BlockAcc<T>& ba, const GlobalAcc& g) {
+                                        ThreadAcc<T, kMode>& ta, BlockAcc<T, kMode>& ba,
+                                        const GlobalAcc& g) {
+  if constexpr (!kEmit && (kMode & kModeWarpAgg) && block_kind<T, kMode> == BlockKind::hash) {
+    // kModeWarpAgg (the `gpu-opt-warp` step): voxel i of every lane at once; lanes with equal
+    // keys (smooth data: neighbours along x) form a group, whose lowest lane adds the group's
+    // summed change, so a run of equal values costs one block-hash update instead of one per
+    // lane. Callers are warp-uniform (every lane of the warp reaches this point: the full mask);
+    // lanes whose voxel i is outside the image group under kEmptyKey, which no finite value's
+    // key equals, and add nothing. Each lane is in exactly one group: every change is added once.
+    const int lane = threadIdx.x & 31;
 #pragma unroll
-  for (int i = 0; i < kRun; ++i) {
-    if (!((valid >> i) & 1u)) continue;
-    const std::uint32_t key = key_of_compute<T>(c[i + 1]);
-    const int change = byte_of(s, i) - bias;
-    if constexpr (kEmit) {
-      out.keys[out_index + i] = sizeof(T) == 4 ? ordered_key(key) : key;
-      out.changes[out_index + i] = change;
-    } else {
-      ta.add(ba, g, key, change);
+    for (int i = 0; i < kRun; ++i) {
+      const bool ok = (valid >> i) & 1u;
+      const std::uint32_t key = ok ? key_of_compute<T>(c[i + 1]) : kEmptyKey;
+      const unsigned group = __match_any_sync(0xFFFFFFFFu, key);
+      const int sum = __reduce_add_sync(group, byte_of(s, i) - bias);
+      if (ok && lane == __ffs(group) - 1) ta.add(ba, g, key, sum);
     }
+    ta.flush(ba, g);
+  } else {
+#pragma unroll
+    for (int i = 0; i < kRun; ++i) {
+      if (!((valid >> i) & 1u)) continue;
+      const std::uint32_t key = key_of_compute<T>(c[i + 1]);
+      const int change = byte_of(s, i) - bias;
+      if constexpr (kEmit) {
+        out.keys[out_index + i] = sizeof(T) == 4 ? ordered_key(key) : key;
+        out.changes[out_index + i] = change;
+      } else {
+        ta.add(ba, g, key, change);
+      }
+    }
+    if constexpr (!kEmit) ta.flush(ba, g);
   }
-  if constexpr (!kEmit) ta.flush(ba, g);
 }
 
 // ---- loads ------------------------------------------------------------------------------------
@@ -239,11 +296,22 @@ __device__ __forceinline__ void assemble(float (&row)[6], float a, float b, floa
 // A kernel of gpu-opt, type-erased for the engine: (buffer, geometry, accumulator, emit output).
 using KernelFn = void (*)(const void*, Geom, GlobalAcc, EmitOut);
 
+// Calls pick(std::integral_constant<int, M>) with the kernels' mode M for element type T: the
+// bits of `mode` that change T's kernels (modes_for), none for the emitting (fallback) kernels.
+template <class T, class Pick>
+KernelFn pick_mode(bool emit, int mode, Pick&& pick) {
+  const int m = emit ? kModeOpt : (mode & modes_for<T>);
+  if constexpr (modes_for<T> != 0)
+    if (m == modes_for<T>) return pick(std::integral_constant<int, modes_for<T>>{});
+  return pick(std::integral_constant<int, kModeOpt>{});
+}
+
 // The 2D kernel's register budget (gpu_opt_2d.cu): 3 blocks per SM unless REPIX_ECC_OPT_2D_BLOCKS=2.
 int ecc2d_min_blocks();
 // The kernel for an element type and dims: 16-byte vector loads or not; accumulating, or emitting
-// (key, change) per voxel for the exact fallback.
-KernelFn pick_kernel_2d(DType dt, bool vec, bool emit);  // gpu_opt_2d.cu
-KernelFn pick_kernel_3d(DType dt, bool vec, bool emit);  // gpu_opt_3d.cu
+// (key, change) per voxel for the exact fallback; `mode`: the ablation steps after gpu-opt
+// (opt::Mode; emitting kernels and types a step does not change get gpu-opt's kernel).
+KernelFn pick_kernel_2d(DType dt, bool vec, bool emit, int mode);  // gpu_opt_2d.cu
+KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode);  // gpu_opt_3d.cu
 
 }  // namespace repix::ecc::opt::detail

@@ -21,13 +21,13 @@
 #include <algorithm>
 #include <cstring>
 #include <future>
-#include <mutex>
 #include <thread>
 #include <tuple>
 #include <vector>
 
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
+#include "core/reuse_cache.hpp"
 #include "ecc/gpu_opt.cuh"
 
 namespace repix::ecc {
@@ -44,6 +44,7 @@ std::size_t auto_chunk_bytes(std::size_t image_bytes) {
 struct Slot {
   CudaStream stream;
   CudaEvent uploaded{cudaEventDisableTiming};  // the H2D of this slot's last chunk is done
+  CudaEvent done{cudaEventDisableTiming};      // this slot's last kernel is done (slot 0 waits)
   HostBuffer staging;
   DeviceBuffer<unsigned char> dev;
   bool used = false;
@@ -52,37 +53,15 @@ struct Slot {
 // Everything a run allocates, reusable by the next run of the same configuration.
 struct Workspace {
   using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::size_t, bool>;
-  Key key;
   opt::Engine engine;
   std::vector<std::unique_ptr<Slot>> slot;
   DeviceBuffer<unsigned long long> first_nonfinite{1};
+  HostBuffer bad_host{sizeof(unsigned long long), true};  // its pinned read-back
   CudaEvent ready{cudaEventDisableTiming};  // the accumulator reset is done
 };
 
-// One cached workspace (process-wide). take() hands it out only for an identical key, so two
-// threads never share one: the second builds its own.
-class WorkspaceCache {
- public:
-  std::unique_ptr<Workspace> take(const Workspace::Key& key) {
-    std::lock_guard<std::mutex> lock(m_);
-    if (ws_ && ws_->key == key) return std::move(ws_);
-    ws_.reset();  // a different configuration: free the old one before allocating anew
-    return nullptr;
-  }
-  void put(std::unique_ptr<Workspace> ws) {
-    std::lock_guard<std::mutex> lock(m_);
-    ws_ = std::move(ws);
-  }
-
- private:
-  std::mutex m_;
-  std::unique_ptr<Workspace> ws_;
-};
-
-WorkspaceCache& workspace_cache() {
-  static auto* cache = new WorkspaceCache;  // never destroyed: no CUDA calls after main returns
-  return *cache;
-}
+// The one cached workspace (process-wide; core/reuse_cache.hpp).
+ReuseCache<Workspace::Key, Workspace>& workspace_cache() { return reuse_cache<Workspace::Key, Workspace>(); }
 
 // Copies slabs [b0, b1) of a host image into dst with a few threads (pageable memcpy tops out
 // far below PCIe bandwidth on one core).
@@ -120,8 +99,8 @@ __global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t
 }  // namespace
 
 Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* whole,
-                        std::size_t global_capacity_for_tests, StreamStats* stats) {
-  nvtx::Range range("ecc/gpu-stream");
+                        std::size_t global_capacity_for_tests, StreamStats* stats, const char* nvtx_name) {
+  nvtx::Range range(nvtx_name);
   require_gpu();
   const DType dt = src.dtype();
   const Shape sh = src.shape();
@@ -144,7 +123,6 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     nvtx::Range r("init");
     if (!ws) {
       ws = std::make_unique<Workspace>();
-      ws->key = key;
       ws->engine.setup(dt, sh, true);
       if (global_capacity_for_tests) ws->engine.set_global_capacity(global_capacity_for_tests);
       for (int k = 0; k < nslots; ++k) {
@@ -206,15 +184,25 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     }
     engine.accumulate(s.dev.get(), b0, s0, s1, s.stream.get());
   }
-  for (auto& s : slot) s->stream.sync();
-  unsigned long long bad = 0;
-  REPIX_CUDA(cudaMemcpy(&bad, first_nonfinite.get(), sizeof bad, cudaMemcpyDeviceToHost));
-  if (bad != ~0ull) throw_nonfinite(sh, static_cast<std::int64_t>(bad / 2), (bad & 1u) == 0);
-
+  // Slot 0's stream waits on the GPU for the others' last kernels (no host synchronisation
+  // here), then queues the read-back of the first non-finite position behind them: the one host
+  // wait is finish()'s (float) or curve()'s (integers), a few microseconds per call saved each.
   cudaStream_t s0 = slot[0]->stream.get();
-  if (!engine.finish(s0)) {
+  for (int k = 1; k < nslots; ++k) {
+    ws->slot[k]->done.record(ws->slot[k]->stream.get());
+    REPIX_CUDA(cudaStreamWaitEvent(s0, ws->slot[k]->done.get(), 0));
+  }
+  auto* bad = static_cast<unsigned long long*>(ws->bad_host.data());
+  if (dt == DType::f32)
+    REPIX_CUDA(cudaMemcpyAsync(bad, first_nonfinite.get(), sizeof *bad, cudaMemcpyDeviceToHost, s0));
+  // Float finish() synchronises s0, so *bad is there before it is read; a NaN/inf input is
+  // reported before anything is made of its (meaningless) accumulation.
+  const bool overflow = engine.finish(s0);
+  if (dt == DType::f32 && *bad != ~0ull)
+    throw_nonfinite(sh, static_cast<std::int64_t>(*bad / 2), (*bad & 1u) == 0);
+  if (!overflow) {
     Curve c = engine.curve(s0);
-    if (!global_capacity_for_tests) workspace_cache().put(std::move(ws));
+    if (!global_capacity_for_tests) workspace_cache().put(key, std::move(ws));
     return c;
   }
 

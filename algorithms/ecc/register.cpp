@@ -19,6 +19,8 @@ const std::vector<Variant>& variants() {
                   "one pass, 4 voxels/thread, byte-sliced win words, block hash + global hash (exact sort fallback)",
                   run_gpu_opt, make_gpu_opt_plan},
                  {}});
+    v.push_back(gpu_opt_direct_variant());
+    v.push_back(gpu_opt_warp_variant());
     v.push_back({{"gpu-stream", true, "streaming",
                   "out-of-core: slab chunks with halos through pinned buffers on several streams, gpu-opt kernels",
                   run_gpu_stream, {}},

@@ -1,0 +1,135 @@
+// gpu-opt end to end (the default of `repix run ecc`): the CPU-side policy (which images are
+// streamed, in what chunks), the one-entry workspace cache, and on a GPU (skipped without) the
+// run against seq through both paths (whole image and streamed), pinned and pageable, repeated
+// calls that reuse the cached workspace, changes of shape and dtype in between, a requested chunk
+// size, and NaN/inf reported at the same position by both paths.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+#include "core/gpu.hpp"
+#include "core/reuse_cache.hpp"
+#include "ecc/ecc.hpp"
+#include "ecc/gpu_opt.cuh"
+#include "ecc/test_images.hpp"
+
+namespace repix {
+namespace {
+
+constexpr std::size_t MiB = std::size_t(1) << 20;
+
+TEST(EccEndToEndPolicy, SmallImagesAndSingleSlabsRunWhole) {
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(0, 0, 0), 0u);
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(2 * ecc::kMinEndToEndChunk - 1, 1024, 0), 0u);
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(512 * MiB, 1, 0), 0u);         // one slab: one chunk
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(512 * MiB, 1, 4 * MiB), 0u);   // even when asked
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(4 * MiB, 64, 4 * MiB), 0u);    // one requested chunk
+}
+
+TEST(EccEndToEndPolicy, LargerImagesStreamInAboutEightChunks) {
+  // 2048^2 float32 and 128^3 uint8: the smallest end-to-end targets are streamed.
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(16 * MiB, 2048, 0), 2 * MiB);
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(2 * MiB, 128, 0), ecc::kMinEndToEndChunk);
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(256 * MiB, 8192, 0), 32 * MiB);
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(std::size_t(4) << 30, 1024, 0), 128 * MiB);  // capped
+  for (std::size_t bytes : {2 * MiB, 3 * MiB + 5, 16 * MiB, 512 * MiB, std::size_t(8) << 30}) {
+    const std::size_t c = ecc::end_to_end_chunk_bytes(bytes, 1000, 0);
+    SCOPED_TRACE(bytes);
+    EXPECT_GE(c, ecc::kMinEndToEndChunk);
+    EXPECT_LT(c, bytes);  // at least two chunks, or the pipeline overlaps nothing
+  }
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(16 * MiB, 2048, 3 * MiB), 3 * MiB);  // --chunk-mib wins
+}
+
+TEST(ReuseCache, HandsOutOnlyForTheSameKeyAndHoldsOneEntry) {
+  struct W {
+    int id;
+  };
+  ReuseCache<int, W> cache;
+  EXPECT_EQ(cache.take(1), nullptr);
+  cache.put(1, std::make_unique<W>(W{7}));
+  EXPECT_EQ(cache.take(2), nullptr);  // a different key frees the entry ...
+  EXPECT_EQ(cache.take(1), nullptr);  // ... so it is gone for the first key too
+  cache.put(1, std::make_unique<W>(W{8}));
+  auto w = cache.take(1);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->id, 8);
+  EXPECT_EQ(cache.take(1), nullptr);  // handed out: never shared by two callers
+}
+
+#define REPIX_NEED_GPU() \
+  if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
+
+HostImage pinned_copy(const HostImage& img) {
+  HostImage p(img.dtype(), img.shape(), true);
+  std::memcpy(p.raw(), img.raw(), img.bytes());
+  return p;
+}
+
+TEST(EccEndToEndGpu, BothPathsEqualSeqPinnedAndPageableRepeated) {
+  REPIX_NEED_GPU();
+  struct Case {
+    DType dt;
+    Shape sh;
+    int levels;
+  };
+  // Whole-image sizes and streamed ones (>= 2 MiB), odd extents so that chunks end mid-image,
+  // the smallest uint8 end-to-end target (128^3: 2 chunks), and back to a small shape
+  // between large ones (the cache switches key). Sizes stay near the 2 MiB threshold so that the
+  // test finishes under compute-sanitizer (device-check's sanitize stage runs it).
+  const Case cases[] = {
+      {DType::f32, Shape::d2(37, 29), 5},         {DType::f32, Shape::d2(1024, 1024), 256},
+      {DType::u8, Shape::d3(128, 128, 128), 256}, {DType::u16, Shape::d3(129, 67, 131), 3000},
+      {DType::f32, Shape::d3(101, 99, 97), 40000}, {DType::u8, Shape::d2(1, 2100000), 7},
+      {DType::u16, Shape::d2(2049, 1031), 65536}, {DType::f32, Shape::d1(5000), 100},
+  };
+  std::uint32_t seed = 11;
+  for (const Case& c : cases) {
+    const HostImage img = test::random_image(c.dt, c.sh, c.levels, seed++);
+    const ecc::Curve want = ecc::run_seq(img, {});
+    const HostImage pinned = pinned_copy(img);
+    SCOPED_TRACE(test::describe(img) + " chunk " +
+                 std::to_string(ecc::end_to_end_chunk_bytes(img.bytes(), slab_count(img.shape()), 0)));
+    for (int rep = 0; rep < 2; ++rep) {  // the second call runs on the cached workspace
+      EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(img, {}), want)) << "pageable, call " << rep;
+      EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(pinned, {}), want)) << "pinned, call " << rep;
+    }
+    ecc::Options o;
+    o.chunk_bytes = std::max<std::size_t>(1, img.bytes() / 5);  // --chunk-mib, any size
+    EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(img, o), want)) << "requested chunks";
+  }
+}
+
+TEST(EccEndToEndGpu, NonFiniteReportedAtTheSamePlaceByBothPaths) {
+  REPIX_NEED_GPU();
+  for (const Shape sh : {Shape::d2(61, 43), Shape::d2(1024, 1024)}) {  // whole / streamed
+    for (const float bad : {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()}) {
+      HostImage img = test::random_image(DType::f32, sh, 50, 3);
+      const std::int64_t at = sh.size() - sh.nx - 2;  // in the last chunk: every chunk is checked
+      img.data<float>()[at] = bad;
+      std::string seq_msg, gpu_msg;
+      try {
+        ecc::run_seq(img, {});
+      } catch (const Error& e) {
+        seq_msg = e.what();
+      }
+      try {
+        ecc::run_gpu_opt(img, {});
+      } catch (const Error& e) {
+        gpu_msg = e.what();
+      }
+      SCOPED_TRACE(test::describe(img));
+      EXPECT_FALSE(seq_msg.empty());
+      EXPECT_EQ(gpu_msg, seq_msg);
+    }
+    // The failed run dropped its workspace; the next one is right.
+    const HostImage ok = test::random_image(DType::f32, sh, 50, 4);
+    EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(ok, {}), ecc::run_seq(ok, {})));
+  }
+}
+
+}  // namespace
+}  // namespace repix

@@ -1,0 +1,110 @@
+// The ablation steps after gpu-opt against seq on the GPU, beyond what every registered variant
+// gets (EccGpuVariant.*/<id>, EccGpuPlan.*/<id>: edge shapes, all dtypes).
+// gpu-opt-direct (direct-index) and gpu-opt-warp (which keeps it): uint16 images whose blocks see thousands of values (the case the step is
+// for: gpu-opt's block hash overflows there), few values (every thread hammers the same global
+// bins), and constant images, 2D and 3D, rows whose width is and is not a multiple of 4 (vector
+// and scalar loads), through the variant's end-to-end run and through one reused plan. uint8 and
+// float32 run gpu-opt's kernels unchanged; one case each checks the wiring.
+// gpu-opt-warp (warp-aggregation): float32 images smooth along x (long runs of equal values in a
+// warp: the case it is for), a warp's lanes split between a few values, random values (groups of
+// one), constants, widths that leave lanes outside the image (their voxels must add nothing), 1D,
+// 2D and 3D. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/gpu.hpp"
+#include "ecc/ecc.hpp"
+#include "ecc/test_images.hpp"
+
+namespace repix {
+namespace {
+
+TEST(EccOptSteps, RegisteredAfterGpuOptInLadderOrder) {
+  const auto& all = ecc::variants();
+  std::vector<std::string> ids, steps;
+  for (const auto& v : all) {
+    ids.push_back(v.id);
+    steps.push_back(v.step);
+  }
+  // The ablation table's ladder follows the registry: each step right after the one it builds on.
+  const std::vector<std::string> want = {"gpu-opt", "gpu-opt-direct", "gpu-opt-warp"};
+  const auto at = std::find(ids.begin(), ids.end(), "gpu-opt");
+  ASSERT_NE(at, ids.end());
+  ASSERT_LE(static_cast<std::size_t>(at - ids.begin()) + 3, ids.size());
+  EXPECT_EQ(std::vector<std::string>(at, at + 3), want);
+  for (const char* id : {"gpu-opt-direct", "gpu-opt-warp"}) {
+    const ecc::Variant& v = ecc::find_variant(id);
+    EXPECT_TRUE(v.gpu && v.run && v.make_plan) << id;
+  }
+  EXPECT_EQ(ecc::find_variant("gpu-opt-direct").step, "direct-index");
+  EXPECT_EQ(ecc::find_variant("gpu-opt-warp").step, "warp-aggregation");
+}
+
+// End to end and through one plan computed twice (the accumulators are cleared between computes).
+void expect_equal_to_seq(const ecc::Variant& v, const std::vector<HostImage>& imgs) {
+  for (const HostImage& img : imgs) {
+    const ecc::Curve want = ecc::run_seq(img, {});
+    EXPECT_TRUE(test::same_curve(v.run(img, {}), want)) << v.id << " end to end, " << test::describe(img);
+    CudaStream stream;
+    std::unique_ptr<ecc::DevicePlan> plan = v.make_plan();
+    DeviceBuffer<unsigned char> d_in(img.bytes());
+    plan->setup({img.dtype(), img.shape()}, {}, stream.get());
+    REPIX_CUDA(cudaMemcpyAsync(d_in.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice, stream.get()));
+    for (int rep = 0; rep < 2; ++rep) {
+      plan->compute({d_in.get()}, stream.get());
+      EXPECT_TRUE(test::same_curve(plan->result(stream.get()), want))
+          << v.id << " plan, compute " << rep << ", " << test::describe(img);
+    }
+  }
+}
+
+TEST(EccOptSteps, Uint16ManyAndFewValuesEqualSeq) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
+  std::vector<HostImage> imgs;
+  std::uint32_t seed = 40;
+  for (const Shape sh : {Shape::d2(512, 300), Shape::d2(515, 301), Shape::d3(96, 40, 33), Shape::d3(97, 41, 35)})
+    for (int levels : {65536, 20000, 2}) imgs.push_back(test::random_image(DType::u16, sh, levels, seed++));
+  imgs.push_back(test::random_image(DType::u16, Shape::d2(300, 200), 1000, seed++, 65000));  // wraps past 65535
+  imgs.push_back(test::constant_image(DType::u16, Shape::d3(70, 9, 20), 65535));
+  imgs.push_back(test::checkerboard(DType::u16, Shape::d2(257, 129), 3, 0, 65535));
+  imgs.push_back(test::random_image(DType::u8, Shape::d3(67, 33, 17), 256, seed++));
+  imgs.push_back(test::random_image(DType::f32, Shape::d2(403, 211), 30000, seed++));
+  for (const char* id : {"gpu-opt-direct", "gpu-opt-warp"}) expect_equal_to_seq(ecc::find_variant(id), imgs);
+}
+
+// Values smooth along x: a quantised sum of slow waves (steps of `q`), so a warp's 32 lanes share a
+// few values in long runs, as in GRF images.
+HostImage smooth_float(Shape sh, double q, std::uint32_t seed) {
+  HostImage img(DType::f32, sh);
+  const double ph = seed * 0.7;
+  for (std::int64_t z = 0; z < sh.nz; ++z)
+    for (std::int64_t y = 0; y < sh.ny; ++y)
+      for (std::int64_t x = 0; x < sh.nx; ++x) {
+        const double v = std::sin(x / 53.0 + ph) + std::cos(y / 37.0 - ph) + 0.5 * std::sin(z / 29.0 + x / 97.0);
+        img.data<float>()[(z * sh.ny + y) * sh.nx + x] = static_cast<float>(std::round(v / q) * q);
+      }
+  return img;
+}
+
+TEST(EccOptSteps, WarpAggregationSmoothAndRoughFloatsEqualSeq) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
+  std::vector<HostImage> imgs;
+  std::uint32_t seed = 60;
+  for (const Shape sh : {Shape::d2(512, 97), Shape::d2(301, 83), Shape::d2(129, 5), Shape::d1(1000),
+                         Shape::d3(128, 24, 19), Shape::d3(131, 9, 13), Shape::d3(5, 3, 40)})
+    for (double q : {0.01, 0.25, 3.0}) imgs.push_back(smooth_float(sh, q, seed++));
+  imgs.push_back(test::random_image(DType::f32, Shape::d2(515, 77), 3, seed++));      // few values
+  imgs.push_back(test::random_image(DType::f32, Shape::d3(67, 21, 11), 50000, seed++));  // groups of one
+  imgs.push_back(test::constant_image(DType::f32, Shape::d2(333, 41), -2.5));
+  imgs.push_back(test::checkerboard(DType::f32, Shape::d3(40, 40, 10), 2, -1, 1));
+  imgs.push_back(test::float_extremes(Shape::d2(200, 50), seed++));
+  expect_equal_to_seq(ecc::find_variant("gpu-opt-warp"), imgs);
+}
+
+}  // namespace
+}  // namespace repix
