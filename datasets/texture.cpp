@@ -5,6 +5,8 @@
 // 0..n-1 (v mod 2n, mirrored in its second half): neighbouring copies meet at mirror images of
 // each other, so the large image has no seams a texture feature would see as edges, and any
 // chunk can be produced alone (chunk-addressable), as for the AMI thesis's 8192^2 sizes.
+// dtype=uint16 gives the same image as uint16 with every value times 257 (0..255 -> 0..65535), the
+// 16-bit natural images of Blin et al.'s max-tree benchmark (luma x 257).
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -46,6 +48,10 @@ void canonicalise(Spec& s) {
   for (const char* n : kNames) known = known || name == n;
   if (!known) throw Error("name=" + name + " is not a texture (camera, brick, grass, gravel)");
   p["name"] = name;
+  if (p.count("dtype")) {
+    if (p["dtype"] == "uint8") p.erase("dtype");  // the default: spelled the same with or without
+    else if (p["dtype"] != "uint16") throw Error("texture dtype=" + p["dtype"] + " is not uint8 or uint16");
+  }
   (void)tile(name);  // a missing or damaged tile is the spec's error, not a generator's
 }
 
@@ -58,14 +64,18 @@ inline std::int64_t mirror(std::int64_t v, std::int64_t n) {
 Elementwise make_texture(const Spec& s) {
   const std::shared_ptr<const HostImage> t = tile(s.params.at("name"));
   const std::int64_t tw = t->shape().nx, th = t->shape().ny, nx = s.shape.nx;
+  const bool wide = s.params.count("dtype") != 0;  // uint16 (canonicalise kept nothing else)
   Elementwise g;
-  g.dtype = DType::u8;
-  g.fill = [t, tw, th, nx](std::int64_t b, std::int64_t e, void* dst) {
+  g.dtype = wide ? DType::u16 : DType::u8;
+  g.fill = [t, tw, th, nx, wide](std::int64_t b, std::int64_t e, void* dst) {
     const auto* src = static_cast<const std::uint8_t*>(t->raw());
-    auto* out = static_cast<std::uint8_t*>(dst);
+    auto* out8 = static_cast<std::uint8_t*>(dst);
+    auto* out16 = static_cast<std::uint16_t*>(dst);
     std::int64_t x = b % nx, y = b / nx;
     for (std::int64_t i = b; i < e; ++i) {
-      *out++ = src[mirror(y, th) * tw + mirror(x, tw)];
+      const std::uint8_t v = src[mirror(y, th) * tw + mirror(x, tw)];
+      if (wide) *out16++ = static_cast<std::uint16_t>(v * 257);
+      else *out8++ = v;
       if (++x == nx) {
         x = 0;
         ++y;
@@ -80,8 +90,8 @@ Elementwise make_texture(const Spec& s) {
 Kind texture_kind() {
   Kind k = elementwise_kind("texture",
                             "uint8 2D real grey texture (name=camera|brick|grass|gravel, scikit-image's CC0 512^2 "
-                            "images) mirrored to the shape",
-                            {"name"}, canonicalise, make_texture);
+                            "images) mirrored to the shape; dtype=uint16: the same times 257",
+                            {"name", "dtype"}, canonicalise, make_texture);
   k.two_d_only = true;
   return k;
 }

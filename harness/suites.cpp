@@ -20,8 +20,8 @@ const std::vector<Suite>& all() {
          {}},
         {"ami-targets", "the ranklet + AMI performance-target inputs: 8192^2 uint8, 256 levels, i.i.d. and smooth (noise-mask)", {}},
         {"maxtree-targets",
-         "the max-tree performance-target inputs: the seminar's 6000x4000 natural 8-bit image (texture camera) and a "
-         "16-bit one (uniform, 65536 levels)",
+         "the max-tree performance-target inputs: the seminar's 6000x4000 natural image (texture camera) in 8 and 16 "
+         "bits (x 257), its 1920x1080 frame, and 16-bit uniform noise (65536 levels)",
          {}},
     };
     for (Suite& suite : v)

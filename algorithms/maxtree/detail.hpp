@@ -175,7 +175,7 @@ inline void atomic_min(I* a, I v) {
 // (or itself: the root). seq-flood's and omp's trees are valid but their level roots are not the
 // smallest index, and omp's same-level chains can be long.
 template <class T, class I>
-void canonicalize(const T* f, std::vector<I>& parent_v, int threads) {
+void canonicalize(const T* f, UninitializedVector<I>& parent_v, int threads) {
   const I n = static_cast<I>(parent_v.size());
   I* parent = parent_v.data();
   // 1. Every pixel to its level root (concurrent path compression: every write stores the level

@@ -137,6 +137,43 @@ REPIX_HD bool grid_prunes(const T* f, int l, int ln) {
   return f[l - kTileW] >= below && f[ln - kTileW] >= below;
 }
 
+// ---- gpu-opt's in-tile compression --------------------------------------------------------------------
+// The end of p's same-level chain (its node's level root: the canonical pixel of the node as far as
+// `par` knows it), following at most max_hops links; `done` says whether it got there (else the
+// pixel returned is a same-level ancestor of p part way). Reads `par` only.
+template <class T, class I>
+REPIX_HD I same_level_end(const T* f, const I* par, I p, int max_hops, bool& done) {
+  const T v = f[p];
+  for (int hop = 0;; ++hop) {
+    const I q = par[p];
+    if (q == p || f[q] != v) {
+      done = true;
+      return p;
+    }
+    if (hop == max_hops) {
+      done = false;
+      return p;
+    }
+    p = q;
+  }
+}
+
+// For pixel l of a finished tile tree (local indices; nothing writes s_par any more): its parent in
+// the compressed tree gpu-opt writes out, the same tree with every chain shortened: a pixel that is
+// not its node's level root points straight to it; a level root points to its parent's node's level
+// root (or to itself at the tile's root). Both are valid parents (gpu_core's order: same level and a
+// smaller index, or a lower level), so the merges and the flatten take the compressed tree as they
+// take any other; the border merges then climb one link per node instead of the node's chain, and
+// the flatten's chain walks end within a tile for every node that does not cross a tile border.
+template <class T, class I>
+REPIX_HD I compressed_parent(const T* s_f, const I* s_par, I l) {
+  bool done = false;
+  const I r = same_level_end(s_f, s_par, l, 1 << 30, done);
+  if (r != l) return r;
+  const I q = s_par[l];
+  return q == l ? l : same_level_end(s_f, s_par, q, 1 << 30, done);
+}
+
 // ---- the flatten: the finished `par` to the normal form, in three race-free passes (each reads
 // arrays no thread of the pass writes, and writes only its own pixel) ------------------------------
 

@@ -14,12 +14,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 
+#include "core/download.hpp"
 #include "core/error.hpp"
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
-#include "core/plan_end_to_end.hpp"
+#include "core/reuse_cache.hpp"
 #include "maxtree/gpu_core.hpp"
 #include "maxtree/maxtree.hpp"
 
@@ -52,6 +54,23 @@ struct DeviceAtomics {
   }
 };
 
+// DeviceAtomics with the loads as relaxed atomic loads (PTX ld.relaxed.gpu): still atomic loads
+// (never torn, never a value no store wrote), but a load instruction instead of a read-modify-write
+// through the atomic unit, which atomicOr(p, 0) is; the CAS steps validate what they saw as
+// before (gpu_core::merge_step). gpu-opt's.
+struct RelaxedLoadAtomics : DeviceAtomics {
+  __device__ __forceinline__ std::int32_t load(const std::int32_t* p) const {
+    std::int32_t v;
+    asm volatile("ld.relaxed.gpu.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+  }
+  __device__ __forceinline__ std::int64_t load(const std::int64_t* p) const {
+    std::int64_t v;
+    asm volatile("ld.relaxed.gpu.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+  }
+};
+
 constexpr int kThreads = 256;  // 1-D grid-stride kernels
 inline unsigned blocks_for(std::int64_t n) {
   return static_cast<unsigned>(std::clamp<std::int64_t>((n + kThreads - 1) / kThreads, 1, std::int64_t(1) << 20));
@@ -69,6 +88,21 @@ __global__ void init_parent_kernel(I* par, std::int64_t n) {
 template <class T, class I>
 __global__ void same_level_kernel(const T* __restrict__ f, const I* __restrict__ par, I* __restrict__ lr, std::int64_t n) {
   REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) lr[p] = gpu_core::same_level_parent(f, par, static_cast<I>(p));
+}
+
+// gpu-opt's flatten pass 1 (gpu_core::same_level_end): each pixel walks its same-level chain, up
+// to `hops` links, reading the finished tree only; sets *unfinished when some chain was longer (the
+// pointer-jumping rounds then finish those from where the walks stopped).
+template <class T, class I>
+__global__ void walk_kernel(const T* __restrict__ f, const I* __restrict__ par, I* __restrict__ lr, std::int64_t n, int hops,
+                            unsigned* unfinished) {
+  bool any = false;
+  REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) {
+    bool done = false;
+    lr[p] = gpu_core::same_level_end(f, par, static_cast<I>(p), hops, done);
+    any |= !done;
+  }
+  if (any) atomicOr(unfinished, 1u);
 }
 
 // Flatten pass 2, one round (gpu_core::jump): reads `in`, writes `out` (never the same buffer: no
@@ -132,19 +166,27 @@ class Engine : public EngineBase {
     merged_->record(s);
     {
       nvtx::Range r("flatten");
-      same_level_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), a_.get(), n);
-      REPIX_CUDA_LAUNCH();
       I* cur = a_.get();
       I* next = b_.get();
-      for (;;) {  // pointer jumping until a round changes nothing: log2(longest same-level chain) + 1
+      // Pass 1: each pixel's same-level parent (then jump rounds until a round changes nothing:
+      // log2(longest same-level chain) + 1 rounds, a host sync each), or with walk_hops() > 0 the
+      // end of each chain as far as that many links reach (jump rounds only if one did not).
+      bool jumps = true;
+      if (walk_hops() > 0) {
+        REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
+        walk_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n, walk_hops(), flag_.get());
+        REPIX_CUDA_LAUNCH();
+        jumps = read_flag(s);
+      } else {
+        same_level_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n);
+        REPIX_CUDA_LAUNCH();
+      }
+      while (jumps) {
         REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
         jump_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(cur, next, n, flag_.get());
         REPIX_CUDA_LAUNCH();
         std::swap(cur, next);
-        unsigned changed = 0;
-        REPIX_CUDA(cudaMemcpyAsync(&changed, flag_.get(), sizeof changed, cudaMemcpyDeviceToHost, s));
-        REPIX_CUDA(cudaStreamSynchronize(s));
-        if (!changed) break;
+        jumps = read_flag(s);
       }
       out_ = next;  // the buffer `cur` is not: written by the last pass
       normal_form_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), cur, out_, n);
@@ -159,10 +201,9 @@ class Engine : public EngineBase {
     Result r;
     r.parent.shape = Shape::d2(g_.nx, g_.ny);
     r.parent.wide = sizeof(I) == 8;
-    std::vector<I>& out = r.parent.template data<I>();
-    out.resize(static_cast<std::size_t>(g_.n()));
-    REPIX_CUDA(cudaMemcpyAsync(out.data(), out_, out.size() * sizeof(I), cudaMemcpyDeviceToHost, s));
-    REPIX_CUDA(cudaStreamSynchronize(s));
+    UninitializedVector<I>& out = r.parent.template data<I>();
+    out.resize(static_cast<std::size_t>(g_.n()));  // not zeroed: the download writes every element
+    download(out.data(), out_, out.size() * sizeof(I), s);  // pinned staging, pages touched in parallel
     r.stats = stats();
     return r;
   }
@@ -183,11 +224,22 @@ class Engine : public EngineBase {
   // (the tile-border merges) does nothing unless a variant builds tiles first.
   virtual void build(const T* f, I* par, cudaStream_t s) = 0;
   virtual void merge(const T*, I*, cudaStream_t) {}
+  // > 0: the flatten starts with walk_kernel (chains followed up to this many links), for trees
+  // whose same-level chains are short (gpu-opt's compressed tiles); 0: pointer jumping from the
+  // first link (the seminar's flatten).
+  virtual int walk_hops() const { return 0; }
 
   Geom g_;
   std::int64_t tiles_ = 0;  // set by variants that build tiles
 
  private:
+  bool read_flag(cudaStream_t s) {
+    unsigned v = 0;
+    REPIX_CUDA(cudaMemcpyAsync(&v, flag_.get(), sizeof v, cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaStreamSynchronize(s));
+    return v != 0;
+  }
+
   DeviceBuffer<I> par_, a_, b_;
   DeviceBuffer<unsigned> flag_;
   I* out_ = nullptr;
@@ -227,8 +279,20 @@ class Plan final : public DevicePlan {
   std::unique_ptr<EngineBase> engine_;
 };
 
+// What an end-to-end run keeps for the next call with the same input type, shape and options
+// (core/reuse_cache.hpp): the plan's three device images and flag, the input buffer, the stream.
+// cudaMalloc of those ~300 MB at 6000x4000 costs milliseconds a call, the kernels' own time.
+template <template <class, class> class Build>
+struct EndToEndWorkspace {
+  using Key = std::tuple<DType, std::int64_t, std::int64_t, int, bool>;
+  CudaStream stream;
+  DeviceBuffer<unsigned char> d_in;
+  Plan<Build> plan;
+};
+
 // A registry entry for the variant whose build step is Build: the plan for the kernel scope, and
-// the end-to-end run through it (NVTX "maxtree/<id>", then init, h2d, kernel, d2h).
+// the end-to-end run through it (NVTX "maxtree/<id>", then init (first call of a shape only), h2d,
+// kernel, d2h).
 template <template <class, class> class Build>
 Variant make_gpu_variant(std::string id, std::string step, std::string description) {
   Variant v;
@@ -243,8 +307,30 @@ Variant make_gpu_variant(std::string id, std::string step, std::string descripti
     nvtx::Range range(name.c_str());
     check_input(image, opt);
     require_gpu();
-    Plan<Build> plan;
-    return plan_end_to_end(plan, image, opt);
+    using Workspace = EndToEndWorkspace<Build>;
+    const typename Workspace::Key key{image.dtype(), image.shape().nx, image.shape().ny, opt.connectivity,
+                                      opt.wide_index};
+    auto& cache = reuse_cache<typename Workspace::Key, Workspace>();
+    std::unique_ptr<Workspace> ws = cache.take(key);
+    if (!ws) {
+      nvtx::Range r("init");
+      ws = std::make_unique<Workspace>();
+      ws->d_in.allocate(image.bytes());
+      ws->plan.setup({image.dtype(), image.shape()}, opt, ws->stream.get());
+    }
+    cudaStream_t s = ws->stream.get();
+    {
+      nvtx::Range r("h2d", static_cast<std::int64_t>(image.bytes()));
+      REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), image.raw(), image.bytes(), cudaMemcpyHostToDevice, s));
+    }
+    {
+      nvtx::Range r("kernel");
+      ws->plan.compute({ws->d_in.get()}, s);
+    }
+    nvtx::Range r("d2h");
+    Result result = ws->plan.result(s);
+    cache.put(key, std::move(ws));
+    return result;
   };
   return v;
 }

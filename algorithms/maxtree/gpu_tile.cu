@@ -7,7 +7,7 @@
 namespace repix::maxtree::gpu {
 
 Variant gpu_tile_variant() {
-  return make_gpu_variant<TiledBuild<NoPrune>::type>(
+  return make_gpu_variant<TiledBuild<SeminarPolicy>::type>(
       "gpu-tile", "tiled",
       "Blin et al.: 64x16 tiles zipped in shared memory, then the tile-border merges (horizontal, vertical) in global "
       "memory, then the flatten");

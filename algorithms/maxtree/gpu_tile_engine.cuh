@@ -2,7 +2,7 @@
 // gpu_engine.cuh. Before the engine's flatten:
 //  1. tile build (NVTX "build"): one 64 x 16 block per tile; the tile's levels and a local parent
 //     array in shared memory; each thread zips its pixel with its earlier neighbours inside the
-//     tile (gpu_core::merge on shared memory, local indices; a Prune policy may skip edges the
+//     tile (gpu_core::merge on shared memory, local indices; the Policy may skip edges the
 //     others imply), so the long climbs stay in shared memory; the tile's tree is then written to
 //     the global parent image in global indices.
 //  2. horizontal merge (NVTX "merge-horizontal"): a thread per pixel of each tile column's left
@@ -22,10 +22,12 @@ using gpu_core::kTileW;
 
 // One block of kTileW x kTileH threads per tile (1-D grid of tiles, row-major: tiles_x per row).
 // Threads outside the image (the last tiles) take part in the barriers only.
-// Prune: a policy with `static bool skip(const T* s_f, int l, int ln)`, true for an in-tile edge
-// (l, ln) (local indices) whose merge the tile's other edges already imply (gpu-grid), false for
-// every edge (gpu-tile: NoPrune).
-template <class Prune, class T, class I>
+// Policy (see SeminarPolicy below): `static bool skip(const T* s_f, int l, int ln)`, true for an
+// in-tile edge (l, ln) (local indices) whose merge the tile's other edges already imply (gpu-grid),
+// false for every edge (gpu-tile); `kCompress`: write the tile's tree compressed
+// (gpu_core::compressed_parent, gpu-opt); `Mem`: the atomics of the merges; `kWalkHops`: the
+// engine's walk_hops().
+template <class Policy, class T, class I>
 __global__ void __launch_bounds__(kTileW * kTileH)
     tile_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
   __shared__ T s_f[kTileW * kTileH];
@@ -42,43 +44,59 @@ __global__ void __launch_bounds__(kTileW * kTileH)
   if (inside)
     gpu_core::for_each_earlier_neighbour(lx, ly, w, g.conn, [&](std::int64_t nx, std::int64_t ny) {
       const int ln = static_cast<int>(ny * kTileW + nx);
-      if (!Prune::skip(s_f, l, ln)) gpu_core::merge(s_f, s_par, l, ln, DeviceAtomics{});
+      if (!Policy::skip(s_f, l, ln)) gpu_core::merge(s_f, s_par, l, ln, typename Policy::Mem{});
     });
-  __syncthreads();  // every merge of the tile done before its tree is read
-  if (inside) par[gp] = gpu_core::tile_to_global<I>(s_par[l], x0, y0, g.nx);
+  __syncthreads();  // every merge of the tile done before its tree is read (plain loads from here)
+  if (!inside) return;
+  const std::int32_t local = Policy::kCompress ? gpu_core::compressed_parent(s_f, s_par, l) : s_par[l];
+  par[gp] = gpu_core::tile_to_global<I>(local, x0, y0, g.nx);
 }
 
 // One thread per pixel of the tile columns' left borders x = k * kTileW, 1 <= k < tiles_x.
-template <class T, class I>
+template <class Mem, class T, class I>
 __global__ void horizontal_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_x) {
   const std::int64_t borders = tiles_x - 1;
   REPIX_MAXTREE_FOR_EACH_PIXEL(i, borders * g.ny) {
     const std::int64_t x = (1 + i % borders) * kTileW, y = i / borders;
     gpu_core::for_each_horizontal_merge_edge(x, y, g.ny, g.conn, [&](std::int64_t nx, std::int64_t ny) {
-      gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), DeviceAtomics{});
+      gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
     });
   }
 }
 
 // One thread per pixel of the tile rows' top borders y = k * kTileH, 1 <= k < tiles_y.
-template <class T, class I>
+template <class Mem, class T, class I>
 __global__ void vertical_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_y) {
   REPIX_MAXTREE_FOR_EACH_PIXEL(i, (tiles_y - 1) * g.nx) {
     const std::int64_t x = i % g.nx, y = (1 + i / g.nx) * kTileH;
     gpu_core::for_each_vertical_merge_edge(x, y, g.nx, g.conn, [&](std::int64_t nx, std::int64_t ny) {
-      gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), DeviceAtomics{});
+      gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
     });
   }
 }
 
-struct NoPrune {
+// The seminar's tiled pipeline: every in-tile edge merged (gpu-tile), trees written as built,
+// atomic read-modify-write loads, pointer-jumping flatten. Variants derive and change what they add.
+struct SeminarPolicy {
   template <class T>
   __device__ static bool skip(const T*, int, int) { return false; }
+  static constexpr bool kCompress = false;
+  using Mem = DeviceAtomics;
+  static constexpr int kWalkHops = 0;
 };
 
-// The engine's build and merge steps for the tiled variants; TiledBuild<Prune>::type<T, I> is what
+// gpu-grid's policy: the seminar's, skipping each in-tile zip with the left neighbour that the pair
+// above already implies (gpu_core::grid_prunes, where the argument is written out).
+struct GridPolicy : SeminarPolicy {
+  template <class T>
+  __device__ static bool skip(const T* s_f, int l, int ln) {
+    return gpu_core::grid_prunes(s_f, l, ln);
+  }
+};
+
+// The engine's build and merge steps for the tiled variants; TiledBuild<Policy>::type<T, I> is what
 // make_gpu_variant takes.
-template <class Prune, class T, class I>
+template <class Policy, class T, class I>
 class TileBuild final : public Engine<T, I> {
  protected:
   std::int64_t tiles_x() const { return (this->g_.nx + kTileW - 1) / kTileW; }
@@ -86,27 +104,28 @@ class TileBuild final : public Engine<T, I> {
 
   void build(const T* f, I* par, cudaStream_t s) override {
     this->tiles_ = tiles_x() * tiles_y();
-    tile_build_kernel<Prune, T, I><<<static_cast<unsigned>(this->tiles_), dim3(kTileW, kTileH), 0, s>>>(f, par, this->g_, tiles_x());
+    tile_build_kernel<Policy, T, I><<<static_cast<unsigned>(this->tiles_), dim3(kTileW, kTileH), 0, s>>>(f, par, this->g_, tiles_x());
     REPIX_CUDA_LAUNCH();
   }
   void merge(const T* f, I* par, cudaStream_t s) override {
     if (tiles_x() > 1) {
       nvtx::Range r("merge-horizontal");
-      horizontal_merge_kernel<T, I><<<blocks_for((tiles_x() - 1) * this->g_.ny), kThreads, 0, s>>>(f, par, this->g_, tiles_x());
+      horizontal_merge_kernel<typename Policy::Mem, T, I><<<blocks_for((tiles_x() - 1) * this->g_.ny), kThreads, 0, s>>>(f, par, this->g_, tiles_x());
       REPIX_CUDA_LAUNCH();
     }
     if (tiles_y() > 1) {
       nvtx::Range r("merge-vertical");
-      vertical_merge_kernel<T, I><<<blocks_for((tiles_y() - 1) * this->g_.nx), kThreads, 0, s>>>(f, par, this->g_, tiles_y());
+      vertical_merge_kernel<typename Policy::Mem, T, I><<<blocks_for((tiles_y() - 1) * this->g_.nx), kThreads, 0, s>>>(f, par, this->g_, tiles_y());
       REPIX_CUDA_LAUNCH();
     }
   }
+  int walk_hops() const override { return Policy::kWalkHops; }
 };
 
-template <class Prune>
+template <class Policy>
 struct TiledBuild {
   template <class T, class I>
-  using type = TileBuild<Prune, T, I>;
+  using type = TileBuild<Policy, T, I>;
 };
 
 }  // namespace repix::maxtree::gpu

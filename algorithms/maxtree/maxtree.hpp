@@ -30,6 +30,7 @@
 
 #include "core/image.hpp"
 #include "core/variant.hpp"
+#include "core/uninitialized_vector.hpp"
 
 namespace repix::maxtree {
 
@@ -53,13 +54,14 @@ struct Stats {
 // The parent image: int32 below 2^31 pixels, int64 from there on (or when asked: wide_index).
 struct ParentImage {
   Shape shape;
-  std::vector<std::int32_t> narrow;  // used when !wide
-  std::vector<std::int64_t> wide_;   // used when wide
+  // Sized by the variants, which then write every element (so resize() does not zero them).
+  UninitializedVector<std::int32_t> narrow;  // used when !wide
+  UninitializedVector<std::int64_t> wide_;   // used when wide
   bool wide = false;
 
   std::int64_t size() const { return shape.size(); }
   std::int64_t operator[](std::int64_t i) const { return wide ? wide_[static_cast<std::size_t>(i)] : narrow[static_cast<std::size_t>(i)]; }
-  template <class I> std::vector<I>& data();
+  template <class I> UninitializedVector<I>& data();
   bool operator==(const ParentImage& o) const {
     if (shape != o.shape) return false;
     if (wide == o.wide) return narrow == o.narrow && wide_ == o.wide_;
@@ -68,8 +70,8 @@ struct ParentImage {
     return true;
   }
 };
-template <> inline std::vector<std::int32_t>& ParentImage::data<std::int32_t>() { return narrow; }
-template <> inline std::vector<std::int64_t>& ParentImage::data<std::int64_t>() { return wide_; }
+template <> inline UninitializedVector<std::int32_t>& ParentImage::data<std::int32_t>() { return narrow; }
+template <> inline UninitializedVector<std::int64_t>& ParentImage::data<std::int64_t>() { return wide_; }
 
 struct Result {
   ParentImage parent;

@@ -25,6 +25,7 @@ const std::vector<Variant>& variants() {
     v.push_back(gpu::gpu_naive_variant());
     v.push_back(gpu::gpu_tile_variant());
     v.push_back(gpu::gpu_grid_variant());
+    v.push_back(gpu::gpu_opt_variant());
     return v;
   }();
   return all;

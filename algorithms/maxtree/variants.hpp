@@ -10,5 +10,6 @@ namespace gpu {
 Variant gpu_naive_variant();  // gpu_naive.cu
 Variant gpu_tile_variant();   // gpu_tile.cu
 Variant gpu_grid_variant();   // gpu_grid.cu
+Variant gpu_opt_variant();    // gpu_opt.cu
 }  // namespace gpu
 }  // namespace repix::maxtree

@@ -50,7 +50,25 @@ TEST(Texture, MirrorsTheTileOnEveryAxis) {
   for (std::int64_t i = 0; i < 1300 * 7; ++i) ASSERT_EQ(rows[i], img.data<std::uint8_t>()[1000 * 1300 + i]);
 }
 
+// dtype=uint16: Blin et al.'s 16-bit natural images, the 8-bit one times 257 element by element;
+// dtype=uint8 is the default spelled out (the same canonical spec, so the same reports and hashes).
+TEST(Texture, Uint16IsTheUint8ImageTimes257) {
+  const HostImage narrow = generate("texture:700x300:name=brick");
+  const HostImage wide = generate("texture:700x300:dtype=uint16:name=brick");
+  ASSERT_EQ(wide.dtype(), DType::u16);
+  ASSERT_EQ(wide.shape().str(), "700x300");
+  for (std::int64_t i = 0; i < narrow.size(); ++i)
+    ASSERT_EQ(wide.data<std::uint16_t>()[i], narrow.data<std::uint8_t>()[i] * 257) << i;
+  EXPECT_EQ(Spec::parse("texture:64x64:dtype=uint8:name=camera").str(), Spec::parse("texture:64x64:name=camera").str());
+  EXPECT_NE(Spec::parse("texture:64x64:dtype=uint16").str().find("dtype=uint16"), std::string::npos);
+  auto src = open_source(Spec::parse("texture:700x300:dtype=uint16:name=brick"));
+  std::vector<std::uint16_t> rows(700 * 3);
+  src->read(100, 103, rows.data());
+  for (std::int64_t i = 0; i < 700 * 3; ++i) ASSERT_EQ(rows[i], wide.data<std::uint16_t>()[100 * 700 + i]);
+}
+
 TEST(Texture, BadSpecsAreClearErrors) {
+  EXPECT_THROW(generate("texture:64x64:dtype=float32"), Error);
   EXPECT_THROW(generate("texture:64x64:name=wood"), Error);
   EXPECT_THROW(generate("texture:8x8x8"), Error);
   try {

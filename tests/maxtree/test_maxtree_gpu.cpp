@@ -63,6 +63,33 @@ TEST_P(MaxtreeGpuVariant, EdgeShapesPlateausCheckerboardsConstantsMatchSeq) {
 
 // The kernel scope's use of a plan: set up once, computed several times on device-resident input,
 // each result the normal form; then set up again for another shape and dtype.
+// The end-to-end run keeps its workspace for the next call with the same input type, shape and
+// options (core/reuse_cache.hpp): back-to-back calls on different contents of one shape, then a
+// change of shape, dtype or connectivity in between, each equal to seq.
+TEST_P(MaxtreeGpuVariant, EndToEndWorkspaceReusedAcrossCallsMatchesSeq) {
+  const Variant& v = find_variant(GetParam());
+  struct Call {
+    test::Input in;
+    int connectivity;
+  };
+  std::vector<Call> calls;
+  for (std::uint64_t seed = 0; seed < 3; ++seed) {
+    calls.push_back({{"u8-256levels-300x200", test::random_image(DType::u8, 300, 200, 256, 70 + seed)}, 4});
+    calls.push_back({{"u8-2levels-300x200", test::random_image(DType::u8, 300, 200, 2, 80 + seed)}, 4});
+  }
+  calls.push_back({{"u8-2levels-300x200", test::random_image(DType::u8, 300, 200, 2, 90)}, 8});
+  calls.push_back({{"u8-256levels-200x300", test::random_image(DType::u8, 200, 300, 256, 91)}, 8});
+  calls.push_back({{"u16-full-200x300", test::random_image(DType::u16, 200, 300, 65536, 92)}, 8});
+  calls.push_back({{"u16-full-200x300", test::random_image(DType::u16, 200, 300, 65536, 93)}, 8});
+  calls.push_back({{"const-u8-300x200", test::const_image(DType::u8, 300, 200, 3)}, 4});
+  for (const Call& call : calls) {
+    Options o;
+    o.connectivity = call.connectivity;
+    ASSERT_TRUE(v.run(call.in.image, o).parent == find_variant("seq").run(call.in.image, o).parent)
+        << v.id << " on " << call.in.name << ", connectivity " << call.connectivity;
+  }
+}
+
 TEST_P(MaxtreeGpuVariant, PlanReusedAcrossComputesAndShapes) {
   const Variant& v = find_variant(GetParam());
   ASSERT_TRUE(v.make_plan);

@@ -45,13 +45,25 @@ std::vector<I> identity(std::int64_t n) {
   return par;
 }
 
-// The engine's flatten (gpu_engine.cuh), with the same cores and the same buffers per pass.
+// The engine's flatten (gpu_engine.cuh), with the same cores and the same buffers per pass: with
+// walk_hops 0 the seminar's (same-level parents, then pointer jumping until a round changes
+// nothing), else gpu-opt's (chains walked up to walk_hops links; jump rounds only if one was longer).
 template <class T>
-std::vector<I> flatten(const T* f, const std::vector<I>& par) {
+UninitializedVector<I> flatten(const T* f, const std::vector<I>& par, int walk_hops = 0) {
   const I n = static_cast<I>(par.size());
-  std::vector<I> cur(par.size()), next(par.size()), out(par.size());
-  for (I p = 0; p < n; ++p) cur[p] = gpu_core::same_level_parent(f, par.data(), p);
-  for (bool changed = true; changed;) {
+  std::vector<I> cur(par.size()), next(par.size());
+  UninitializedVector<I> out(par.size());
+  bool unfinished = walk_hops == 0;
+  for (I p = 0; p < n; ++p) {
+    if (walk_hops == 0) {
+      cur[p] = gpu_core::same_level_parent(f, par.data(), p);
+    } else {
+      bool done = false;
+      cur[p] = gpu_core::same_level_end(f, par.data(), p, walk_hops, done);
+      unfinished |= !done;
+    }
+  }
+  for (bool changed = unfinished; changed;) {
     changed = false;
     for (I p = 0; p < n; ++p) {
       next[p] = gpu_core::jump(cur.data(), p);
@@ -157,7 +169,7 @@ TEST(MaxtreeGpuCore, GridPruningSkipsExactlyTheImpliedLeftEdges) {
   }
 }
 
-enum class Schedule { shuffled, interleaved, threads, tiled, tiled_grid_pruned };
+enum class Schedule { shuffled, interleaved, threads, tiled, tiled_grid_pruned, tiled_compressed };
 
 template <class T>
 std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::uint64_t seed) {
@@ -184,11 +196,12 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         pending.pop_back();
       }
     }
-  } else if (how == Schedule::tiled || how == Schedule::tiled_grid_pruned) {
+  } else if (how == Schedule::tiled || how == Schedule::tiled_grid_pruned || how == Schedule::tiled_compressed) {
     // As gpu-tile runs: each tile in its own local arrays (levels, parents in local indices), its
     // edges merged in a random order, the tree written back in global indices; then the
     // horizontal merge's edges, then the vertical merge's, each in a random order. gpu-grid: the
-    // in-tile edges gpu_core::grid_prunes skips are left out.
+    // in-tile edges gpu_core::grid_prunes skips are left out; gpu-opt: those too, and each tile's
+    // tree written compressed (gpu_core::compressed_parent).
     using gpu_core::kTileH;
     using gpu_core::kTileW;
     TiledEdges t = tiled_edges_of(img.shape(), connectivity);
@@ -202,7 +215,7 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
         if (x < W && y < img.shape().ny) s_f[l] = f[y * W + x];
       }
-      if (how == Schedule::tiled_grid_pruned) {
+      if (how != Schedule::tiled) {
         auto& e = t.tiles[k];
         e.erase(std::remove_if(e.begin(), e.end(), [&](const auto& ab) { return gpu_core::grid_prunes(s_f.data(), ab.first, ab.second); }),
                 e.end());
@@ -211,7 +224,8 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       for (const auto& [a, b] : t.tiles[k]) gpu_core::merge(s_f.data(), s_par.data(), a, b, mem);
       for (int l = 0; l < kTileW * kTileH; ++l) {
         const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
-        if (x < W && y < img.shape().ny) par[y * W + x] = gpu_core::tile_to_global<I>(s_par[l], x0, y0, W);
+        const I local = how == Schedule::tiled_compressed ? gpu_core::compressed_parent(s_f.data(), s_par.data(), I(l)) : s_par[l];
+        if (x < W && y < img.shape().ny) par[y * W + x] = gpu_core::tile_to_global<I>(local, x0, y0, W);
       }
     }
     for (auto* list : {&t.horizontal, &t.vertical}) {
@@ -238,12 +252,16 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
   const Result want = find_variant("seq").run(in.image, o);
   ASSERT_FALSE(want.parent.wide);
   for (const Schedule how :
-       {Schedule::shuffled, Schedule::interleaved, Schedule::threads, Schedule::tiled, Schedule::tiled_grid_pruned}) {
+       {Schedule::shuffled, Schedule::interleaved, Schedule::threads, Schedule::tiled, Schedule::tiled_grid_pruned,
+        Schedule::tiled_compressed}) {
     const std::string what = in.name + ", connectivity " + std::to_string(connectivity) + ", schedule " +
                              std::to_string(static_cast<int>(how)) + ", seed " + std::to_string(seed);
     const std::vector<I> par = build<T>(in.image, connectivity, how, seed);
     expect_ordered(in.image.data<T>(), par, what);
     EXPECT_EQ(flatten(in.image.data<T>(), par), want.parent.narrow) << what;
+    // gpu-opt's flatten: one link per walk (every longer chain left to the jumps), and 16.
+    EXPECT_EQ(flatten(in.image.data<T>(), par, 1), want.parent.narrow) << what << ", walks of 1 link";
+    EXPECT_EQ(flatten(in.image.data<T>(), par, 16), want.parent.narrow) << what << ", walks of 16 links";
   }
 }
 
