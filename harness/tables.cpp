@@ -7,7 +7,7 @@ namespace repix::tables {
 const std::vector<TableInfo>& all() {
   static const std::vector<TableInfo> t = [] {
     std::vector<TableInfo> v;
-    for (auto paper : {ecc_paper_tables, iwpp_paper_tables, ami_paper_tables})  // one line per paper (harness/papers/<paper>/)
+    for (auto paper : {ecc_paper_tables, iwpp_paper_tables, ami_paper_tables, maxtree_paper_tables})  // one line per paper (harness/papers/<paper>/)
       for (TableInfo& info : paper()) v.push_back(std::move(info));
     return v;
   }();

@@ -21,6 +21,7 @@ const std::vector<TableInfo>& all();
 std::vector<TableInfo> ecc_paper_tables();   // papers/ecc/register.cpp
 std::vector<TableInfo> iwpp_paper_tables();  // papers/iwpp/register.cpp
 std::vector<TableInfo> ami_paper_tables();   // papers/ami/tables.cpp
+std::vector<TableInfo> maxtree_paper_tables();  // papers/maxtree/register.cpp
 const TableInfo& find(const std::string& id);
 // The command line being run (recorded in the tables' JSON); set by the CLI.
 void set_command_line(const std::string& s);

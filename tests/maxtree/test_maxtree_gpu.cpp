@@ -63,6 +63,23 @@ TEST_P(MaxtreeGpuVariant, EdgeShapesPlateausCheckerboardsConstantsMatchSeq) {
 
 // The kernel scope's use of a plan: set up once, computed several times on device-resident input,
 // each result the normal form; then set up again for another shape and dtype.
+// Small enough for compute-sanitizer racecheck (which instruments every shared-memory access of
+// the tile build's zips and did not finish the larger tests in minutes): two tiles across and two
+// down with ragged edges, a few levels (long plateaus across tile borders) and 16-bit noise (deep
+// branches), both connectivities, against seq.
+TEST_P(MaxtreeGpuVariant, RacecheckSizedTilesMatchSeq) {
+  const Variant& v = find_variant(GetParam());
+  const test::Input inputs[] = {{"u8-3levels-100x20", test::random_image(DType::u8, 100, 20, 3, 31)},
+                                {"u16-full-70x30", test::random_image(DType::u16, 70, 30, 65536, 32)}};
+  for (const test::Input& in : inputs)
+    for (const int c : {4, 8}) {
+      Options o;
+      o.connectivity = c;
+      ASSERT_TRUE(v.run(in.image, o).parent == find_variant("seq").run(in.image, o).parent)
+          << v.id << " on " << in.name << ", connectivity " << c;
+    }
+}
+
 // The end-to-end run keeps its workspace for the next call with the same input type, shape and
 // options (core/reuse_cache.hpp): back-to-back calls on different contents of one shape, then a
 // change of shape, dtype or connectivity in between, each equal to seq.

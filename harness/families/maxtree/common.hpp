@@ -26,7 +26,7 @@ inline std::vector<std::string> suite(const std::string& name) {
     return {"texture:1920x1080:name=camera", "uniform:1920x1080:levels=256:dtype=uint8:seed=1",
             "uniform:1920x1080:levels=65536:dtype=uint16:seed=2"};
   if (name == "maxtree-targets")
-    return {"texture:6000x4000:name=camera", "texture:6000x4000:dtype=uint16:name=camera",
+    return {"texture:6000x4000:name=camera", "texture:6000x4000:name=camera:dtype=uint16",
             "texture:1920x1080:name=camera", "uniform:6000x4000:levels=65536:dtype=uint16:seed=1"};
   return {};
 }

@@ -1,0 +1,121 @@
+// `repix table maxtree-seminar`: the seminar's figures beside ours from bench reports written here
+// (no GPU needed), with the numbers worked out by hand: 6000x4000 is 24e6 pixels, so a 6 ms kernel
+// is 4000 MB/s at one byte a pixel; omp 180 ms over that kernel is 30x; a 1.25 ms kernel at
+// 1920x1080 is 800 fps.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "harness/papers/maxtree/seminar.hpp"
+
+namespace repix {
+namespace {
+
+using nlohmann::json;
+
+report::Result case_of(const std::string& variant, const std::string& dataset, const std::string& scope, double ms,
+                       int connectivity = 4) {
+  report::Result r;
+  r.family = "maxtree";
+  r.variant = variant;
+  r.dataset = dataset;
+  r.scope = scope;
+  r.samples_ms = {ms};
+  r.median_ms = r.q1_ms = r.q3_ms = r.min_ms = ms;
+  r.verified = true;
+  r.extra = {{"connectivity", connectivity}, {"build_ms", ms / 2}, {"merge_ms", ms / 4}, {"canonical_ms", ms / 4}};
+  return r;
+}
+
+report::DatasetInfo dataset(const std::string& spec, const std::string& shape, const std::string& dtype,
+                            std::int64_t elements) {
+  report::DatasetInfo d;
+  d.spec = spec;
+  d.shape = shape;
+  d.dtype = dtype;
+  d.elements = elements;
+  return d;
+}
+
+json paper() {
+  json rows = json::array();
+  auto row = [&](const char* q, const char* shape, double v, const char* unit) {
+    rows.push_back({{"quantity", q}, {"shape", shape}, {"value", v}, {"unit", unit}});
+  };
+  row("gpu_vs_parallel_cpu_speedup", "6000x4000", 10, "speedup");
+  row("kernel_throughput", "6000x4000", 793, "MB/s");
+  row("kernel_fps_1920x1080", "1920x1080", 382, "fps");
+  row("end_to_end_ms", "6000x4000", 57.6, "ms");
+  row("border_extra_steps_cost", "6000x4000", 2.4, "ms");
+  return {{"table", "maxtree-seminar"}, {"source", "test"}, {"rows", rows}};
+}
+
+double figure(const json& j, const std::string& quantity) {
+  for (const json& f : j.at("figures"))
+    if (f.at("quantity") == quantity) return f.at("ours").is_number() ? f.at("ours").get<double>() : -1;
+  return -2;
+}
+
+TEST(TablesMaxtree, SeminarFiguresFromTwoReportsWithTheirOwnSpellings) {
+  report::Report four, eight;
+  four.env = eight.env = {{"gpu", {{"name", "Test GPU"}}}};
+  four.tool = eight.tool = {{"git_sha", "abcdef0123456789"}};
+  // The reports list datasets canonically; results keep the spelling they were given (the 16-bit
+  // image's options in another order) and must still be found.
+  four.datasets = {dataset("texture:6000x4000:name=camera", "6000x4000", "uint8", 24000000),
+                   dataset("texture:6000x4000:name=camera:dtype=uint16", "6000x4000", "uint16", 24000000),
+                   dataset("texture:1920x1080:name=camera", "1920x1080", "uint8", 2073600)};
+  four.results = {case_of("omp", "texture:6000x4000:name=camera", "end-to-end", 180),
+                  case_of("gpu-tile", "texture:6000x4000:name=camera", "kernel", 9),
+                  case_of("gpu-opt", "texture:6000x4000:name=camera", "kernel", 6),
+                  case_of("gpu-opt", "texture:6000x4000:name=camera", "end-to-end", 12),
+                  case_of("gpu-opt", "texture:6000x4000:dtype=uint16:name=camera", "kernel", 7),
+                  case_of("gpu-opt", "texture:1920x1080:name=camera", "kernel", 1.25)};
+  eight.datasets = {four.datasets[0]};
+  // 8-connectivity: its own input in the table, never the seminar's (4-connectivity) figures.
+  eight.results = {case_of("omp", "texture:6000x4000:name=camera", "end-to-end", 500, 8),
+                   case_of("gpu-opt", "texture:6000x4000:name=camera", "kernel", 1, 8)};
+  const auto dir = std::filesystem::temp_directory_path() / "repix-maxtree-seminar-test";
+  std::filesystem::remove_all(dir);
+  const std::string md = tables::maxtree_seminar(paper(), {four, eight}, dir.string());
+  std::ifstream in(dir / "maxtree-seminar.json");
+  ASSERT_TRUE(in.good());
+  const json j = json::parse(in);
+  EXPECT_DOUBLE_EQ(figure(j, "gpu_vs_parallel_cpu_speedup"), 30.0);  // 180 / 6
+  EXPECT_DOUBLE_EQ(figure(j, "kernel_throughput"), 4000.0);          // 24e6 B / 6 ms
+  EXPECT_DOUBLE_EQ(figure(j, "kernel_fps_1920x1080"), 800.0);        // 1 / 1.25 ms
+  EXPECT_DOUBLE_EQ(figure(j, "end_to_end_ms"), 12.0);
+  EXPECT_DOUBLE_EQ(figure(j, "border_extra_steps_cost"), -1);  // not built: no number, a reason
+  EXPECT_NE(md.find("gpu-border) is not built"), std::string::npos) << md;
+  // Every input apart: 8-bit and 16-bit 4-connectivity, the frame, and 8-connectivity.
+  EXPECT_NE(md.find("### texture:6000x4000:name=camera, 4-conn."), std::string::npos) << md;
+  EXPECT_NE(md.find("### texture:6000x4000:name=camera:dtype=uint16, 4-conn."), std::string::npos) << md;
+  EXPECT_NE(md.find("### texture:1920x1080:name=camera, 4-conn."), std::string::npos) << md;
+  EXPECT_NE(md.find("### texture:6000x4000:name=camera, 8-conn."), std::string::npos) << md;
+  int rows = 0;
+  for (const json& v : j.at("variants")) {
+    ++rows;
+    if (v.at("variant") == "gpu-tile") EXPECT_DOUBLE_EQ(v.at("speedup_over_omp").get<double>(), 20.0);  // 180 / 9
+    if (v.at("variant") == "gpu-opt" && v.at("connectivity") == 8)
+      EXPECT_DOUBLE_EQ(v.at("speedup_over_omp").get<double>(), 500.0);
+    if (v.at("variant") == "gpu-opt" && v.at("dataset") == "texture:6000x4000:name=camera:dtype=uint16")
+      EXPECT_TRUE(v.at("speedup_over_omp").is_null());  // no omp case for that input
+  }
+  EXPECT_EQ(rows, 7);  // omp, gpu-tile, gpu-opt | gpu-opt (16-bit) | gpu-opt (frame) | omp, gpu-opt (8-conn.)
+  EXPECT_NE(md.find("| 3 (50 %) | 1.5 (25 %) | 1.5 (25 %) |"), std::string::npos) << md;  // gpu-opt's steps
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TablesMaxtree, SeminarWithoutMaxtreeResultsIsAnError) {
+  report::Report other;
+  report::Result r = case_of("gpu-opt", "texture:64x64:name=camera", "kernel", 1);
+  r.family = "ecc";
+  other.results = {r};
+  EXPECT_THROW(tables::maxtree_seminar(paper(), {other}, ""), Error);
+  EXPECT_THROW(tables::maxtree_seminar(paper(), {}, ""), Error);
+}
+
+}  // namespace
+}  // namespace repix
