@@ -8,7 +8,8 @@ its own variants, so their numbers can sit beside ours in one report.
     peers.py run --peer ID --inputs A.npy [B.npy] --params JSON --samples N --warmup W --output OUT.npy
         runs the peer W untimed then N timed times; writes the last result to OUT.npy
         (float32 distances for edt, the mask's dtype for reconstruct, float32 [hi, lo] pairs of
-        A_x and A_y for auto-mi) and prints one JSON line
+        A_x and A_y for auto-mi, the parent image's indices as uint16 (2, H, W) low/high halves
+        for maxtree) and prints one JSON line
         {"samples_ms": [...], "scope": "kernel"|"end-to-end"}.
 
 Scopes: CPU peers are timed around the library call (the arrays are already in memory: the
@@ -52,6 +53,26 @@ def _reconstruct_skimage(inputs, params):
     conn = int(params.get("connectivity", 8))
     footprint = np.ones((3, 3), bool) if conn == 8 else np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], bool)
     return lambda: reconstruction(marker, mask, method="dilation", footprint=footprint).astype(mask.dtype)
+
+
+# maxtree: scikit-image's max_tree (Berger-style union-find, 1 thread). Its parent image (int64
+# linear indices; a node's representative is not its smallest pixel: repix maps it to the normal
+# form) is written as uint16 (2, H, W), the low then the high 16 bits of each index: repix reads no
+# wider integers from .npy.
+def _maxtree_skimage(inputs, params):
+    import numpy as np
+    from skimage.morphology import max_tree
+    image = inputs[0]
+    conn = 1 if int(params.get("connectivity", 4)) == 4 else 2
+
+    def call():
+        return max_tree(image, connectivity=conn)[0]
+
+    def encode(parent):  # after the timed calls, on the last result only
+        parent = parent.astype(np.int64)
+        return np.stack([(parent & 0xFFFF).astype(np.uint16), (parent >> 16).astype(np.uint16)])
+    call.encode = encode
+    return call
 
 
 # auto-mi: the feature stage as a Python user would write it. Labels 0..256 (257 values); per lag
@@ -131,6 +152,8 @@ PEERS = {
     "skimage-reconstruction": ("reconstruct", "skimage.morphology",
                                "skimage.morphology.reconstruction method=dilation (1 thread)",
                                False, True, "end-to-end", _reconstruct_skimage),
+    "skimage-maxtree": ("maxtree", "skimage.morphology", "skimage.morphology.max_tree (1 thread)",
+                        False, True, "end-to-end", _maxtree_skimage),
     "numpy-auto-mi": ("auto-mi", "numpy", "NumPy: np.bincount joint histogram per lag, entropies in float64 (1 thread)",
                       False, True, "end-to-end", _auto_mi_numpy),
     "sklearn-auto-mi": ("auto-mi", "sklearn.metrics",
@@ -192,6 +215,9 @@ def cmd_run(a):
             t0 = time.perf_counter()
             result = call()
             samples.append((time.perf_counter() - t0) * 1e3)
+    encode = getattr(call, "encode", None)  # a peer's output format for repix, untimed
+    if encode is not None:
+        result = encode(result)
     np.save(a.output, np.ascontiguousarray(result))
     print(json.dumps({"samples_ms": samples, "scope": scope, "version": _library_version(module)}))
 

@@ -112,4 +112,12 @@ HostImage area_opening(const HostImage& image, const ParentImage& parent, std::i
 // The number of nodes of a parent image in normal form (its canonical pixels).
 std::int64_t count_nodes(const HostImage& image, const ParentImage& parent);
 
+// Another library's max-tree of `image` mapped to the normal form above, for comparing it with
+// ours: `parent` (linear indices) may pick any pixel of a node as its representative (scikit-image:
+// not the smallest index), as long as every pixel points to a pixel of its own node or, for the
+// representative, to a pixel of the parent node (the root to itself). Throws repix::Error (one
+// line) for what is no such tree: a size other than the image's, an index out of range, a parent
+// above its child, or a same-level cycle. Sequential (a check, not a variant).
+ParentImage normal_form_of(const HostImage& image, const std::vector<std::int64_t>& parent);
+
 }  // namespace repix::maxtree

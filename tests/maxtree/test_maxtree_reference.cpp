@@ -120,6 +120,51 @@ TEST(MaxtreeReference, AreaOpeningOfOneIsTheIdentityAndAboveTheImageIsItsMinimum
   }
 }
 
+// Another library's tree (scikit-image's representatives are not the smallest pixel of a node):
+// seq's tree re-rooted so that every node's representative is its LARGEST pixel, every other
+// pixel of the node pointing to it and the representative to the parent node's, maps back to
+// seq's normal form exactly; what is no tree is one clear error.
+TEST(MaxtreeReference, NormalFormOfAnotherRepresentationIsSeqs) {
+  for (const test::Input& in : test::small_inputs(5))
+    for (const int c : {4, 8}) {
+      const Result seq = find_variant("seq").run(in.image, with_connectivity(c));
+      const std::int64_t n = in.image.size();
+      const std::vector<std::int64_t> canon_parent = as_vector(seq.parent);
+      const std::vector<std::uint32_t> f = test::values_of(in.image);
+      // The node of p: its canonical pixel (itself when canonical); the largest pixel per node.
+      auto node = [&](std::int64_t p) {
+        const std::int64_t q = canon_parent[p];
+        return (q != p && f[q] == f[p]) ? q : p;
+      };
+      std::vector<std::int64_t> largest(static_cast<std::size_t>(n), -1);
+      for (std::int64_t p = 0; p < n; ++p) largest[node(p)] = std::max(largest[node(p)], p);
+      std::vector<std::int64_t> other(static_cast<std::size_t>(n));
+      for (std::int64_t p = 0; p < n; ++p) {
+        const std::int64_t rep = largest[node(p)];
+        if (p != rep) {
+          other[p] = rep;
+        } else {
+          const std::int64_t up = canon_parent[node(p)];  // the canonical pixel's parent: the parent node's
+          other[p] = up == node(p) ? p : largest[node(up)];
+        }
+      }
+      EXPECT_EQ(as_vector(normal_form_of(in.image, other)), canon_parent) << in.name << ", connectivity " << c;
+    }
+  const HostImage img = test::random_image(DType::u8, 5, 4, 3, 1);
+  std::vector<std::int64_t> par(20);
+  for (std::int64_t p = 0; p < 20; ++p) par[p] = p;
+  EXPECT_THROW(normal_form_of(img, std::vector<std::int64_t>(19, 0)), Error);  // wrong size
+  par[3] = 20;
+  EXPECT_THROW(normal_form_of(img, par), Error);  // out of range
+  const HostImage flat = test::const_image(DType::u8, 5, 4, 7);
+  par[3] = 4;
+  par[4] = 3;  // a same-level cycle
+  EXPECT_THROW(normal_form_of(flat, par), Error);
+  const HostImage ramp = test::checker_image(DType::u8, 5, 4, 1, 0, 9);
+  std::vector<std::int64_t> up(20, 1);  // pixel 1 is 9, pixel 0 is 0: 0's parent above it
+  EXPECT_THROW(normal_form_of(ramp, up), Error);
+}
+
 TEST(MaxtreeReference, BadInputIsRefusedWithOneLine) {
   auto message = [](const HostImage& img, const Options& o) {
     try {

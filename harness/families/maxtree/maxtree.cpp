@@ -2,6 +2,7 @@
 // dataset; the reference is seq; every variant's parent image must equal it exactly (the normal
 // form of algorithms/maxtree/maxtree.hpp is unique).
 #include "core/atomic_file.hpp"
+#include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/families/maxtree/common.hpp"
 
@@ -33,6 +34,36 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
         return std::make_pair(got.parent[i], ref.parent[i]);
       });
     return {false, what.empty() ? why : what + ": " + why};
+  }
+
+  // Peers (baselines/peers.py: scikit-image's max_tree): their tree mapped to the normal form
+  // (maxtree::normal_form_of) and compared with seq's exactly.
+  nlohmann::json peer_params(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
+  nlohmann::json peer_extra(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
+  std::string peer_skip_reason(const peers::Peer&, const std::string& spec) const override {
+    const Shape s = datasets::spec_shape(datasets::spec_of(spec));
+    if (s.nx <= 2 || s.ny <= 2) return "scikit-image's max_tree builds wrong trees for images with a side <= 2";
+    return "";
+  }
+  // The peer's parent indices come as uint16 (2, H, W): low 16 bits, then high 16 bits (repix reads
+  // no integer type wider than 16 bits from .npy; images of up to 2^32 pixels).
+  Verdict check_peer(const peers::Peer&, const Inputs& in, const Result& ref, HostImage output) const override {
+    const HostImage& img = in.at(0);
+    const Shape& sh = img.shape();
+    if (output.dtype() != DType::u16 || output.shape() != Shape::d3(sh.nx, sh.ny, 2))
+      return {false, "the peer wrote a " + dtype_name(output.dtype()) + " " + output.shape().str() +
+                         " array; expected uint16 " + Shape::d3(sh.nx, sh.ny, 2).str() + " (low, high 16 bits)"};
+    const std::uint16_t* v = output.data<std::uint16_t>();
+    const std::int64_t n = img.size();
+    std::vector<std::int64_t> parent(static_cast<std::size_t>(n));
+    for (std::int64_t p = 0; p < n; ++p) parent[static_cast<std::size_t>(p)] = v[p] | (std::int64_t(v[n + p]) << 16);
+    maxtree::ParentImage mapped;
+    try {
+      mapped = maxtree::normal_form_of(img, parent);
+    } catch (const Error& e) {
+      return {false, std::string("the peer's tree is not a max-tree: ") + e.what()};
+    }
+    return check(find_variant("seq"), in, ref, Result{mapped, {}}, "mapped to the normal form");
   }
 
   std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
