@@ -137,6 +137,41 @@ REPIX_HD bool grid_prunes(const T* f, int l, int ln) {
   return f[l - kTileW] >= below && f[ln - kTileW] >= below;
 }
 
+// ---- gpu-tile-1d's column trees (Blin et al.'s step 2, after Menotti et al.'s 1-D component tree) -----
+// The max-tree of tile column lx (rows 0..h-1, local indices l = ly * kTileW + lx) built by one
+// thread in one pass down the column, with no stack of its own: the chain of level roots from the
+// last pixel's node down to the column's root (parent links, strictly falling levels) is the stack.
+// Each new pixel p of level v pops the nodes above v; the last one popped hangs on p when p's
+// level lies strictly between it and what remains below (it already points there otherwise), then
+// p joins the node of level v on top, or becomes a level root on it. Every link goes to a lower
+// level, or to a smaller index of the same level: gpu_core's order, so the merges of the other
+// edges take it as they take any partly merged tree. Plain loads and stores: the thread owns its
+// column until the next barrier. The column's vertical edges are then merged (column_edge).
+template <class T, class I>
+REPIX_HD void build_column_tree(const T* s_f, I* s_par, int lx, int h) {
+  I top = -1;  // the level root at the top of the stack (-1: empty)
+  for (int ly = 0; ly < h; ++ly) {
+    const I p = static_cast<I>(ly * kTileW + lx);
+    const T v = s_f[p];
+    I popped = -1;
+    while (top >= 0 && s_f[top] > v) {
+      popped = top;
+      top = s_par[top] == top ? I(-1) : s_par[top];
+    }
+    if (top >= 0 && s_f[top] == v) {
+      s_par[p] = top;  // p joins that node; a popped node already points to it
+    } else {
+      s_par[p] = top >= 0 ? top : p;  // a new level root (the column's root if nothing is below)
+      if (popped >= 0) s_par[popped] = p;
+      top = p;
+    }
+  }
+}
+
+// True for the in-tile edge (l, ln) (local indices) that a column tree has already merged: the
+// vertical edge to the pixel above.
+REPIX_HD bool column_edge(int l, int ln) { return ln == l - kTileW; }
+
 // ---- gpu-opt's in-tile compression --------------------------------------------------------------------
 // The end of p's same-level chain (its node's level root: the canonical pixel of the node as far as
 // `par` knows it), following at most max_hops links; `done` says whether it got there (else the

@@ -6,7 +6,9 @@
 //
 // Device memory: three arrays of I per pixel (the tree, and two buffers of the flatten's pointer
 // jumping, the second of which ends holding the normal form) and one flag; out of memory is the
-// CudaOutOfMemory error of core/gpu.hpp, raised by setup().
+// CudaOutOfMemory error of core/gpu.hpp, raised by setup(). The area opening (area_filter) reuses
+// the tree's array and the flatten's spare buffer (area, counts, then its own pointer jumping) and
+// writes into the caller's output: no more device memory.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -22,6 +24,7 @@
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "core/reuse_cache.hpp"
+#include "maxtree/area_core.hpp"
 #include "maxtree/gpu_core.hpp"
 #include "maxtree/maxtree.hpp"
 
@@ -124,6 +127,63 @@ __global__ void normal_form_kernel(const I* __restrict__ par, const I* __restric
   REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) out[p] = gpu_core::normal_form(par, lr, static_cast<I>(p));
 }
 
+// ---- the area opening on the GPU (area_core.hpp's steps; one thread a pixel) ----------------------
+
+// Step 1's adds: plain atomics (a kernel boundary orders them before step 2).
+struct PlainAdds {
+  template <class I>
+  __device__ __forceinline__ I add(I* p, I v) const {
+    if constexpr (sizeof(I) == 8)
+      return static_cast<I>(atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
+    else
+      return atomicAdd(p, v);
+  }
+};
+
+// Step 3's: each add fenced on both sides, so a child's area added before its count is decremented
+// is seen by the thread whose decrement takes the count to zero, which then reads the parent's area
+// (area_core::accumulate_from_leaf); loads are relaxed atomic loads (other threads add meanwhile).
+struct FencedAdds : PlainAdds {
+  template <class I>
+  __device__ __forceinline__ I add(I* p, I v) const {
+    __threadfence();
+    const I old = PlainAdds::add(p, v);
+    __threadfence();
+    return old;
+  }
+  __device__ __forceinline__ std::int32_t load(const std::int32_t* p) const { return RelaxedLoadAtomics{}.load(p); }
+  __device__ __forceinline__ std::int64_t load(const std::int64_t* p) const { return RelaxedLoadAtomics{}.load(p); }
+};
+
+template <class T, class I>
+__global__ void own_area_kernel(const T* __restrict__ f, const I* __restrict__ par, I* area, I* pending, std::int64_t n) {
+  REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) area_core::own_area(f, par, area, pending, static_cast<I>(p), PlainAdds{});
+}
+
+template <class T, class I>
+__global__ void mark_leaves_kernel(const T* __restrict__ f, const I* __restrict__ par, I* pending, std::int64_t n) {
+  REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) area_core::mark_leaf(f, par, pending, static_cast<I>(p));
+}
+
+template <class T, class I>
+__global__ void accumulate_kernel(const T* __restrict__ f, const I* __restrict__ par, I* area, I* pending, std::int64_t n) {
+  REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) {
+    const I q = static_cast<I>(p);
+    if (area_core::is_leaf(f, par, pending, q, FencedAdds{})) area_core::accumulate_from_leaf(par, area, pending, q, FencedAdds{});
+  }
+}
+
+template <class T, class I>
+__global__ void filter_link_kernel(const T* __restrict__ f, const I* __restrict__ par, const I* __restrict__ area,
+                                   I* __restrict__ link, std::int64_t n, std::int64_t min_area) {
+  REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) link[p] = area_core::filter_link(f, par, area, static_cast<I>(p), min_area);
+}
+
+template <class T, class I>
+__global__ void filter_output_kernel(const T* __restrict__ f, const I* __restrict__ link, T* __restrict__ out, std::int64_t n) {
+  REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) out[p] = f[link[p]];
+}
+
 // One plan for one element type T and index type I (the type-erased face is Plan below).
 class EngineBase {
  public:
@@ -132,6 +192,9 @@ class EngineBase {
   virtual void compute(const void* image, cudaStream_t s) = 0;
   virtual Result result(cudaStream_t s) = 0;
   virtual Stats stats() const = 0;
+  // The area opening of the image compute() last saw (the same `image`), into `out` (the image's
+  // element type, one per pixel, device memory), asynchronously on s; stats().filter_ms times it.
+  virtual void area_filter(const void* image, std::int64_t min_area, void* out, cudaStream_t s) = 0;
 };
 
 template <class T, class I>
@@ -148,6 +211,7 @@ class Engine : public EngineBase {
     built_ = std::make_unique<CudaEvent>();
     merged_ = std::make_unique<CudaEvent>();
     done_ = std::make_unique<CudaEvent>();
+    filtered_ = std::make_unique<CudaEvent>();
     computed_ = false;
   }
 
@@ -189,11 +253,49 @@ class Engine : public EngineBase {
         jumps = read_flag(s);
       }
       out_ = next;  // the buffer `cur` is not: written by the last pass
+      spare_ = cur;
       normal_form_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), cur, out_, n);
       REPIX_CUDA_LAUNCH();
     }
     done_->record(s);
     computed_ = true;
+    area_filtered_ = false;
+  }
+
+  // area_core.hpp's steps on the normal form out_: area and child counts (in the tree's array and
+  // the spare buffer), leaves marked, areas accumulated from the leaves, then each pixel's link to
+  // its nearest kept node, pointer jumping (a host sync a round, as the flatten's) and the levels.
+  void area_filter(const void* image, std::int64_t min_area, void* out, cudaStream_t s) override {
+    if (!computed_) throw Error("internal: maxtree GPU area_filter() before compute()");
+    const T* f = static_cast<const T*>(image);
+    const std::int64_t n = g_.n();
+    const auto bytes = static_cast<std::size_t>(n) * sizeof(I);
+    I* area = par_.get();  // the tree is not needed once out_ holds the normal form
+    I* pending = spare_;
+    nvtx::Range r("area-filter");
+    REPIX_CUDA(cudaMemsetAsync(area, 0, bytes, s));
+    REPIX_CUDA(cudaMemsetAsync(pending, 0, bytes, s));
+    own_area_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, out_, area, pending, n);
+    REPIX_CUDA_LAUNCH();
+    mark_leaves_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, out_, pending, n);
+    REPIX_CUDA_LAUNCH();
+    accumulate_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, out_, area, pending, n);
+    REPIX_CUDA_LAUNCH();
+    I* cur = spare_;  // the counts are spent: the links go there, the jumps between it and area's array
+    I* next = par_.get();
+    filter_link_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, out_, area, cur, n, min_area);
+    REPIX_CUDA_LAUNCH();
+    for (bool changed = true; changed;) {
+      REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
+      jump_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(cur, next, n, flag_.get());
+      REPIX_CUDA_LAUNCH();
+      std::swap(cur, next);
+      changed = read_flag(s);
+    }
+    filter_output_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, cur, static_cast<T*>(out), n);
+    REPIX_CUDA_LAUNCH();
+    filtered_->record(s);
+    area_filtered_ = true;
   }
 
   Result result(cudaStream_t s) override {
@@ -215,6 +317,7 @@ class Engine : public EngineBase {
     st.build_ms = built_->ms_since(*start_);
     st.merge_ms = merged_->ms_since(*built_);
     st.canonical_ms = done_->ms_since(*merged_);
+    if (area_filtered_) st.filter_ms = filtered_->ms_since(*done_);
     return st;
   }
 
@@ -243,22 +346,37 @@ class Engine : public EngineBase {
   DeviceBuffer<I> par_, a_, b_;
   DeviceBuffer<unsigned> flag_;
   I* out_ = nullptr;
-  std::unique_ptr<CudaEvent> start_, built_, merged_, done_;
+  I* spare_ = nullptr;  // the flatten's buffer that does not hold the normal form
+  std::unique_ptr<CudaEvent> start_, built_, merged_, done_, filtered_;
   bool computed_ = false;
+  bool area_filtered_ = false;  // area_filter() ran after the last compute()
 };
 
-// The device plan of a variant whose build step is Build<T, I> (an Engine<T, I>): picks T from the
-// input's dtype and I from its size (int64 from 2^31 pixels, or when Options::wide_index asks).
+// The engine of the build step Build<T, I>: T from the input's dtype, I from its size (int64 from
+// 2^31 pixels, or when Options::wide_index asks).
+template <template <class, class> class Build>
+std::unique_ptr<EngineBase> make_engine(const InputDesc& in, const Options& opt, cudaStream_t s) {
+  const Geom g{in.shape.nx, in.shape.ny, opt.connectivity};
+  const bool wide = opt.wide_index || g.n() >= (std::int64_t(1) << 31);
+  std::unique_ptr<EngineBase> e;
+  if (in.dtype == DType::u8) {
+    if (wide) e = std::make_unique<Build<std::uint8_t, std::int64_t>>();
+    else e = std::make_unique<Build<std::uint8_t, std::int32_t>>();
+  } else {
+    if (wide) e = std::make_unique<Build<std::uint16_t, std::int64_t>>();
+    else e = std::make_unique<Build<std::uint16_t, std::int32_t>>();
+  }
+  e->setup(g, s);
+  return e;
+}
+
+// The device plan of a variant whose build step is Build<T, I>: the parent image.
 template <template <class, class> class Build>
 class Plan final : public DevicePlan {
  public:
   void setup(const InputDesc& in, const Options& opt, cudaStream_t s) override {
     check_input(in, opt);
-    const Geom g{in.shape.nx, in.shape.ny, opt.connectivity};
-    const bool wide = opt.wide_index || g.n() >= (std::int64_t(1) << 31);
-    if (in.dtype == DType::u8) engine_ = make<std::uint8_t>(wide);
-    else engine_ = make<std::uint16_t>(wide);
-    engine_->setup(g, s);
+    engine_ = make_engine<Build>(in, opt, s);
   }
   void compute(const DeviceInputs& in, cudaStream_t s) override {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
@@ -271,28 +389,89 @@ class Plan final : public DevicePlan {
   Stats stats() const override { return engine_ ? engine_->stats() : Stats{}; }
 
  private:
-  template <class T>
-  static std::unique_ptr<EngineBase> make(bool wide) {
-    if (wide) return std::make_unique<Build<T, std::int64_t>>();
-    return std::make_unique<Build<T, std::int32_t>>();
-  }
   std::unique_ptr<EngineBase> engine_;
 };
 
-// What an end-to-end run keeps for the next call with the same input type, shape and options
-// (core/reuse_cache.hpp): the plan's three device images and flag, the input buffer, the stream.
-// cudaMalloc of those ~300 MB at 6000x4000 costs milliseconds a call, the kernels' own time.
+// The area opening's device plan on the same engine: the tree, then the engine's area filter into
+// an output image kept on the device until result() downloads it.
 template <template <class, class> class Build>
-struct EndToEndWorkspace {
-  using Key = std::tuple<DType, std::int64_t, std::int64_t, int, bool>;
-  CudaStream stream;
-  DeviceBuffer<unsigned char> d_in;
-  Plan<Build> plan;
+class AreaPlan final : public AreaDevicePlan {
+ public:
+  void setup(const InputDesc& in, const Options& opt, cudaStream_t s) override {
+    check_input(in, opt);
+    if (opt.area < 1) throw Error("area opening needs an area threshold >= 1; got " + std::to_string(opt.area));
+    engine_ = make_engine<Build>(in, opt, s);
+    out_.allocate(static_cast<std::size_t>(in.shape.size()) * dtype_size(in.dtype));
+    in_ = in;
+    area_ = opt.area;
+  }
+  void compute(const DeviceInputs& in, cudaStream_t s) override {
+    if (!engine_) throw Error("internal: maxtree GPU area plan used before setup()");
+    engine_->compute(in.at(0), s);
+    engine_->area_filter(in.at(0), area_, out_.get(), s);
+  }
+  AreaResult result(cudaStream_t s) override {
+    if (!engine_) throw Error("internal: maxtree GPU area plan used before setup()");
+    AreaResult r{HostImage(in_.dtype, in_.shape), {}};
+    download(r.image.raw(), out_.get(), r.image.bytes(), s);  // synchronises s: the events are done
+    r.stats = engine_->stats();
+    return r;
+  }
+  Stats stats() const override { return engine_ ? engine_->stats() : Stats{}; }
+
+ private:
+  std::unique_ptr<EngineBase> engine_;
+  DeviceBuffer<unsigned char> out_;
+  InputDesc in_;
+  std::int64_t area_ = 1;
 };
 
-// A registry entry for the variant whose build step is Build: the plan for the kernel scope, and
-// the end-to-end run through it (NVTX "maxtree/<id>", then init (first call of a shape only), h2d,
-// kernel, d2h).
+// What an end-to-end run keeps for the next call with the same input type, shape and options
+// (core/reuse_cache.hpp): the plan's device images and flag, the input buffer, the stream.
+// cudaMalloc of those ~300 MB at 6000x4000 costs milliseconds a call, the kernels' own time.
+template <class PlanT>
+struct EndToEndWorkspace {
+  using Key = std::tuple<DType, std::int64_t, std::int64_t, int, bool, std::int64_t>;
+  CudaStream stream;
+  DeviceBuffer<unsigned char> d_in;
+  PlanT plan;
+};
+
+// An end-to-end run through PlanT (NVTX `name`, then init (first call of a key only), h2d, kernel,
+// d2h): the workspace of the last call with the same dtype, shape, connectivity, index width and
+// area threshold is reused.
+template <class PlanT>
+auto run_end_to_end(const char* name, const HostImage& image, const Options& opt) {
+  nvtx::Range range(name);
+  using Workspace = EndToEndWorkspace<PlanT>;
+  const typename Workspace::Key key{image.dtype(), image.shape().nx, image.shape().ny, opt.connectivity,
+                                    opt.wide_index, opt.area};
+  auto& cache = reuse_cache<typename Workspace::Key, Workspace>();
+  std::unique_ptr<Workspace> ws = cache.take(key);
+  if (!ws) {
+    nvtx::Range r("init");
+    ws = std::make_unique<Workspace>();
+    ws->d_in.allocate(image.bytes());
+    ws->plan.setup({image.dtype(), image.shape()}, opt, ws->stream.get());
+  }
+  cudaStream_t s = ws->stream.get();
+  {
+    nvtx::Range r("h2d", static_cast<std::int64_t>(image.bytes()));
+    REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), image.raw(), image.bytes(), cudaMemcpyHostToDevice, s));
+  }
+  {
+    nvtx::Range r("kernel");
+    ws->plan.compute({ws->d_in.get()}, s);
+  }
+  nvtx::Range r("d2h");
+  auto result = ws->plan.result(s);
+  cache.put(key, std::move(ws));
+  return result;
+}
+
+// The registry entries of the variant whose build step is Build: the tree (its plan for the kernel
+// scope, and the end-to-end run through it) and its area opening, tree and filter on the GPU
+// (make_area).
 template <template <class, class> class Build>
 Variant make_gpu_variant(std::string id, std::string step, std::string description) {
   Variant v;
@@ -302,35 +481,26 @@ Variant make_gpu_variant(std::string id, std::string step, std::string descripti
   v.description = std::move(description);
   v.make_plan = [] { return std::unique_ptr<DevicePlan>(std::make_unique<Plan<Build>>()); };
   v.parallel = true;
-  const std::string name = "maxtree/" + v.id;
-  v.run = [name](const HostImage& image, const Options& opt) {
-    nvtx::Range range(name.c_str());
+  v.run = [name = "maxtree/" + v.id](const HostImage& image, const Options& opt) {
     check_input(image, opt);
     require_gpu();
-    using Workspace = EndToEndWorkspace<Build>;
-    const typename Workspace::Key key{image.dtype(), image.shape().nx, image.shape().ny, opt.connectivity,
-                                      opt.wide_index};
-    auto& cache = reuse_cache<typename Workspace::Key, Workspace>();
-    std::unique_ptr<Workspace> ws = cache.take(key);
-    if (!ws) {
-      nvtx::Range r("init");
-      ws = std::make_unique<Workspace>();
-      ws->d_in.allocate(image.bytes());
-      ws->plan.setup({image.dtype(), image.shape()}, opt, ws->stream.get());
-    }
-    cudaStream_t s = ws->stream.get();
-    {
-      nvtx::Range r("h2d", static_cast<std::int64_t>(image.bytes()));
-      REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), image.raw(), image.bytes(), cudaMemcpyHostToDevice, s));
-    }
-    {
-      nvtx::Range r("kernel");
-      ws->plan.compute({ws->d_in.get()}, s);
-    }
-    nvtx::Range r("d2h");
-    Result result = ws->plan.result(s);
-    cache.put(key, std::move(ws));
-    return result;
+    Options tree = opt;
+    tree.area = 1;  // not the tree's business: one workspace whatever --area says
+    return run_end_to_end<Plan<Build>>(name.c_str(), image, tree);
+  };
+  v.make_area = [id = v.id, step = v.step] {
+    AreaVariant a;
+    a.id = id;
+    a.gpu = true;
+    a.step = step;
+    a.description = "the " + id + " tree, then the area attribute and the filter on the GPU";
+    a.make_plan = [] { return std::unique_ptr<AreaDevicePlan>(std::make_unique<AreaPlan<Build>>()); };
+    a.run = [name = "area-opening/" + id](const HostImage& image, const Options& opt) {
+      check_area_input(image, opt);
+      require_gpu();
+      return run_end_to_end<AreaPlan<Build>>(name.c_str(), image, opt);
+    };
+    return a;
   };
   return v;
 }

@@ -11,7 +11,8 @@
 //     edges the horizontal merge did not take (gpu_core.hpp's partition: each edge exactly once).
 // The merges are order independent (gpu_core.hpp), so the three steps end on gpu-naive's normal
 // form. The horizontal and vertical merges could run as one kernel; they are two to time them apart.
-// Shared memory is only ever touched through atomics between the two barriers of the tile build.
+// Shared memory is only ever touched through atomics between the barriers of the tile build, except
+// by gpu-tile-1d's column trees: one thread a column, plain accesses, a barrier before the merges.
 #pragma once
 #include "maxtree/gpu_engine.cuh"
 
@@ -24,7 +25,9 @@ using gpu_core::kTileW;
 // Threads outside the image (the last tiles) take part in the barriers only.
 // Policy (see SeminarPolicy below): `static bool skip(const T* s_f, int l, int ln)`, true for an
 // in-tile edge (l, ln) (local indices) whose merge the tile's other edges already imply (gpu-grid),
-// false for every edge (gpu-tile); `kCompress`: write the tile's tree compressed
+// false for every edge (gpu-tile); `kColumnTrees`: one thread a column first builds the column's
+// 1-D tree (gpu_core::build_column_tree) and the vertical in-tile zips are left out (gpu-tile-1d);
+// `kCompress`: write the tile's tree compressed
 // (gpu_core::compressed_parent, gpu-opt); `Mem`: the atomics of the merges; `kWalkHops`: the
 // engine's walk_hops().
 template <class Policy, class T, class I>
@@ -41,9 +44,14 @@ __global__ void __launch_bounds__(kTileW * kTileH)
   if (inside) s_f[l] = f[gp];
   s_par[l] = l;
   __syncthreads();  // levels loaded and every local parent initialised before any merge reads them
+  if constexpr (Policy::kColumnTrees) {
+    if (ly == 0 && lx < w) gpu_core::build_column_tree(s_f, s_par, lx, h);
+    __syncthreads();  // every column's tree written (plain stores, one thread a column) before the merges
+  }
   if (inside)
     gpu_core::for_each_earlier_neighbour(lx, ly, w, g.conn, [&](std::int64_t nx, std::int64_t ny) {
       const int ln = static_cast<int>(ny * kTileW + nx);
+      if (Policy::kColumnTrees && gpu_core::column_edge(l, ln)) return;  // in the column's tree already
       if (!Policy::skip(s_f, l, ln)) gpu_core::merge(s_f, s_par, l, ln, typename Policy::Mem{});
     });
   __syncthreads();  // every merge of the tile done before its tree is read (plain loads from here)
@@ -80,6 +88,7 @@ __global__ void vertical_merge_kernel(const T* __restrict__ f, I* par, Geom g, s
 struct SeminarPolicy {
   template <class T>
   __device__ static bool skip(const T*, int, int) { return false; }
+  static constexpr bool kColumnTrees = false;
   static constexpr bool kCompress = false;
   using Mem = DeviceAtomics;
   static constexpr int kWalkHops = 0;

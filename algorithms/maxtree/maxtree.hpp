@@ -84,15 +84,21 @@ struct AreaResult {
   Stats stats;
 };
 
-// GPU variants' plans (core/variant.hpp), input {image}: gpu-naive, gpu-tile, gpu-grid (gpu_engine.cuh).
+// GPU variants' plans (core/variant.hpp), input {image}: the tree, or the tree and its area
+// opening (gpu_engine.cuh).
 using DevicePlan = repix::DevicePlan<Options, Result, Stats>;
 using AreaDevicePlan = repix::DevicePlan<Options, AreaResult, Stats>;
 
+// One area-opening variant per tree variant, with the same id: that tree, then the area filter
+// (on the CPU after a CPU tree, on the GPU after a GPU tree).
+struct AreaVariant : repix::Variant<AreaResult(const HostImage& image, const Options&), AreaDevicePlan> {};
+
 struct Variant : repix::Variant<Result(const HostImage& image, const Options&), DevicePlan> {
   bool parallel = false;  // its area opening accumulates and filters in parallel (OpenMP)
+  // GPU variants: the area-opening variant with tree and filter on the GPU; empty: the registry
+  // wraps `run` and the CPU filter (maxtree::area_opening).
+  std::function<AreaVariant()> make_area;
 };
-// One area-opening variant per tree variant, with the same id: that tree, then the area filter.
-struct AreaVariant : repix::Variant<AreaResult(const HostImage& image, const Options&), AreaDevicePlan> {};
 
 const std::vector<Variant>& variants();
 const Variant& find_variant(const std::string& id);

@@ -15,15 +15,16 @@ const std::vector<Variant>& variants() {
     std::vector<Variant> v;
     v.push_back({{"seq", false, "reference",
                   "Berger et al. 2007: counting sort, union-find from the top level down (rank, compression), canonicalisation",
-                  run_seq, {}}, /*parallel=*/false});
+                  run_seq, {}}, /*parallel=*/false, /*make_area=*/{}});
     v.push_back({{"seq-flood", false, "sequential",
                   "Salembier et al. 1998: hierarchical-queue flooding without recursion, then canonicalisation",
-                  run_seq_flood, {}}, /*parallel=*/false});
+                  run_seq_flood, {}}, /*parallel=*/false, /*make_area=*/{}});
     v.push_back({{"omp", false, "cpu-parallel",
                   "tiled map-reduce: Berger trees per tile, pairwise border merges over the tile grid, parallel canonicalisation",
-                  run_omp, {}}, /*parallel=*/true});
+                  run_omp, {}}, /*parallel=*/true, /*make_area=*/{}});
     v.push_back(gpu::gpu_naive_variant());
     v.push_back(gpu::gpu_tile_variant());
+    v.push_back(gpu::gpu_tile_1d_variant());
     v.push_back(gpu::gpu_grid_variant());
     v.push_back(gpu::gpu_opt_variant());
     return v;
@@ -35,11 +36,16 @@ const Variant& find_variant(const std::string& id) {
   return find_by_name(variants(), id, "maxtree variant", [](const Variant& v) { return v.id; });
 }
 
-// Each tree variant, then the area attribute and the filter (in parallel after a parallel tree).
+// Each tree variant, then the area attribute and the filter: a GPU variant's on the GPU (its
+// make_area), a CPU variant's on the CPU (in parallel after a parallel tree).
 const std::vector<AreaVariant>& area_variants() {
   static const std::vector<AreaVariant> all = [] {
     std::vector<AreaVariant> out;
     for (const Variant& v : variants()) {
+      if (v.make_area) {
+        out.push_back(v.make_area());
+        continue;
+      }
       const Variant* tree = &v;  // the registry is a function-local static: stable
       out.push_back({v.id, v.gpu, v.step,
                      "the " + v.id + " tree, then the area attribute and the filter" +

@@ -9,6 +9,7 @@ Result run_omp(const HostImage& image, const Options& opt);        // omp.cpp
 namespace gpu {
 Variant gpu_naive_variant();  // gpu_naive.cu
 Variant gpu_tile_variant();   // gpu_tile.cu
+Variant gpu_tile_1d_variant();  // gpu_tile_1d.cu
 Variant gpu_grid_variant();   // gpu_grid.cu
 Variant gpu_opt_variant();    // gpu_opt.cu
 }  // namespace gpu

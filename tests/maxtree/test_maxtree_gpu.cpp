@@ -5,6 +5,7 @@
 // reused across computes (kernel scope) and the wide index path; and the error of bad input.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -127,6 +128,50 @@ TEST_P(MaxtreeGpuVariant, PlanReusedAcrossComputesAndShapes) {
       EXPECT_GE(got.stats.canonical_ms, 0.0);
     }
   }
+}
+
+bool same_pixels(const HostImage& a, const HostImage& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.raw(), b.raw(), a.bytes()) == 0;
+}
+
+// The area opening with tree and filter on the GPU (gpu_engine.cuh's area_filter): end to end on
+// the edge shapes, plateaus, checkerboards and constants, thresholds from 1 to above the image's
+// area (the root kept), against the CPU filter on seq's tree; then its plan (the kernel scope)
+// reused across computes, thresholds and dtypes, with the filter's time in the stats.
+TEST_P(MaxtreeGpuVariant, AreaOpeningOnTheGpuMatchesTheCpuFilter) {
+  const AreaVariant& v = find_area_variant(GetParam());
+  ASSERT_TRUE(v.gpu && v.make_plan) << v.id << " has no GPU area opening";
+  for (const test::Input& in : edge_inputs(63)) {
+    const std::int64_t n = in.image.size();
+    for (const int c : {4, 8})
+      for (const std::int64_t a : {std::int64_t(1), std::int64_t(3), std::int64_t(100), n + 1}) {
+        Options o;
+        o.connectivity = c;
+        o.area = a;
+        const HostImage want = area_opening(in.image, find_variant("seq").run(in.image, o).parent, a, 1);
+        const HostImage got = v.run(in.image, o).image;
+        ASSERT_TRUE(same_pixels(got, want)) << v.id << " on " << in.name << ", connectivity " << c << ", A = " << a;
+      }
+  }
+  std::unique_ptr<AreaDevicePlan> plan = v.make_plan();
+  CudaStream stream;
+  for (const DType dt : {DType::u8, DType::u16})
+    for (const std::int64_t a : {std::int64_t(2), std::int64_t(50)}) {
+      const HostImage img = test::random_image(dt, 131, 45, dt == DType::u8 ? 5 : 65536, 72);
+      Options o;
+      o.connectivity = 8;
+      o.area = a;
+      const HostImage want = area_opening(img, find_variant("seq").run(img, o).parent, a, 1);
+      DeviceBuffer<unsigned char> d(img.bytes());
+      copy_to_device_sync(d.get(), img.raw(), img.bytes());
+      plan->setup({img.dtype(), img.shape()}, o, stream.get());
+      for (int rep = 0; rep < 2; ++rep) {
+        plan->compute({d.get()}, stream.get());
+        const AreaResult got = plan->result(stream.get());
+        ASSERT_TRUE(same_pixels(got.image, want)) << v.id << ", " << dtype_name(dt) << ", A = " << a;
+        EXPECT_GT(got.stats.filter_ms, 0.0);
+      }
+    }
 }
 
 TEST_P(MaxtreeGpuVariant, WideIndexOnAPlateauImage) {

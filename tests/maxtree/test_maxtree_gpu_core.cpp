@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <random>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -169,7 +170,30 @@ TEST(MaxtreeGpuCore, GridPruningSkipsExactlyTheImpliedLeftEdges) {
   }
 }
 
-enum class Schedule { shuffled, interleaved, threads, tiled, tiled_grid_pruned, tiled_compressed };
+// A column tree (gpu_core::build_column_tree) is the 1-D max-tree of its column: in gpu_core's order
+// (every link to a lower level or a smaller pixel of the same level, inside the column), and its
+// normal form is seq's on the column alone (checked column by column).
+template <class T>
+void expect_column_trees(const T* s_f, const std::vector<I>& s_par, int w, int h) {
+  using gpu_core::kTileW;
+  for (int lx = 0; lx < w; ++lx) {
+    HostImage column(std::is_same_v<T, std::uint8_t> ? DType::u8 : DType::u16, Shape::d2(1, h));
+    std::vector<I> local(static_cast<std::size_t>(h));
+    for (int ly = 0; ly < h; ++ly) {
+      const int l = ly * kTileW + lx, q = s_par[static_cast<std::size_t>(l)];
+      column.data<T>()[ly] = s_f[l];
+      ASSERT_EQ(q % kTileW, lx) << "a column tree's link leaves its column";
+      ASSERT_TRUE(q == l || gpu_core::before(s_f, q, l)) << "column " << lx << ", row " << ly;
+      local[static_cast<std::size_t>(ly)] = q / kTileW;
+    }
+    Options o;
+    o.connectivity = 4;
+    const Result want = find_variant("seq").run(column, o);
+    EXPECT_EQ(flatten(column.data<T>(), local), want.parent.narrow) << "column " << lx << " of " << h << " rows";
+  }
+}
+
+enum class Schedule { shuffled, interleaved, threads, tiled, tiled_grid_pruned, tiled_compressed, tiled_column_trees };
 
 template <class T>
 std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::uint64_t seed) {
@@ -196,12 +220,14 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         pending.pop_back();
       }
     }
-  } else if (how == Schedule::tiled || how == Schedule::tiled_grid_pruned || how == Schedule::tiled_compressed) {
+  } else if (how == Schedule::tiled || how == Schedule::tiled_grid_pruned || how == Schedule::tiled_compressed ||
+             how == Schedule::tiled_column_trees) {
     // As gpu-tile runs: each tile in its own local arrays (levels, parents in local indices), its
     // edges merged in a random order, the tree written back in global indices; then the
     // horizontal merge's edges, then the vertical merge's, each in a random order. gpu-grid: the
     // in-tile edges gpu_core::grid_prunes skips are left out; gpu-opt: those too, and each tile's
-    // tree written compressed (gpu_core::compressed_parent).
+    // tree written compressed (gpu_core::compressed_parent); gpu-tile-1d: each column's 1-D tree
+    // built first (gpu_core::build_column_tree), its vertical edges then left out.
     using gpu_core::kTileH;
     using gpu_core::kTileW;
     TiledEdges t = tiled_edges_of(img.shape(), connectivity);
@@ -215,7 +241,15 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
         if (x < W && y < img.shape().ny) s_f[l] = f[y * W + x];
       }
-      if (how != Schedule::tiled) {
+      if (how == Schedule::tiled_column_trees) {
+        const int w = static_cast<int>(std::min<std::int64_t>(kTileW, W - x0));
+        const int h = static_cast<int>(std::min<std::int64_t>(kTileH, img.shape().ny - y0));
+        for (int lx = 0; lx < w; ++lx) gpu_core::build_column_tree(s_f.data(), s_par.data(), lx, h);
+        expect_column_trees(s_f.data(), s_par, w, h);
+        auto& e = t.tiles[k];
+        e.erase(std::remove_if(e.begin(), e.end(), [](const auto& ab) { return gpu_core::column_edge(ab.first, ab.second); }),
+                e.end());
+      } else if (how != Schedule::tiled) {
         auto& e = t.tiles[k];
         e.erase(std::remove_if(e.begin(), e.end(), [&](const auto& ab) { return gpu_core::grid_prunes(s_f.data(), ab.first, ab.second); }),
                 e.end());
@@ -253,7 +287,7 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
   ASSERT_FALSE(want.parent.wide);
   for (const Schedule how :
        {Schedule::shuffled, Schedule::interleaved, Schedule::threads, Schedule::tiled, Schedule::tiled_grid_pruned,
-        Schedule::tiled_compressed}) {
+        Schedule::tiled_compressed, Schedule::tiled_column_trees}) {
     const std::string what = in.name + ", connectivity " + std::to_string(connectivity) + ", schedule " +
                              std::to_string(static_cast<int>(how)) + ", seed " + std::to_string(seed);
     const std::vector<I> par = build<T>(in.image, connectivity, how, seed);
