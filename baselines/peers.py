@@ -60,7 +60,6 @@ def _reconstruct_skimage(inputs, params):
 # form) is written as uint16 (2, H, W), the low then the high 16 bits of each index: repix reads no
 # wider integers from .npy.
 def _maxtree_skimage(inputs, params):
-    import numpy as np
     from skimage.morphology import max_tree
     image = inputs[0]
     conn = 1 if int(params.get("connectivity", 4)) == 4 else 2
@@ -68,10 +67,72 @@ def _maxtree_skimage(inputs, params):
     def call():
         return max_tree(image, connectivity=conn)[0]
 
-    def encode(parent):  # after the timed calls, on the last result only
-        parent = parent.astype(np.int64)
-        return np.stack([(parent & 0xFFFF).astype(np.uint16), (parent >> 16).astype(np.uint16)])
+    call.encode = _parent_halves  # after the timed calls, on the last result only
+    return call
+
+
+def _parent_halves(parent):  # int64 indices -> uint16 (2, H, W): low, then high 16 bits
+    import numpy as np
+    parent = parent.astype(np.int64)
+    return np.stack([(parent & 0xFFFF).astype(np.uint16), (parent >> 16).astype(np.uint16)])
+
+
+# maxtree: Higra's component_tree_max_tree on the pixel adjacency graph (graph built in the timed
+# call, as a user would). Its tree has the pixels as leaves and one internal node per max-tree node,
+# each with at least one pixel child; after the timed calls the last tree is written as a parent
+# image in the normal form's shape: a node's pixel is its smallest pixel child.
+def _higra_graph(image, params):
+    import higra as hg
+    if int(params.get("connectivity", 4)) == 4:
+        return hg.get_4_adjacency_graph(image.shape)
+    return hg.get_8_adjacency_graph(image.shape)
+
+
+def _maxtree_higra(inputs, params):
+    import numpy as np
+    import higra as hg
+    image = inputs[0]
+
+    def call():
+        return hg.component_tree_max_tree(_higra_graph(image, params), image)[0]
+
+    def encode(tree):
+        parents = tree.parents().astype(np.int64)
+        n = image.size
+        node_of_pixel = parents[:n]
+        nodes, first = np.unique(node_of_pixel, return_index=True)  # first = the smallest pixel child
+        pixel_of_node = np.full(parents.size, -1, np.int64)
+        pixel_of_node[nodes] = first
+        if (pixel_of_node[n:] < 0).any():
+            raise ValueError("higra's max-tree has a node with no pixel of its own")
+        parent = pixel_of_node[node_of_pixel]
+        parent[first] = pixel_of_node[parents[nodes]]  # a node's pixel -> its parent node's pixel
+        return _parent_halves(parent.reshape(image.shape))
     call.encode = encode
+    return call
+
+
+# area-opening: scikit-image's area_opening (max_tree, area, direct filter; 1 thread). It returns
+# zeros where the whole image is smaller than A (repix keeps the root): repix leaves those inputs out.
+def _area_opening_skimage(inputs, params):
+    from skimage.morphology import area_opening
+    image = inputs[0]
+    conn = 1 if int(params.get("connectivity", 4)) == 4 else 2
+    area = int(params["area"])
+    return lambda: area_opening(image, area_threshold=area, connectivity=conn)
+
+
+# area-opening with Higra as its documentation filters a component tree: the max-tree, its area
+# attribute, then each pixel takes the level of its nearest node that is not removed (area < A
+# removed; the root is kept, as repix's).
+def _area_opening_higra(inputs, params):
+    import higra as hg
+    image = inputs[0]
+    area = int(params["area"])
+
+    def call():
+        tree, levels = hg.component_tree_max_tree(_higra_graph(image, params), image)
+        return hg.reconstruct_leaf_data(tree, levels, hg.attribute_area(tree) < area)
     return call
 
 
@@ -154,6 +215,13 @@ PEERS = {
                                False, True, "end-to-end", _reconstruct_skimage),
     "skimage-maxtree": ("maxtree", "skimage.morphology", "skimage.morphology.max_tree (1 thread)",
                         False, True, "end-to-end", _maxtree_skimage),
+    "higra-maxtree": ("maxtree", "higra", "higra.component_tree_max_tree on the pixel adjacency graph",
+                      False, True, "end-to-end", _maxtree_higra),
+    "skimage-area-opening": ("area-opening", "skimage.morphology", "skimage.morphology.area_opening (1 thread)",
+                             False, True, "end-to-end", _area_opening_skimage),
+    "higra-area-opening": ("area-opening", "higra",
+                           "higra: max-tree, attribute_area, reconstruct_leaf_data of the nodes with area >= A",
+                           False, True, "end-to-end", _area_opening_higra),
     "numpy-auto-mi": ("auto-mi", "numpy", "NumPy: np.bincount joint histogram per lag, entropies in float64 (1 thread)",
                       False, True, "end-to-end", _auto_mi_numpy),
     "sklearn-auto-mi": ("auto-mi", "sklearn.metrics",
@@ -183,8 +251,15 @@ def cmd_list():
 
 
 def _library_version(module):
-    root = sys.modules.get(module.split(".")[0])
-    return getattr(root, "__version__", "?")
+    name = module.split(".")[0]
+    version = getattr(sys.modules.get(name), "__version__", None)
+    if version is None:  # higra has no __version__: ask its installed distribution
+        try:
+            from importlib.metadata import version as dist_version
+            version = dist_version(name)
+        except Exception:
+            version = "?"
+    return version
 
 
 def cmd_run(a):

@@ -160,7 +160,13 @@ class FamilyOf : public Family {
           cases.push_back(with_io_case(ctx, cases, state, *v, spec));
       }
       for (const peers::Peer& p : peer_list) {
-        const std::string why_not = peer_skip_reason(p, spec);
+        std::string why_not = peer_skip_reason(p, spec, state->options);
+        const bool named = std::find(ctx.req.variants.begin(), ctx.req.variants.end(), "peer:" + p.id) !=
+                           ctx.req.variants.end();
+        if (why_not.empty() && !named) {
+          why_not = peer_slow_reason(p, spec, state->options);
+          if (!why_not.empty()) why_not += " (--variants peer:" + p.id + " times it anyway)";
+        }
         if (!why_not.empty()) {
           std::fprintf(stderr, "repix bench: peer %s left out on %s: %s\n", p.id.c_str(), spec.c_str(), why_not.c_str());
           continue;
@@ -312,9 +318,16 @@ class FamilyOf : public Family {
   }
   // Peers: their parameters, their output against the reference, what their results add to `extra`.
   virtual nlohmann::json peer_params(const Options&) const { return nlohmann::json::object(); }
-  // Why peer `p` is left out on dataset `spec` (e.g. a Python peer that would take hours there);
-  // empty: it runs. Said on stderr; not a result.
-  virtual std::string peer_skip_reason(const peers::Peer&, const std::string& /*spec*/) const { return ""; }
+  // Why peer `p` cannot be compared on dataset `spec` (its output is wrong there, or differs from
+  // ours by its own definition): always left out. Empty: it runs. Said on stderr; not a result.
+  virtual std::string peer_skip_reason(const peers::Peer&, const std::string& /*spec*/, const Options&) const {
+    return "";
+  }
+  // Why peer `p` would take minutes or hours a call on `spec`: left out unless the bench names it
+  // (--variants peer:ID). Said on stderr; not a result.
+  virtual std::string peer_slow_reason(const peers::Peer&, const std::string& /*spec*/, const Options&) const {
+    return "";
+  }
   virtual Verdict check_peer(const peers::Peer& p, const Inputs&, const Result&, HostImage) const {
     throw Error("internal: family " + name() + " has peer " + p.id + " but no check_peer");
   }

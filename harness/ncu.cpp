@@ -163,7 +163,10 @@ std::string include_filter(const std::string& family, const std::string& variant
 }
 
 std::vector<std::string> default_sections() {
-  return {"SpeedOfLight", "LaunchStats", "Occupancy", "WarpStateStats", "MemoryWorkloadAnalysis_Tables"};
+  // InstructionStats and ComputeWorkloadAnalysis: the executed warp instructions and IPC that an
+  // issue-rate (compute) bound is derived from (issue 15: uint8/uint16 ECC).
+  return {"SpeedOfLight", "LaunchStats", "Occupancy", "WarpStateStats", "MemoryWorkloadAnalysis_Tables",
+          "InstructionStats", "ComputeWorkloadAnalysis"};
 }
 
 std::vector<std::string> profile_command(const std::string& ncu, const std::string& repix, const Target& t,
@@ -290,6 +293,8 @@ std::vector<Kernel> summarise(const Csv& csv) {
                            "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"});
   const int l2 = column({"lts__throughput.avg.pct_of_peak_sustained_elapsed",
                          "lts__t_sectors.avg.pct_of_peak_sustained_elapsed"});
+  const int instructions = column({"smsp__inst_executed.sum", "sm__inst_executed.sum"});  // warp instructions
+  const int ipc = column({"sm__inst_executed.avg.per_cycle_active"});  // per SM; 4 issue slots a cycle
   std::vector<int> conflicts;  // loads and stores, or the total where only it is reported
   for (const char* m : {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
                         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"})
@@ -304,7 +309,7 @@ std::vector<Kernel> summarise(const Csv& csv) {
   }
 
   struct Acc {
-    std::vector<double> us, occ, regs, dram, l2, conflicts;
+    std::vector<double> us, occ, regs, dram, l2, conflicts, instructions, ipc;
     std::map<std::string, std::vector<double>> stalls, atomics;
   };
   std::vector<std::string> order;
@@ -324,6 +329,8 @@ std::vector<Kernel> summarise(const Csv& csv) {
     add(a.regs, row, registers);
     add(a.dram, row, dram);
     add(a.l2, row, l2);
+    add(a.instructions, row, instructions);
+    add(a.ipc, row, ipc);
     if (!conflicts.empty()) {
       double sum = 0;
       bool any = false;
@@ -350,6 +357,8 @@ std::vector<Kernel> summarise(const Csv& csv) {
     k.dram_pct = mean(a.dram);
     k.l2_pct = mean(a.l2);
     k.bank_conflicts = mean(a.conflicts);
+    k.warp_instructions = mean(a.instructions);
+    k.executed_ipc = mean(a.ipc);
     for (const auto& [reason, v] : a.stalls)
       if (const auto m = mean(v); m && *m > 0) k.top_stalls.emplace_back(reason, *m);
     std::sort(k.top_stalls.begin(), k.top_stalls.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
@@ -376,7 +385,9 @@ nlohmann::json to_json(const std::vector<Kernel>& kernels) {
                  {"l2_throughput_pct_of_peak", opt_json(k.l2_pct)},
                  {"top_stalls", stalls},
                  {"shared_bank_conflicts", opt_json(k.bank_conflicts)},
-                 {"atomics", k.atomics.empty() ? nlohmann::json() : nlohmann::json(k.atomics)}});
+                 {"atomics", k.atomics.empty() ? nlohmann::json() : nlohmann::json(k.atomics)},
+                 {"warp_instructions", opt_json(k.warp_instructions)},
+                 {"executed_ipc", opt_json(k.executed_ipc)}});
   }
   return a;
 }
@@ -384,8 +395,8 @@ nlohmann::json to_json(const std::vector<Kernel>& kernels) {
 std::string to_markdown(const nlohmann::json& kernels) {
   std::ostringstream md;
   md << "| kernel | launches | median µs | total µs | occupancy % | regs/thread | DRAM % peak | L2 % peak "
-        "| top stalls (warps per issue) | smem bank conflicts | atomics |\n"
-     << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n";
+        "| top stalls (warps per issue) | smem bank conflicts | atomics | warp instructions | IPC (of 4) |\n"
+     << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n";
   for (const auto& k : kernels) {
     std::string stalls;
     for (const auto& s : k["top_stalls"])
@@ -398,7 +409,8 @@ std::string to_markdown(const nlohmann::json& kernels) {
        << cell(k["achieved_occupancy_pct"], "%.1f") << " | " << cell(k["registers_per_thread"], "%.0f") << " | "
        << cell(k["dram_throughput_pct_of_peak"], "%.1f") << " | " << cell(k["l2_throughput_pct_of_peak"], "%.1f")
        << " | " << (stalls.empty() ? "-" : stalls) << " | " << cell(k["shared_bank_conflicts"], "%.0f") << " | "
-       << (k["atomics"].is_object() ? cell(atomics, "%.0f") : "-") << " |\n";
+       << (k["atomics"].is_object() ? cell(atomics, "%.0f") : "-") << " | " << cell(k.value("warp_instructions", nlohmann::json()), "%.0f")
+       << " | " << cell(k.value("executed_ipc", nlohmann::json()), "%.2f") << " |\n";
   }
   return md.str();
 }
@@ -475,7 +487,8 @@ int command(const cli::Args& a) {
 
 nlohmann::json step_counters(const nlohmann::json& summary) {
   double total = 0, occ = 0, dram = 0, l2 = 0, occ_w = 0, dram_w = 0, l2_w = 0, conflicts = 0, atomics = 0;
-  bool any_conflicts = false, any_atomics = false;
+  double instructions = 0, ipc = 0, ipc_w = 0;
+  bool any_conflicts = false, any_atomics = false, any_instructions = false;
   std::map<std::string, double> stalls;  // reason -> duration-weighted warps per issue
   const nlohmann::json& ks = summary.at("kernels");
   for (const auto& k : ks) {
@@ -487,7 +500,10 @@ nlohmann::json step_counters(const nlohmann::json& summary) {
     weigh("achieved_occupancy_pct", occ, occ_w);
     weigh("dram_throughput_pct_of_peak", dram, dram_w);
     weigh("l2_throughput_pct_of_peak", l2, l2_w);
+    weigh("executed_ipc", ipc, ipc_w);
     const double launches = k.value("launches", 1);
+    if (k.contains("warp_instructions") && k["warp_instructions"].is_number())
+      instructions += k["warp_instructions"].get<double>() * launches, any_instructions = true;
     if (k.contains("shared_bank_conflicts") && k["shared_bank_conflicts"].is_number())
       conflicts += k["shared_bank_conflicts"].get<double>() * launches, any_conflicts = true;
     if (k.contains("atomics") && k["atomics"].is_object())
@@ -507,23 +523,27 @@ nlohmann::json step_counters(const nlohmann::json& summary) {
           {"l2_throughput_pct_of_peak", avg(l2, l2_w)},
           {"top_stall", top.empty() ? nlohmann::json() : nlohmann::json(top)},
           {"shared_bank_conflicts", any_conflicts ? nlohmann::json(conflicts) : nlohmann::json()},
-          {"atomics", any_atomics ? nlohmann::json(atomics) : nlohmann::json()}};
+          {"atomics", any_atomics ? nlohmann::json(atomics) : nlohmann::json()},
+          {"warp_instructions", any_instructions ? nlohmann::json(instructions) : nlohmann::json()},
+          {"executed_ipc", avg(ipc, ipc_w)}};
 }
 
 std::string counters_header() {
-  return " kernels | ncu µs | occupancy % | DRAM % | L2 % | top stall | smem conflicts | atomics |";
+  return " kernels | ncu µs | occupancy % | DRAM % | L2 % | top stall | smem conflicts | atomics | warp instr | IPC |";
 }
-std::string counters_separator() { return " ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"; }
+std::string counters_separator() { return " ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"; }
 
 std::string counters_cells(const nlohmann::json& s) {
   if (!s.is_object() || !s.contains("kernels"))
     return " - | - | - | - | - | " + std::string(s.is_object() && s.contains("error") ? "not profiled" : "-") +
-           " | - | - |";
+           " | - | - | - | - |";
   return " " + s["kernels"].dump() + " | " + cell(s["duration_us_total"], "%.1f") + " | " +
          cell(s["achieved_occupancy_pct"], "%.1f") + " | " + cell(s["dram_throughput_pct_of_peak"], "%.1f") + " | " +
          cell(s["l2_throughput_pct_of_peak"], "%.1f") + " | " +
          (s["top_stall"].is_string() ? s["top_stall"].get<std::string>() : "-") + " | " +
-         cell(s["shared_bank_conflicts"], "%.0f") + " | " + cell(s["atomics"], "%.0f") + " |";
+         cell(s["shared_bank_conflicts"], "%.0f") + " | " + cell(s["atomics"], "%.0f") + " | " +
+         cell(s.value("warp_instructions", nlohmann::json()), "%.0f") + " | " +
+         cell(s.value("executed_ipc", nlohmann::json()), "%.2f") + " |";
 }
 
 nlohmann::json ladder_step(const Target& t, const std::string& out_dir) {

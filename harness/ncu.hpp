@@ -63,6 +63,7 @@ struct Kernel {
   int launches = 0;
   double total_us = 0, median_us = 0;
   std::optional<double> occupancy_pct, registers, dram_pct, l2_pct, bank_conflicts;
+  std::optional<double> warp_instructions, executed_ipc;  // per launch; IPC per SM (4 issue slots)
   std::vector<std::pair<std::string, double>> top_stalls;  // reason, warps stalled per issue (top 3)
   std::map<std::string, double> atomics;                    // metric, mean per launch
 };

@@ -48,7 +48,7 @@ TEST(Ncu, CommandLineFiltersTheVariantsTimedRangesOnly) {
 
 TEST(Ncu, CsvParsingKeepsQuotedFieldsAndSkipsNcuMessages) {
   const ncu::Csv csv = ncu::parse_csv(fixture());
-  ASSERT_EQ(csv.names.size(), 26u);
+  ASSERT_EQ(csv.names.size(), 28u);
   EXPECT_EQ(csv.names[4], "Kernel Name");
   EXPECT_EQ(csv.units[11], "nsecond");
   ASSERT_EQ(csv.rows.size(), 3u);
@@ -86,19 +86,25 @@ TEST(Ncu, SummaryPerKernelFromTheFixture) {
   EXPECT_NEAR(a.atomics.at("smsp__sass_inst_executed_op_shared_atom.sum"), 512.0, 1e-9);
   EXPECT_EQ(a.atomics.count("l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"), 0u);  // the same operations again
   EXPECT_EQ(a.atomics.size(), 3u);  // global atom and red requests, shared atom instructions
+  ASSERT_TRUE(a.warp_instructions && a.executed_ipc);
+  EXPECT_NEAR(*a.warp_instructions, 1.1e6, 1e-6);  // mean per launch of 1,000,000 and 1,200,000
+  EXPECT_NEAR(*a.executed_ipc, 3.0, 1e-9);
   const ncu::Kernel& b = ks[1];
   EXPECT_EQ(b.name, "reduce_bins(unsigned long long *)");
   EXPECT_EQ(b.launches, 1);
   EXPECT_NEAR(b.median_us, 1.5, 1e-9);
   EXPECT_FALSE(b.occupancy_pct);  // "n/a"
   EXPECT_FALSE(b.dram_pct);       // empty
+  EXPECT_FALSE(b.executed_ipc);   // "n/a"
+  ASSERT_TRUE(b.warp_instructions);
+  EXPECT_NEAR(*b.warp_instructions, 4000.0, 1e-9);
   ASSERT_EQ(b.top_stalls.size(), 1u);  // zeros are no stall reason
   EXPECT_EQ(b.top_stalls[0].first, "long_scoreboard");
 
   const nlohmann::json j = ncu::to_json(ks);
   EXPECT_TRUE(j[1]["achieved_occupancy_pct"].is_null());
   const std::string md = ncu::to_markdown(j);
-  EXPECT_NE(md.find("| 2 | 12.50 | 25.00 | 80.0 | 32 | 45.0 | 31.0 | long_scoreboard 4.00, barrier 1.00, wait 0.50 | 1024 | 2560 |"),
+  EXPECT_NE(md.find("| 2 | 12.50 | 25.00 | 80.0 | 32 | 45.0 | 31.0 | long_scoreboard 4.00, barrier 1.00, wait 0.50 | 1024 | 2560 | 1100000 | 3.00 |"),
             std::string::npos)
       << md;
 
@@ -111,8 +117,11 @@ TEST(Ncu, SummaryPerKernelFromTheFixture) {
   EXPECT_EQ(step["top_stall"], "long_scoreboard");
   EXPECT_NEAR(step["shared_bank_conflicts"].get<double>(), 2048.0, 1e-9);
   EXPECT_NEAR(step["atomics"].get<double>(), 2 * 2560.0 + 64.0, 1e-9);
+  EXPECT_NEAR(step["warp_instructions"].get<double>(), 2 * 1.1e6 + 4000.0, 1e-6);  // summed over launches
+  EXPECT_NEAR(step["executed_ipc"].get<double>(), 3.0, 1e-9);  // duration-weighted; b reports none
   EXPECT_NE(ncu::counters_cells(step).find("| 26.5 | 80.0 |"), std::string::npos) << ncu::counters_cells(step);
-  EXPECT_EQ(ncu::counters_cells({{"error", "x"}}), " - | - | - | - | - | not profiled | - | - |");
+  EXPECT_NE(ncu::counters_cells(step).find("| 2204000 | 3.00 |"), std::string::npos) << ncu::counters_cells(step);
+  EXPECT_EQ(ncu::counters_cells({{"error", "x"}}), " - | - | - | - | - | not profiled | - | - | - | - |");
 }
 
 void make_executable(const fs::path& p, const std::string& text) {

@@ -117,5 +117,41 @@ TEST_F(MaxtreeCli, QuickBenchVerifiesEveryCpuVariantOfBothFamilies) {
   }
 }
 
+// The peers' rules (harness/families/maxtree/common.hpp, area_opening.cpp), with a stand-in
+// peers.py that lists scikit-image's two peers and fails if it is ever run: left out where a side
+// is <= 2 or (area opening) the image is smaller than A, always; left out above 2^20 pixels unless
+// --variants names the peer, and then run.
+TEST_F(MaxtreeCli, ScikitImagePeersAreLeftOutWhereWrongAndWhereSlowUnlessNamed) {
+  std::ofstream(path("peers.py")) << R"PY(
+import json, sys
+if sys.argv[1] == "list":
+    print(json.dumps([{"family": f, "id": i, "description": "stand-in", "gpu": False, "exact": True,
+                       "scope": "end-to-end"} for f, i in (("maxtree", "skimage-maxtree"),
+                                                          ("area-opening", "skimage-area-opening"))]))
+    sys.exit(0)
+print("peers.py: stand-in peer ran", file=sys.stderr)
+sys.exit(1)
+)PY";
+  const std::string env = "REPIX_BASELINES_DIR='" + path("") + "'";
+  const std::string fast = " --exclude seq-flood,omp --cpu-samples 1 --samples 1 --out " + path("r.json");
+  CliResult r = run("bench --family maxtree --dataset uniform:2x40:levels=3:dtype=uint8:seed=1" + fast, env);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("peer skimage-maxtree left out on uniform:2x40"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("side <= 2"), std::string::npos) << r.err;
+  r = run("bench --family maxtree --dataset uniform:1100x1000:levels=4:dtype=uint8:seed=1" + fast, env);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("1100000 pixels: scikit-image's max_tree takes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--variants peer:skimage-maxtree times it anyway"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("stand-in peer ran"), std::string::npos) << r.err;
+  r = run("bench --family maxtree --dataset uniform:1100x1000:levels=4:dtype=uint8:seed=1 --variants seq,peer:skimage-maxtree"
+          " --cpu-samples 1 --out " + path("r.json"), env);
+  EXPECT_NE(r.code, 0);  // the stand-in fails: it was run
+  EXPECT_NE(r.err.find("stand-in peer ran"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("left out"), std::string::npos) << r.err;
+  r = run("bench --family area-opening --area 100 --dataset uniform:9x9:levels=3:dtype=uint8:seed=1" + fast, env);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("returns zeros when the whole image (81 pixels) is smaller than A = 100"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace repix::test

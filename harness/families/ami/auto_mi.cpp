@@ -140,9 +140,9 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
   bool supports_with_io() const override { return true; }
   // The Python peers count a lag per library call: about 10 ns a pair for NumPy and 50-200 for
   // scikit-learn, so they run up to kPeerPairs pairs (256^2: 1.7e7, seconds) and are left out
-  // above (1024^2 would take minutes to an hour).
+  // above unless named (1024^2 would take minutes to an hour).
   static constexpr std::int64_t kPeerPairs = std::int64_t(1) << 25;
-  std::string peer_skip_reason(const peers::Peer&, const std::string& spec) const override {
+  std::string peer_slow_reason(const peers::Peer&, const std::string& spec, const Options&) const override {
     const Shape s = datasets::spec_shape(datasets::spec_of(spec));
     const std::int64_t pairs = am::total_pairs(s.ny, s.nx);
     if (pairs <= kPeerPairs) return "";

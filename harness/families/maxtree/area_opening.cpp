@@ -54,6 +54,30 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
       });
     return {false, what.empty() ? why : what + ": " + why};
   }
+  // Peers (baselines/peers.py: scikit-image's area_opening, Higra's max-tree filtered by area): their
+  // image compared with seq's exactly. scikit-image returns zeros when the whole image is smaller
+  // than A (repix, like Higra, keeps the root): such inputs leave it out rather than count as wrong.
+  nlohmann::json peer_params(const Options& o) const override {
+    return {{"connectivity", o.connectivity}, {"area", o.area}};
+  }
+  nlohmann::json peer_extra(const Options& o) const override {
+    return {{"connectivity", o.connectivity}, {"area", o.area}};
+  }
+  std::string peer_skip_reason(const peers::Peer& p, const std::string& spec, const Options& o) const override {
+    const Shape s = datasets::spec_shape(datasets::spec_of(spec));
+    if (p.id.rfind("skimage-", 0) == 0 && s.size() < o.area)
+      return "scikit-image's area_opening returns zeros when the whole image (" + std::to_string(s.size()) +
+             " pixels) is smaller than A = " + std::to_string(o.area) + "; repix keeps the root";
+    return small_side_reason(p, spec);
+  }
+  Verdict check_peer(const peers::Peer&, const Inputs& in, const Result& ref, HostImage output) const override {
+    const HostImage& img = in.at(0);
+    if (output.dtype() != img.dtype() || output.shape() != img.shape())
+      return {false, "the peer wrote a " + dtype_name(output.dtype()) + " " + output.shape().str() + " array; expected " +
+                         dtype_name(img.dtype()) + " " + img.shape().str()};
+    return check(find_variant("seq"), in, ref, Result{std::move(output), {}}, "");
+  }
+
   nlohmann::json extra(const Variant& v, const std::string& scope, const Stats& s, const Options& o) const override {
     nlohmann::json j = Base::extra(v, scope, s, o);
     j["area"] = o.area;

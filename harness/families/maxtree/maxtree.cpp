@@ -36,14 +36,10 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
     return {false, what.empty() ? why : what + ": " + why};
   }
 
-  // Peers (baselines/peers.py: scikit-image's max_tree): their tree mapped to the normal form
-  // (maxtree::normal_form_of) and compared with seq's exactly.
-  nlohmann::json peer_params(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
-  nlohmann::json peer_extra(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
-  std::string peer_skip_reason(const peers::Peer&, const std::string& spec) const override {
-    const Shape s = datasets::spec_shape(datasets::spec_of(spec));
-    if (s.nx <= 2 || s.ny <= 2) return "scikit-image's max_tree builds wrong trees for images with a side <= 2";
-    return "";
+  // Peers (baselines/peers.py: scikit-image's max_tree, Higra's component_tree_max_tree): their tree
+  // mapped to the normal form (maxtree::normal_form_of) and compared with seq's exactly.
+  std::string peer_skip_reason(const peers::Peer& p, const std::string& spec, const Options&) const override {
+    return small_side_reason(p, spec);
   }
   // The peer's parent indices come as uint16 (2, H, W): low 16 bits, then high 16 bits (repix reads
   // no integer type wider than 16 bits from .npy; images of up to 2^32 pixels).
