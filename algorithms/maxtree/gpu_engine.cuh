@@ -332,6 +332,10 @@ class Engine : public EngineBase {
   // first link (the seminar's flatten).
   virtual int walk_hops() const { return 0; }
 
+  // n elements of I that build() and merge() may use as they like: the flatten's first buffer,
+  // not read before the flatten writes it.
+  I* scratch() { return a_.get(); }
+
   Geom g_;
   std::int64_t tiles_ = 0;  // set by variants that build tiles
 

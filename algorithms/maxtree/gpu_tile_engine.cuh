@@ -104,9 +104,10 @@ struct GridPolicy : SeminarPolicy {
 };
 
 // The engine's build and merge steps for the tiled variants; TiledBuild<Policy>::type<T, I> is what
-// make_gpu_variant takes.
+// make_gpu_variant takes. A variant that changes a merge derives and overrides horizontal() or
+// vertical() (gpu-border).
 template <class Policy, class T, class I>
-class TileBuild final : public Engine<T, I> {
+class TileBuild : public Engine<T, I> {
  protected:
   std::int64_t tiles_x() const { return (this->g_.nx + kTileW - 1) / kTileW; }
   std::int64_t tiles_y() const { return (this->g_.ny + kTileH - 1) / kTileH; }
@@ -119,14 +120,18 @@ class TileBuild final : public Engine<T, I> {
   void merge(const T* f, I* par, cudaStream_t s) override {
     if (tiles_x() > 1) {
       nvtx::Range r("merge-horizontal");
-      horizontal_merge_kernel<typename Policy::Mem, T, I><<<blocks_for((tiles_x() - 1) * this->g_.ny), kThreads, 0, s>>>(f, par, this->g_, tiles_x());
-      REPIX_CUDA_LAUNCH();
+      horizontal(f, par, s);
     }
     if (tiles_y() > 1) {
       nvtx::Range r("merge-vertical");
       vertical_merge_kernel<typename Policy::Mem, T, I><<<blocks_for((tiles_y() - 1) * this->g_.nx), kThreads, 0, s>>>(f, par, this->g_, tiles_y());
       REPIX_CUDA_LAUNCH();
     }
+  }
+  // The merges across the tile column borders (tiles_x() > 1).
+  virtual void horizontal(const T* f, I* par, cudaStream_t s) {
+    horizontal_merge_kernel<typename Policy::Mem, T, I><<<blocks_for((tiles_x() - 1) * this->g_.ny), kThreads, 0, s>>>(f, par, this->g_, tiles_x());
+    REPIX_CUDA_LAUNCH();
   }
   int walk_hops() const override { return Policy::kWalkHops; }
 };

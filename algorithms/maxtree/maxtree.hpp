@@ -49,6 +49,9 @@ struct Stats {
   double merge_ms = 0;      // omp: the border merges
   double canonical_ms = 0;  // canonicalisation to the normal form
   double filter_ms = 0;     // area opening: the area attribute and the filter
+  // gpu-border: the strips' border pixels, the nodes of their compact border trees (the closures),
+  // and the strips whose closure did not fit in shared memory (merged in global memory instead).
+  std::int64_t border_pixels = 0, border_nodes = 0, border_fallback_strips = 0;
 };
 
 // The parent image: int32 below 2^31 pixels, int64 from there on (or when asked: wide_index).

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "maxtree/border_core.hpp"
 #include "maxtree/gpu_core.hpp"
 #include "maxtree/maxtree.hpp"
 #include "maxtree/test_images.hpp"
@@ -193,7 +194,91 @@ void expect_column_trees(const T* s_f, const std::vector<I>& s_par, int w, int h
   }
 }
 
-enum class Schedule { shuffled, interleaved, threads, tiled, tiled_grid_pruned, tiled_compressed, tiled_column_trees };
+// gpu-border's horizontal merge (gpu_border.cu, border_core.hpp) on the CPU, strip by strip: the
+// closure claimed from the border pixels in a random order, the compact parents, the strip's border
+// edges zipped in a random order on the compact tree, the commit; then in global memory the edges
+// between strips and every edge of a strip whose closure passed `capacity`. Returns the number of
+// strips that passed it.
+template <class T>
+int border_merges(const T* f, std::vector<I>& par, const Shape& s, int connectivity, std::int32_t capacity,
+                  std::mt19937_64& rng) {
+  using gpu_core::kTileH;
+  using gpu_core::kTileW;
+  const std::int64_t tiles_x = (s.nx + kTileW - 1) / kTileW, tiles_y = (s.ny + kTileH - 1) / kTileH;
+  if (tiles_x < 2) return 0;
+  struct ClaimMem {  // one thread at a time: plain read-modify-writes
+    I cas_lut(I* p, I expected, I desired) const {
+      const I old = *p;
+      if (old == expected) *p = desired;
+      return old;
+    }
+    std::int32_t take(std::int32_t* count) const { return (*count)++; }
+    void set_full(std::int32_t* full) const { *full = 1; }
+  };
+  const HostAtomics zip_mem;
+  std::vector<I> lut(par.size(), -1);
+  std::vector<char> overflow(static_cast<std::size_t>(tiles_y), 0);
+  for (std::int64_t strip = 0; strip < tiles_y; ++strip) {
+    const std::int64_t y0 = strip * kTileH;
+    const int h = static_cast<int>(std::min<std::int64_t>(kTileH, s.ny - y0));
+    // No closure is larger than the image: a capacity above it allocates the image's size.
+    const std::int32_t cap = static_cast<std::int32_t>(std::min<std::int64_t>(capacity, s.size()));
+    std::vector<std::uint64_t> key(static_cast<std::size_t>(cap));
+    std::vector<std::int32_t> cpar(static_cast<std::size_t>(cap));
+    std::vector<I> node(static_cast<std::size_t>(cap));
+    std::int32_t count = 0, full = 0;
+    const border_core::Compact<I> c{key.data(), cpar.data(), node.data(), &count, cap, &full};
+    std::vector<std::int64_t> order(static_cast<std::size_t>(border_core::border_pixels(tiles_x, h)));
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (const std::int64_t i : order) {
+      std::int64_t x, y;
+      border_core::border_pixel(i, h, y0, x, y);
+      border_core::claim_closure(f, par.data(), lut.data(), static_cast<I>(y * s.nx + x), c, ClaimMem{});
+    }
+    if (full) {
+      overflow[static_cast<std::size_t>(strip)] = 1;
+      continue;
+    }
+    for (std::int32_t k = 0; k < count; ++k) cpar[k] = border_core::compact_parent(f, par.data(), lut.data(), c, k);
+    std::vector<std::pair<std::int32_t, std::int32_t>> zips;
+    for (std::int64_t i = 0; i < (tiles_x - 1) * h; ++i) {
+      const std::int64_t x = (1 + i / h) * kTileW, y = y0 + i % h;
+      const std::int32_t a = lut[border_core::level_root(f, par.data(), static_cast<I>(y * s.nx + x))];
+      border_core::for_each_strip_edge(x, y, y0, h, s.ny, connectivity, true, [&](std::int64_t nx, std::int64_t ny) {
+        zips.emplace_back(a, lut[border_core::level_root(f, par.data(), static_cast<I>(ny * s.nx + nx))]);
+      });
+    }
+    std::shuffle(zips.begin(), zips.end(), rng);
+    for (const auto& [a, b] : zips) gpu_core::merge(key.data(), cpar.data(), a, b, zip_mem);
+    for (std::int32_t k = 0; k < count; ++k) par[static_cast<std::size_t>(node[k])] = border_core::committed_parent(c, k);
+  }
+  std::vector<std::pair<I, I>> rest;
+  for (std::int64_t y = 0; y < s.ny; ++y)
+    for (std::int64_t k = 1; k < tiles_x; ++k) {
+      const std::int64_t x = k * kTileW, y0 = y / kTileH * kTileH;
+      const int h = static_cast<int>(std::min<std::int64_t>(kTileH, s.ny - y0));
+      const bool whole_strip = overflow[static_cast<std::size_t>(y / kTileH)] != 0;
+      gpu_core::for_each_horizontal_merge_edge(x, y, s.ny, connectivity, [&](std::int64_t nx, std::int64_t ny) {
+        if (whole_strip || ny < y0 || ny >= y0 + h) rest.emplace_back(static_cast<I>(y * s.nx + x), static_cast<I>(ny * s.nx + nx));
+      });
+    }
+  std::shuffle(rest.begin(), rest.end(), rng);
+  for (const auto& [a, b] : rest) gpu_core::merge(f, par.data(), a, b, zip_mem);
+  return static_cast<int>(std::count(overflow.begin(), overflow.end(), 1));
+}
+
+enum class Schedule {
+  shuffled,
+  interleaved,
+  threads,
+  tiled,
+  tiled_grid_pruned,
+  tiled_compressed,
+  tiled_column_trees,
+  tiled_border,        // gpu-border: gpu-grid's tiles, the horizontal merges on border trees
+  tiled_border_small,  // the same with compact trees of 40 nodes: most strips fall back
+};
 
 template <class T>
 std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::uint64_t seed) {
@@ -221,7 +306,7 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       }
     }
   } else if (how == Schedule::tiled || how == Schedule::tiled_grid_pruned || how == Schedule::tiled_compressed ||
-             how == Schedule::tiled_column_trees) {
+             how == Schedule::tiled_column_trees || how == Schedule::tiled_border || how == Schedule::tiled_border_small) {
     // As gpu-tile runs: each tile in its own local arrays (levels, parents in local indices), its
     // edges merged in a random order, the tree written back in global indices; then the
     // horizontal merge's edges, then the vertical merge's, each in a random order. gpu-grid: the
@@ -262,10 +347,14 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         if (x < W && y < img.shape().ny) par[y * W + x] = gpu_core::tile_to_global<I>(local, x0, y0, W);
       }
     }
-    for (auto* list : {&t.horizontal, &t.vertical}) {
-      std::shuffle(list->begin(), list->end(), rng);
-      for (const auto& [a, b] : *list) gpu_core::merge(f, par.data(), a, b, mem);
+    if (how == Schedule::tiled_border || how == Schedule::tiled_border_small) {
+      border_merges(f, par, img.shape(), connectivity, how == Schedule::tiled_border ? std::int32_t(1) << 20 : 40, rng);
+    } else {
+      std::shuffle(t.horizontal.begin(), t.horizontal.end(), rng);
+      for (const auto& [a, b] : t.horizontal) gpu_core::merge(f, par.data(), a, b, mem);
     }
+    std::shuffle(t.vertical.begin(), t.vertical.end(), rng);
+    for (const auto& [a, b] : t.vertical) gpu_core::merge(f, par.data(), a, b, mem);
   } else {
     constexpr int kThreads = 4;
     std::vector<std::thread> pool;
@@ -287,7 +376,7 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
   ASSERT_FALSE(want.parent.wide);
   for (const Schedule how :
        {Schedule::shuffled, Schedule::interleaved, Schedule::threads, Schedule::tiled, Schedule::tiled_grid_pruned,
-        Schedule::tiled_compressed, Schedule::tiled_column_trees}) {
+        Schedule::tiled_compressed, Schedule::tiled_column_trees, Schedule::tiled_border, Schedule::tiled_border_small}) {
     const std::string what = in.name + ", connectivity " + std::to_string(connectivity) + ", schedule " +
                              std::to_string(static_cast<int>(how)) + ", seed " + std::to_string(seed);
     const std::vector<I> par = build<T>(in.image, connectivity, how, seed);
@@ -303,6 +392,33 @@ void check_input_all(const test::Input& in, std::uint64_t seed) {
   for (const int c : {4, 8}) {
     if (in.image.dtype() == DType::u8) check_all_schedules<std::uint8_t>(in, c, seed);
     else check_all_schedules<std::uint16_t>(in, c, seed);
+  }
+}
+
+// gpu-border's two paths on one image: with room for every strip's closure none falls back; with
+// 40 nodes the two full strips of a 200x33 image do (3 borders x 2 columns x 16 rows of border
+// pixels each, on a tree of single pixels), the one-row strip fits; both end on seq's normal form
+// once the in-tile and vertical edges are merged too.
+TEST(MaxtreeGpuCore, BorderTreesFallBackToGlobalMergesWhereTheClosureDoesNotFit) {
+  const HostImage img = test::random_image(DType::u8, 200, 33, 4, 41);
+  const std::uint8_t* f = img.data<std::uint8_t>();
+  Options o;
+  o.connectivity = 8;
+  const Result want = find_variant("seq").run(img, o);
+  for (const auto& [capacity, falls_back] : {std::pair<std::int32_t, int>{1 << 16, 0}, {40, 2}}) {
+    std::mt19937_64 rng(5);
+    std::vector<I> par = identity(img.size());
+    EXPECT_EQ(border_merges(f, par, img.shape(), 8, capacity, rng), falls_back) << "capacity " << capacity;
+    const TiledEdges t = tiled_edges_of(img.shape(), 8);
+    for (std::size_t k = 0; k < t.tiles.size(); ++k)
+      for (const auto& [a, b] : t.tiles[k]) {
+        const auto [x0, y0] = t.origins[k];
+        gpu_core::merge(f, par.data(), gpu_core::tile_to_global<I>(a, x0, y0, 200), gpu_core::tile_to_global<I>(b, x0, y0, 200),
+                        HostAtomics{});
+      }
+    for (const auto& [a, b] : t.vertical) gpu_core::merge(f, par.data(), a, b, HostAtomics{});
+    expect_ordered(f, par, "border merges, capacity " + std::to_string(capacity));
+    EXPECT_EQ(flatten(f, par), want.parent.narrow) << "capacity " << capacity;
   }
 }
 

@@ -32,8 +32,14 @@ inline std::vector<std::string> suite(const std::string& name) {
 }
 
 inline nlohmann::json stats_json(const maxtree::Stats& s) {
-  return {{"tiles", s.tiles},          {"build_ms", s.build_ms},   {"merge_ms", s.merge_ms},
-          {"canonical_ms", s.canonical_ms}, {"filter_ms", s.filter_ms}};
+  nlohmann::json j = {{"tiles", s.tiles},          {"build_ms", s.build_ms},   {"merge_ms", s.merge_ms},
+                      {"canonical_ms", s.canonical_ms}, {"filter_ms", s.filter_ms}};
+  if (s.border_pixels > 0) {  // gpu-border only
+    j["border_pixels"] = s.border_pixels;
+    j["border_nodes"] = s.border_nodes;
+    j["border_fallback_strips"] = s.border_fallback_strips;
+  }
+  return j;
 }
 
 // The first element where two outputs differ, as " at (x, y): got G, want W".

@@ -49,6 +49,8 @@ json paper() {
   row("kernel_fps_1920x1080", "1920x1080", 382, "fps");
   row("end_to_end_ms", "6000x4000", 57.6, "ms");
   row("border_extra_steps_cost", "6000x4000", 2.4, "ms");
+  row("border_horizontal_merge_saving", "6000x4000", 0.5, "ms");
+  row("border_size_reduction", "6000x4000", 5, "ratio");
   return {{"table", "maxtree-seminar"}, {"source", "test"}, {"rows", rows}};
 }
 
@@ -70,9 +72,13 @@ TEST(TablesMaxtree, SeminarFiguresFromTwoReportsWithTheirOwnSpellings) {
   four.results = {case_of("omp", "texture:6000x4000:name=camera", "end-to-end", 180),
                   case_of("gpu-tile", "texture:6000x4000:name=camera", "kernel", 9),
                   case_of("gpu-opt", "texture:6000x4000:name=camera", "kernel", 6),
+                  case_of("gpu-grid", "texture:6000x4000:name=camera", "kernel", 8),
+                  case_of("gpu-border", "texture:6000x4000:name=camera", "kernel", 7.6),
                   case_of("gpu-opt", "texture:6000x4000:name=camera", "end-to-end", 12),
                   case_of("gpu-opt", "texture:6000x4000:dtype=uint16:name=camera", "kernel", 7),
                   case_of("gpu-opt", "texture:1920x1080:name=camera", "kernel", 1.25)};
+  four.results[4].extra["border_pixels"] = 6000;  // gpu-border's counters
+  four.results[4].extra["border_nodes"] = 1500;
   eight.datasets = {four.datasets[0]};
   // 8-connectivity: its own input in the table, never the seminar's (4-connectivity) figures.
   eight.results = {case_of("omp", "texture:6000x4000:name=camera", "end-to-end", 500, 8),
@@ -87,8 +93,10 @@ TEST(TablesMaxtree, SeminarFiguresFromTwoReportsWithTheirOwnSpellings) {
   EXPECT_DOUBLE_EQ(figure(j, "kernel_throughput"), 4000.0);          // 24e6 B / 6 ms
   EXPECT_DOUBLE_EQ(figure(j, "kernel_fps_1920x1080"), 800.0);        // 1 / 1.25 ms
   EXPECT_DOUBLE_EQ(figure(j, "end_to_end_ms"), 12.0);
-  EXPECT_DOUBLE_EQ(figure(j, "border_extra_steps_cost"), -1);  // not built: no number, a reason
-  EXPECT_NE(md.find("gpu-border) is not built"), std::string::npos) << md;
+  EXPECT_DOUBLE_EQ(figure(j, "border_extra_steps_cost"), -1);  // one kernel in ours: no number, a reason
+  EXPECT_NE(md.find("no separate steps"), std::string::npos) << md;
+  EXPECT_NEAR(figure(j, "border_horizontal_merge_saving"), 8.0 / 4 - 7.6 / 4, 1e-12);  // the merge phases: ms / 4
+  EXPECT_DOUBLE_EQ(figure(j, "border_size_reduction"), 6000.0 / 1500);
   // Every input apart: 8-bit and 16-bit 4-connectivity, the frame, and 8-connectivity.
   EXPECT_NE(md.find("### texture:6000x4000:name=camera, 4-conn."), std::string::npos) << md;
   EXPECT_NE(md.find("### texture:6000x4000:name=camera:dtype=uint16, 4-conn."), std::string::npos) << md;
@@ -103,7 +111,7 @@ TEST(TablesMaxtree, SeminarFiguresFromTwoReportsWithTheirOwnSpellings) {
     if (v.at("variant") == "gpu-opt" && v.at("dataset") == "texture:6000x4000:name=camera:dtype=uint16")
       EXPECT_TRUE(v.at("speedup_over_omp").is_null());  // no omp case for that input
   }
-  EXPECT_EQ(rows, 7);  // omp, gpu-tile, gpu-opt | gpu-opt (16-bit) | gpu-opt (frame) | omp, gpu-opt (8-conn.)
+  EXPECT_EQ(rows, 9);  // omp, gpu-tile, gpu-opt, gpu-grid, gpu-border | gpu-opt (16-bit) | gpu-opt (frame) | omp, gpu-opt (8-conn.)
   EXPECT_NE(md.find("| 3 (50 %) | 1.5 (25 %) | 1.5 (25 %) |"), std::string::npos) << md;  // gpu-opt's steps
   std::filesystem::remove_all(dir);
 }
