@@ -224,6 +224,13 @@ TEST(MaxtreeGpuWithoutDevice, RunIsOneClearError) {
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("GPU"), std::string::npos) << id << ": " << e.what();
     }
+    // Its area opening (tree and filter on the GPU) too.
+    try {
+      find_area_variant(id).run(test::const_image(DType::u8, 4, 4, 1), Options{});
+      ADD_FAILURE() << id << "'s area opening ran without a GPU";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("GPU"), std::string::npos) << id << ": " << e.what();
+    }
   }
 }
 }  // namespace
