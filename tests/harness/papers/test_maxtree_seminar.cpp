@@ -76,13 +76,15 @@ TEST(TablesMaxtree, SeminarFiguresFromTwoReportsWithTheirOwnSpellings) {
                   case_of("gpu-border", "texture:6000x4000:name=camera", "kernel", 7.6),
                   case_of("gpu-opt", "texture:6000x4000:name=camera", "end-to-end", 12),
                   case_of("gpu-opt", "texture:6000x4000:dtype=uint16:name=camera", "kernel", 7),
-                  case_of("gpu-opt", "texture:1920x1080:name=camera", "kernel", 1.25)};
+                  case_of("gpu-grid", "texture:1920x1080:name=camera", "kernel", 1.25)};
   four.results[4].extra["border_pixels"] = 6000;  // gpu-border's counters
   four.results[4].extra["border_nodes"] = 1500;
   eight.datasets = {four.datasets[0]};
   // 8-connectivity: its own input in the table, never the seminar's (4-connectivity) figures.
   eight.results = {case_of("omp", "texture:6000x4000:name=camera", "end-to-end", 500, 8),
                    case_of("gpu-opt", "texture:6000x4000:name=camera", "kernel", 1, 8)};
+  // The frame without gpu-opt: the fastest of ours stands for it, never a faster peer.
+  four.results.push_back(case_of("peer:blin-maxtree", "texture:1920x1080:name=camera", "kernel", 0.5));
   const auto dir = std::filesystem::temp_directory_path() / "repix-maxtree-seminar-test";
   std::filesystem::remove_all(dir);
   const std::string md = tables::maxtree_seminar(paper(), {four, eight}, dir.string());
@@ -91,7 +93,7 @@ TEST(TablesMaxtree, SeminarFiguresFromTwoReportsWithTheirOwnSpellings) {
   const json j = json::parse(in);
   EXPECT_DOUBLE_EQ(figure(j, "gpu_vs_parallel_cpu_speedup"), 30.0);  // 180 / 6
   EXPECT_DOUBLE_EQ(figure(j, "kernel_throughput"), 4000.0);          // 24e6 B / 6 ms
-  EXPECT_DOUBLE_EQ(figure(j, "kernel_fps_1920x1080"), 800.0);        // 1 / 1.25 ms
+  EXPECT_DOUBLE_EQ(figure(j, "kernel_fps_1920x1080"), 800.0);        // 1 / 1.25 ms (gpu-grid; not the peer's 0.5)
   EXPECT_DOUBLE_EQ(figure(j, "end_to_end_ms"), 12.0);
   EXPECT_DOUBLE_EQ(figure(j, "border_extra_steps_cost"), -1);  // one kernel in ours: no number, a reason
   EXPECT_NE(md.find("no separate steps"), std::string::npos) << md;
@@ -111,7 +113,7 @@ TEST(TablesMaxtree, SeminarFiguresFromTwoReportsWithTheirOwnSpellings) {
     if (v.at("variant") == "gpu-opt" && v.at("dataset") == "texture:6000x4000:name=camera:dtype=uint16")
       EXPECT_TRUE(v.at("speedup_over_omp").is_null());  // no omp case for that input
   }
-  EXPECT_EQ(rows, 9);  // omp, gpu-tile, gpu-opt, gpu-grid, gpu-border | gpu-opt (16-bit) | gpu-opt (frame) | omp, gpu-opt (8-conn.)
+  EXPECT_EQ(rows, 10);  // omp, gpu-tile, gpu-opt, gpu-grid, gpu-border | gpu-opt (16-bit) | gpu-grid, peer (frame) | omp, gpu-opt (8-conn.)
   EXPECT_NE(md.find("| 3 (50 %) | 1.5 (25 %) | 1.5 (25 %) |"), std::string::npos) << md;  // gpu-opt's steps
   std::filesystem::remove_all(dir);
 }
