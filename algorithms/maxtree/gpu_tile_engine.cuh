@@ -104,8 +104,8 @@ struct GridPolicy : SeminarPolicy {
 };
 
 // The engine's build and merge steps for the tiled variants; TiledBuild<Policy>::type<T, I> is what
-// make_gpu_variant takes. A variant that changes a merge derives and overrides horizontal() or
-// vertical() (gpu-border).
+// make_gpu_variant takes. A variant that changes the horizontal merge derives and overrides
+// horizontal() (gpu-border).
 template <class Policy, class T, class I>
 class TileBuild : public Engine<T, I> {
  protected:
