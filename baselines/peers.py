@@ -55,6 +55,10 @@ def _reconstruct_skimage(inputs, params):
     return lambda: reconstruction(marker, mask, method="dilation", footprint=footprint).astype(mask.dtype)
 
 
+def _skimage_connectivity(params):  # scikit-image counts neighbour steps: 1 = 4-, 2 = 8-connected
+    return 1 if int(params.get("connectivity", 4)) == 4 else 2
+
+
 # maxtree: scikit-image's max_tree (Berger-style union-find, 1 thread). Its parent image (int64
 # linear indices; a node's representative is not its smallest pixel: repix maps it to the normal
 # form) is written as uint16 (2, H, W), the low then the high 16 bits of each index: repix reads no
@@ -62,7 +66,7 @@ def _reconstruct_skimage(inputs, params):
 def _maxtree_skimage(inputs, params):
     from skimage.morphology import max_tree
     image = inputs[0]
-    conn = 1 if int(params.get("connectivity", 4)) == 4 else 2
+    conn = _skimage_connectivity(params)
 
     def call():
         return max_tree(image, connectivity=conn)[0]
@@ -117,7 +121,7 @@ def _maxtree_higra(inputs, params):
 def _area_opening_skimage(inputs, params):
     from skimage.morphology import area_opening
     image = inputs[0]
-    conn = 1 if int(params.get("connectivity", 4)) == 4 else 2
+    conn = _skimage_connectivity(params)
     area = int(params["area"])
     return lambda: area_opening(image, area_threshold=area, connectivity=conn)
 

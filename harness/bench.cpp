@@ -131,15 +131,17 @@ std::vector<std::size_t> choose_variants(const Context& ctx, const std::vector<s
   return out;
 }
 
+bool names_peer(const Context& ctx, const std::string& id) {
+  const std::vector<std::string>& v = ctx.req.variants;
+  return std::find(v.begin(), v.end(), "peer:" + id) != v.end();
+}
+
 std::vector<peers::Peer> choose_peers(const Context& ctx) {
-  auto listed = [](const std::vector<std::string>& v, const std::string& id) {
-    return std::find(v.begin(), v.end(), id) != v.end();
-  };
+  const std::vector<std::string>& ex = ctx.req.exclude;
   std::vector<peers::Peer> out;
   for (const peers::Peer& p : peers::available(ctx.family)) {
-    const std::string id = "peer:" + p.id;
-    if ((ctx.req.variants.empty() || listed(ctx.req.variants, id)) && !listed(ctx.req.exclude, id) &&
-        (!p.gpu || ctx.gpu))
+    const bool excluded = std::find(ex.begin(), ex.end(), "peer:" + p.id) != ex.end();
+    if ((ctx.req.variants.empty() || names_peer(ctx, p.id)) && !excluded && (!p.gpu || ctx.gpu))
       out.push_back(p);
   }
   return out;

@@ -118,6 +118,8 @@ std::vector<const V*> chosen_variants(const Context& ctx, const std::vector<V>& 
   return out;
 }
 bool wants_scope(const Context& ctx, const std::string& scope);
+// Whether --variants names peer `id` (as `peer:<id>`).
+bool names_peer(const Context& ctx, const std::string& id);
 // The peers of ctx.family this run asks for: every available one when no variant list is given,
 // else those named `peer:<id>`; minus --exclude; GPU peers only with a GPU.
 std::vector<peers::Peer> choose_peers(const Context& ctx);

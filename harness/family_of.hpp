@@ -161,9 +161,7 @@ class FamilyOf : public Family {
       }
       for (const peers::Peer& p : peer_list) {
         std::string why_not = peer_skip_reason(p, spec, state->options);
-        const bool named = std::find(ctx.req.variants.begin(), ctx.req.variants.end(), "peer:" + p.id) !=
-                           ctx.req.variants.end();
-        if (why_not.empty() && !named) {
+        if (why_not.empty() && !bench::names_peer(ctx, p.id)) {
           why_not = peer_slow_reason(p, spec, state->options);
           if (!why_not.empty()) why_not += " (--variants peer:" + p.id + " times it anyway)";
         }

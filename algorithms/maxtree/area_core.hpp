@@ -1,4 +1,4 @@
-// The per-thread logic of the GPU area opening (gpu_area.cuh), as __host__ __device__ cores that
+// The per-thread logic of the GPU area opening (gpu_engine.cuh's area_filter), as __host__ __device__ cores that
 // tests/maxtree/ runs on the CPU (in order, shuffled, and from several threads at once) against
 // maxtree::area_opening. Input: the image f and its parent image `par` in the normal form of
 // maxtree.hpp (a node's pixels point to its canonical pixel, a canonical pixel to its parent node's,
@@ -7,7 +7,7 @@
 // The steps, each a pass over the pixels (one thread a pixel):
 //  1. own_area: area[c] = the node's own pixels (one add per pixel to its node), and pending[c] =
 //     its number of child nodes (one add per non-root node to its parent).
-//  2. mark_leaves: pending[c] = kLeaf for a node with no child node (before any thread of step 3
+//  2. mark_leaf: pending[c] = leaf_mark() for a node with no child node (before any thread of step 3
 //     decrements a count: so a count that falls to 0 is never taken for a leaf's).
 //  3. accumulate_from_leaf: from each leaf, add the subtree's area to the parent node, and
 //     decrement the parent's pending count; the thread that brings it to 0 has seen every child's
@@ -20,20 +20,18 @@
 #include <cstdint>
 
 #include "core/hd.hpp"
+#include "maxtree/gpu_core.hpp"
 
 namespace repix::maxtree::area_core {
 
-// The canonical pixel of p's node: p's parent if it has p's level (p is not canonical), else p.
-template <class T, class I>
-REPIX_HD I node_of(const T* f, const I* par, I p) {
-  const I q = par[p];
-  return (q != p && f[q] == f[p]) ? q : p;
-}
+// The canonical pixel of p's node in the normal form: p's parent if it has p's level (p is not
+// canonical), else p; the flatten's same-level parent is exactly that.
+using gpu_core::same_level_parent;
 
 // Step 1 for pixel p: `mem.add(ptr, value)` atomically adds and returns the old value.
 template <class T, class I, class Mem>
 REPIX_HD void own_area(const T* f, const I* par, I* area, I* pending, I p, const Mem& mem) {
-  const I c = node_of(f, par, p);
+  const I c = same_level_parent(f, par, p);
   mem.add(area + c, I(1));
   if (c == p && par[p] != p) mem.add(pending + par[p], I(1));
 }
@@ -48,14 +46,14 @@ REPIX_HD I leaf_mark() {
 // Step 2 for pixel p (reads and writes p's own count only).
 template <class T, class I>
 REPIX_HD void mark_leaf(const T* f, const I* par, I* pending, I p) {
-  if (node_of(f, par, p) == p && pending[p] == I(0)) pending[p] = leaf_mark<I>();
+  if (same_level_parent(f, par, p) == p && pending[p] == I(0)) pending[p] = leaf_mark<I>();
 }
 
 // Step 3's start: p is a leaf node. Its count is read through `mem` because step 3's other threads
 // decrement the counts of other nodes meanwhile.
 template <class T, class I, class Mem>
 REPIX_HD bool is_leaf(const T* f, const I* par, const I* pending, I p, const Mem& mem) {
-  return node_of(f, par, p) == p && mem.load(pending + p) == leaf_mark<I>();
+  return same_level_parent(f, par, p) == p && mem.load(pending + p) == leaf_mark<I>();
 }
 
 // Step 3 from leaf node c. `mem.load(ptr)` reads what other threads' adds wrote; `mem.add` orders
@@ -76,7 +74,7 @@ REPIX_HD void accumulate_from_leaf(const I* par, I* area, I* pending, I c, const
 // removed node goes to its parent node. The root links to itself either way (always kept).
 template <class T, class I>
 REPIX_HD I filter_link(const T* f, const I* par, const I* area, I p, std::int64_t min_area) {
-  const I c = node_of(f, par, p);
+  const I c = same_level_parent(f, par, p);
   if (c != p) return c;
   return static_cast<std::int64_t>(area[c]) >= min_area ? c : par[c];
 }

@@ -19,8 +19,8 @@
 //
 // Steps in one block per strip: (1) claim the closure (a global look-up table `lut`, pixel -> compact
 // slot, -1 where unclaimed; the thread that claims a node writes its slot and walks on, one that
-// finds it claimed stops: each chain walked once); (2) each slot's compact parent; (3) the strip's
-// border edges zipped on the compact tree; (4) commit. Edges whose ends lie in two strips (the
+// finds it claimed stops: each chain walked once); (2) each slot's compact parent, and each border
+// pixel's slot; (3) the strip's border edges zipped on the compact tree; (4) commit. Edges whose ends lie in two strips (the
 // 8-connected diagonals at a strip's first and last row) and strips whose closure does not fit the
 // shared memory are merged afterwards in global memory as gpu-grid merges them.
 #pragma once
@@ -33,13 +33,7 @@ namespace repix::maxtree::border_core {
 
 using gpu_core::kTileH;
 using gpu_core::kTileW;
-
-// The level root of p's node (the end of its same-level chain).
-template <class T, class I>
-REPIX_HD I level_root(const T* f, const I* par, I p) {
-  bool done = false;
-  return gpu_core::same_level_end(f, par, p, 1 << 30, done);
-}
+using gpu_core::level_root;
 
 // A node's key: its level in the high bits, its level root's global index in the low 40.
 template <class T>
@@ -97,6 +91,15 @@ REPIX_HD std::int32_t compact_parent(const T* f, const I* par, const I* lut, con
   const I v = c.node[s];
   const I q = par[v];
   return q == v ? s : static_cast<std::int32_t>(lut[level_root(f, par, q)]);
+}
+
+// Step 2 also, for border pixel p: its slot in lut[p] where step 3 reads it (a level root has its
+// own; another pixel takes its level root's), so the zips do not walk same-level chains again. It
+// writes the entries of pixels that are no level roots, which step 2 never reads.
+template <class T, class I>
+REPIX_HD void share_slot(const T* f, const I* par, I* lut, I p) {
+  const I r = level_root(f, par, p);
+  if (r != p) lut[p] = lut[r];
 }
 
 // The horizontal merge edges (gpu_core::for_each_horizontal_merge_edge) of border pixel (x, y),

@@ -22,9 +22,13 @@ void check_input(const InputDesc& in, const Options& opt) {
 
 void check_input(const HostImage& image, const Options& opt) { check_input(InputDesc{image.dtype(), image.shape()}, opt); }
 
-void check_area_input(const HostImage& image, const Options& opt) {
-  check_input(image, opt);
+void check_area_input(const InputDesc& in, const Options& opt) {
+  check_input(in, opt);
   if (opt.area < 1) throw Error("area opening needs an area threshold >= 1; got " + std::to_string(opt.area));
+}
+
+void check_area_input(const HostImage& image, const Options& opt) {
+  check_area_input(InputDesc{image.dtype(), image.shape()}, opt);
 }
 
 namespace {

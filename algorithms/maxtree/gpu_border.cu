@@ -71,16 +71,21 @@ __global__ void __launch_bounds__(kBorderThreads)
     return;
   }
   const std::int32_t slots = count;
-  // 2. compact parents
+  // 2. compact parents, and each border pixel's slot (its level root's)
   for (std::int32_t s = threadIdx.x; s < slots; s += blockDim.x) c.parent[s] = border_core::compact_parent(f, par, lut, c, s);
-  __syncthreads();  // the compact tree complete before any zip
+  for (std::int64_t i = threadIdx.x; i < pixels; i += blockDim.x) {
+    std::int64_t x, y;
+    border_core::border_pixel(i, h, y0, x, y);
+    border_core::share_slot(f, par, lut, static_cast<I>(y * g.nx + x));
+  }
+  __syncthreads();  // the compact tree and the border pixels' slots complete before any zip
   // 3. the strip's border edges zipped on the compact tree (shared-memory atomics only)
   const std::int64_t edges_from = (tiles_x - 1) * h;  // the pixels right of each border
   for (std::int64_t i = threadIdx.x; i < edges_from; i += blockDim.x) {
     const std::int64_t x = (1 + i / h) * kTileW, y = y0 + i % h;
-    const std::int32_t a = static_cast<std::int32_t>(lut[border_core::level_root(f, par, static_cast<I>(y * g.nx + x))]);
+    const std::int32_t a = static_cast<std::int32_t>(lut[y * g.nx + x]);
     border_core::for_each_strip_edge(x, y, y0, h, g.ny, g.conn, true, [&](std::int64_t nx, std::int64_t ny) {
-      const std::int32_t b = static_cast<std::int32_t>(lut[border_core::level_root(f, par, static_cast<I>(ny * g.nx + nx))]);
+      const std::int32_t b = static_cast<std::int32_t>(lut[ny * g.nx + nx]);
       gpu_core::merge(c.key, c.parent, a, b, DeviceAtomics{});
     });
   }

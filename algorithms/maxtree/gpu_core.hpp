@@ -193,6 +193,13 @@ REPIX_HD I same_level_end(const T* f, const I* par, I p, int max_hops, bool& don
   }
 }
 
+// The level root of p's node: the end of its same-level chain, however long.
+template <class T, class I>
+REPIX_HD I level_root(const T* f, const I* par, I p) {
+  bool done = false;
+  return same_level_end(f, par, p, 1 << 30, done);
+}
+
 // For pixel l of a finished tile tree (local indices; nothing writes s_par any more): its parent in
 // the compressed tree gpu-opt writes out, the same tree with every chain shortened: a pixel that is
 // not its node's level root points straight to it; a level root points to its parent's node's level
@@ -202,11 +209,10 @@ REPIX_HD I same_level_end(const T* f, const I* par, I p, int max_hops, bool& don
 // the flatten's chain walks end within a tile for every node that does not cross a tile border.
 template <class T, class I>
 REPIX_HD I compressed_parent(const T* s_f, const I* s_par, I l) {
-  bool done = false;
-  const I r = same_level_end(s_f, s_par, l, 1 << 30, done);
+  const I r = level_root(s_f, s_par, l);
   if (r != l) return r;
   const I q = s_par[l];
-  return q == l ? l : same_level_end(s_f, s_par, q, 1 << 30, done);
+  return q == l ? l : level_root(s_f, s_par, q);
 }
 
 // ---- the flatten: the finished `par` to the normal form, in three race-free passes (each reads

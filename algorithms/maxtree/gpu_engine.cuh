@@ -402,8 +402,7 @@ template <template <class, class> class Build>
 class AreaPlan final : public AreaDevicePlan {
  public:
   void setup(const InputDesc& in, const Options& opt, cudaStream_t s) override {
-    check_input(in, opt);
-    if (opt.area < 1) throw Error("area opening needs an area threshold >= 1; got " + std::to_string(opt.area));
+    check_area_input(in, opt);
     engine_ = make_engine<Build>(in, opt, s);
     out_.allocate(static_cast<std::size_t>(in.shape.size()) * dtype_size(in.dtype));
     in_ = in;

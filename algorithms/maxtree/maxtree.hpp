@@ -113,6 +113,7 @@ const AreaVariant& find_area_variant(const std::string& id);
 void check_input(const HostImage& image, const Options& opt);
 void check_input(const InputDesc& in, const Options& opt);  // the same, for a GPU plan's setup()
 void check_area_input(const HostImage& image, const Options& opt);
+void check_area_input(const InputDesc& in, const Options& opt);  // the same, for a GPU plan's setup()
 
 // The area opening of `image` given its parent image in normal form, `threads` OpenMP threads
 // (1: sequential; 0: OpenMP's default). Every tree variant feeds it.

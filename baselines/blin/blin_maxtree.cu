@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "baselines/peers.hpp"
 #include "core/error.hpp"
@@ -108,26 +109,27 @@ PeerRun run(const std::vector<const HostImage*>& inputs, const nlohmann::json& p
   throw Unsupported("peer blin-maxtree takes uint8 and uint16 images only");
 }
 
-}  // namespace
-
-NativePeer blin_maxtree_peer() {
-  return {{"maxtree", "blin-maxtree",
-           "N. Blin's CUDA max-tree (LRDE 2021 / TPDS 2022 code; 8-bit: 1-D column trees + grid pruning, 16-bit: its "
-           "HDR path), its own CUDA-event kernel time",
-           true, true},
-          [](const std::vector<const HostImage*>& in, const nlohmann::json& p, int samples, int warmup) {
-            return run(in, p, samples, warmup, /*kernel_scope=*/true);
+NativePeer blin_peer(std::string id, std::string description, bool kernel_scope) {
+  return {{"maxtree", std::move(id), std::move(description), true, true},
+          [kernel_scope](const std::vector<const HostImage*>& in, const nlohmann::json& p, int samples, int warmup) {
+            return run(in, p, samples, warmup, kernel_scope);
           }};
 }
 
+}  // namespace
+
+NativePeer blin_maxtree_peer() {
+  return blin_peer("blin-maxtree",
+                   "N. Blin's CUDA max-tree (LRDE 2021 / TPDS 2022 code; 8-bit: 1-D column trees + grid pruning, "
+                   "16-bit: its HDR path), its own CUDA-event kernel time",
+                   /*kernel_scope=*/true);
+}
+
 NativePeer blin_maxtree_e2e_peer() {
-  return {{"maxtree", "blin-maxtree-e2e",
-           "N. Blin's CUDA max-tree, the whole call (its allocations, pinned upload, kernels, download overlapped "
-           "with the flatten, frees)",
-           true, true},
-          [](const std::vector<const HostImage*>& in, const nlohmann::json& p, int samples, int warmup) {
-            return run(in, p, samples, warmup, /*kernel_scope=*/false);
-          }};
+  return blin_peer("blin-maxtree-e2e",
+                   "N. Blin's CUDA max-tree, the whole call (its allocations, pinned upload, kernels, download "
+                   "overlapped with the flatten, frees)",
+                   /*kernel_scope=*/false);
 }
 
 }  // namespace repix::peers

@@ -58,7 +58,7 @@ HostImage gpu_area_opening(const HostImage& image, const ParentImage& normal, st
   }
   // Every count spent: each node's children all came, and the root has the image's area.
   for (I p = 0; p < n; ++p) {
-    if (area_core::node_of(f, par, p) != p) continue;
+    if (gpu_core::same_level_parent(f, par, p) != p) continue;
     EXPECT_TRUE(pending[static_cast<std::size_t>(p)] == 0 || pending[static_cast<std::size_t>(p)] == area_core::leaf_mark<I>())
         << "node " << p;
     if (par[p] == p) EXPECT_EQ(area[static_cast<std::size_t>(p)], n) << "the root's area";

@@ -241,14 +241,24 @@ int border_merges(const T* f, std::vector<I>& par, const Shape& s, int connectiv
       continue;
     }
     for (std::int32_t k = 0; k < count; ++k) cpar[k] = border_core::compact_parent(f, par.data(), lut.data(), c, k);
+    for (const std::int64_t i : order) {
+      std::int64_t x, y;
+      border_core::border_pixel(i, h, y0, x, y);
+      border_core::share_slot(f, par.data(), lut.data(), static_cast<I>(y * s.nx + x));
+    }
     std::vector<std::pair<std::int32_t, std::int32_t>> zips;
     for (std::int64_t i = 0; i < (tiles_x - 1) * h; ++i) {
       const std::int64_t x = (1 + i / h) * kTileW, y = y0 + i % h;
-      const std::int32_t a = lut[border_core::level_root(f, par.data(), static_cast<I>(y * s.nx + x))];
+      const std::int32_t a = lut[static_cast<std::size_t>(y * s.nx + x)];
       border_core::for_each_strip_edge(x, y, y0, h, s.ny, connectivity, true, [&](std::int64_t nx, std::int64_t ny) {
-        zips.emplace_back(a, lut[border_core::level_root(f, par.data(), static_cast<I>(ny * s.nx + nx))]);
+        zips.emplace_back(a, lut[static_cast<std::size_t>(ny * s.nx + nx)]);
       });
     }
+    for (const auto& [a, b] : zips)
+      if (a < 0 || a >= count || b < 0 || b >= count) {  // a border pixel without its slot: fail, not hang
+        ADD_FAILURE() << "strip " << strip << ": border edge on slots " << a << ", " << b << " of " << count;
+        return -1;
+      }
     std::shuffle(zips.begin(), zips.end(), rng);
     for (const auto& [a, b] : zips) gpu_core::merge(key.data(), cpar.data(), a, b, zip_mem);
     for (std::int32_t k = 0; k < count; ++k) par[static_cast<std::size_t>(node[k])] = border_core::committed_parent(c, k);

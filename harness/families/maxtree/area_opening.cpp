@@ -65,7 +65,7 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
   }
   std::string peer_skip_reason(const peers::Peer& p, const std::string& spec, const Options& o) const override {
     const Shape s = datasets::spec_shape(datasets::spec_of(spec));
-    if (p.id.rfind("skimage-", 0) == 0 && s.size() < o.area)
+    if (is_skimage(p) && s.size() < o.area)
       return "scikit-image's area_opening returns zeros when the whole image (" + std::to_string(s.size()) +
              " pixels) is smaller than A = " + std::to_string(o.area) + "; repix keeps the root";
     return small_side_reason(p, spec);

@@ -92,11 +92,13 @@ class Base : public FamilyOf<V> {
     j["connectivity"] = o.connectivity;
     return j;
   }
-  // Peers (baselines/peers.py): scikit-image's max_tree, and so its area_opening, builds wrong trees
-  // for images with a side <= 2; those inputs leave it out. Higra's are right there.
+  // scikit-image's peers (baselines/peers.py: max_tree, area_opening), whose rules follow.
+  static bool is_skimage(const peers::Peer& p) { return p.id.rfind("skimage-", 0) == 0; }
+  // scikit-image's max_tree, and so its area_opening, builds wrong trees for images with a side
+  // <= 2; those inputs leave it out. Higra's are right there.
   static std::string small_side_reason(const peers::Peer& p, const std::string& spec) {
     const Shape s = datasets::spec_shape(datasets::spec_of(spec));
-    if (p.id.rfind("skimage-", 0) == 0 && (s.nx <= 2 || s.ny <= 2))
+    if (is_skimage(p) && (s.nx <= 2 || s.ny <= 2))
       return "scikit-image's max_tree builds wrong trees for images with a side <= 2";
     return "";
   }
@@ -105,7 +107,7 @@ class Base : public FamilyOf<V> {
   static constexpr std::int64_t kSkimagePixels = std::int64_t(1) << 20;
   std::string peer_slow_reason(const peers::Peer& p, const std::string& spec, const Options&) const override {
     const Shape s = datasets::spec_shape(datasets::spec_of(spec));
-    if (p.id.rfind("skimage-", 0) != 0 || s.size() <= kSkimagePixels) return "";
+    if (!is_skimage(p) || s.size() <= kSkimagePixels) return "";
     return std::to_string(s.size()) + " pixels: scikit-image's max_tree takes ~9 us a pixel (18 s at 1920x1080)";
   }
   nlohmann::json peer_params(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
