@@ -217,10 +217,13 @@ std::string maxtree_seminar(const json& paper, const std::vector<report::Report>
       if (!kernel && !e2e) continue;
       const report::Result* timed = kernel ? kernel : e2e;  // CPU variants: end to end only
       const double px = static_cast<double>(inputs[k].info->elements);
-      auto share = [&](const char* field) {
+      // A peer reports no steps (its phases are not ours to time): "-", not 0.
+      auto share = [&](const char* field) -> std::string {
+        if (!timed->extra.contains(field)) return "-";
         const double ms = field_or(timed->extra, field, 0.0);
         return fmt("%.3g", ms) + " (" + fmt("%.0f %%", 100 * ms / timed->median_ms) + ")";
       };
+      auto step = [&](const char* field) { return timed->extra.contains(field) ? timed->extra[field] : json(); };
       const json vs_omp = omp ? json(omp->median_ms / timed->median_ms) : json();
       md << "| " << id << " | " << (kernel ? fmt("%.4g", kernel->median_ms) : "-") << " | "
          << fmt("%.3g", px / seconds(timed) / 1e9) << " | " << (kernel ? fmt("%.4g", 1 / seconds(kernel)) : "-")
@@ -234,9 +237,9 @@ std::string maxtree_seminar(const json& paper, const std::vector<report::Report>
                           {"end_to_end_ms", e2e ? json(e2e->median_ms) : json()},
                           {"gpx_per_s", px / seconds(timed) / 1e9},
                           {"speedup_over_omp", vs_omp},
-                          {"build_ms", field_or(timed->extra, "build_ms", 0.0)},
-                          {"merge_ms", field_or(timed->extra, "merge_ms", 0.0)},
-                          {"flatten_ms", field_or(timed->extra, "canonical_ms", 0.0)},
+                          {"build_ms", step("build_ms")},
+                          {"merge_ms", step("merge_ms")},
+                          {"flatten_ms", step("canonical_ms")},
                           {"verified", timed->verified}});
     }
   }
