@@ -28,6 +28,7 @@ const std::vector<Variant>& variants() {
     v.push_back(gpu::gpu_grid_variant());
     v.push_back(gpu::gpu_border_variant());
     v.push_back(gpu::gpu_opt_variant());
+    v.push_back(gpu::gpu_packed_variant());
     return v;
   }();
   return all;

@@ -15,6 +15,7 @@
 #include "maxtree/border_core.hpp"
 #include "maxtree/gpu_core.hpp"
 #include "maxtree/maxtree.hpp"
+#include "maxtree/packed_core.hpp"
 #include "maxtree/test_images.hpp"
 
 namespace repix::maxtree {
@@ -26,6 +27,15 @@ using I = std::int32_t;
 struct HostAtomics {
   I load(const I* p) const { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
   bool cas(I* p, I expected, I desired) const {
+    return __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+};
+
+// The same for gpu-packed's 32-bit tile words.
+struct HostWordAtomics {
+  using Word = packed_core::Word;
+  Word load(const Word* p) const { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+  bool cas(Word* p, Word expected, Word desired) const {
     return __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   }
 };
@@ -288,6 +298,7 @@ enum class Schedule {
   tiled_column_trees,
   tiled_border,        // gpu-border: gpu-grid's tiles, the horizontal merges on border trees
   tiled_border_small,  // the same with compact trees of 40 nodes: most strips fall back
+  tiled_packed,        // gpu-packed: column trees, grid pruning, zips on packed words interleaved
 };
 
 template <class T>
@@ -316,13 +327,16 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       }
     }
   } else if (how == Schedule::tiled || how == Schedule::tiled_grid_pruned || how == Schedule::tiled_compressed ||
-             how == Schedule::tiled_column_trees || how == Schedule::tiled_border || how == Schedule::tiled_border_small) {
+             how == Schedule::tiled_column_trees || how == Schedule::tiled_border || how == Schedule::tiled_border_small ||
+             how == Schedule::tiled_packed) {
     // As gpu-tile runs: each tile in its own local arrays (levels, parents in local indices), its
     // edges merged in a random order, the tree written back in global indices; then the
     // horizontal merge's edges, then the vertical merge's, each in a random order. gpu-grid: the
     // in-tile edges gpu_core::grid_prunes skips are left out; gpu-opt: those too, and each tile's
     // tree written compressed (gpu_core::compressed_parent); gpu-tile-1d: each column's 1-D tree
-    // built first (gpu_core::build_column_tree), its vertical edges then left out.
+    // built first (gpu_core::build_column_tree), its vertical edges then left out; gpu-packed: the
+    // column trees in packed words (packed_core), the pruned edges left out too, and the tile's zips
+    // interleaved step by step as its 64 threads run them, the tree written compressed.
     using gpu_core::kTileH;
     using gpu_core::kTileW;
     TiledEdges t = tiled_edges_of(img.shape(), connectivity);
@@ -335,6 +349,39 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       for (int l = 0; l < kTileW * kTileH; ++l) {
         const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
         if (x < W && y < img.shape().ny) s_f[l] = f[y * W + x];
+      }
+      if (how == Schedule::tiled_packed) {
+        const int w = static_cast<int>(std::min<std::int64_t>(kTileW, W - x0));
+        const int h = static_cast<int>(std::min<std::int64_t>(kTileH, img.shape().ny - y0));
+        std::vector<packed_core::Word> words(kTileW * kTileH);
+        for (int l = 0; l < kTileW * kTileH; ++l) words[l] = packed_core::pack(s_f[l], l);
+        for (int lx = 0; lx < w; ++lx) packed_core::build_packed_column(s_f.data(), words.data(), lx, h);
+        std::vector<I> column_par(kTileW * kTileH);
+        for (int l = 0; l < kTileW * kTileH; ++l) {
+          column_par[l] = packed_core::index_of(words[l]);
+          EXPECT_EQ(packed_core::level_of(words[l]), s_f[column_par[l]]) << "word " << l << " of tile " << k;
+        }
+        expect_column_trees(s_f.data(), column_par, w, h);
+        std::vector<std::pair<int, int>> pending, zips;
+        for (const auto& [a, b] : t.tiles[k])
+          if (!gpu_core::column_edge(a, b) && !gpu_core::grid_prunes(s_f.data(), a, b)) zips.emplace_back(a, b);
+        std::shuffle(zips.begin(), zips.end(), rng);
+        const HostWordAtomics wmem;
+        std::size_t next = 0;
+        while (next < zips.size() || !pending.empty()) {
+          while (pending.size() < 64 && next < zips.size()) pending.push_back(zips[next++]);
+          const std::size_t z = std::uniform_int_distribution<std::size_t>(0, pending.size() - 1)(rng);
+          if (packed_core::merge_step(s_f.data(), words.data(), pending[z].first, pending[z].second, wmem)) {
+            pending[z] = pending.back();
+            pending.pop_back();
+          }
+        }
+        for (int l = 0; l < kTileW * kTileH; ++l) {
+          const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
+          if (x < W && y < img.shape().ny)
+            par[y * W + x] = gpu_core::tile_to_global<I>(packed_core::compressed_parent(s_f.data(), words.data(), l), x0, y0, W);
+        }
+        continue;  // the tile is written; next tile
       }
       if (how == Schedule::tiled_column_trees) {
         const int w = static_cast<int>(std::min<std::int64_t>(kTileW, W - x0));
@@ -386,7 +433,8 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
   ASSERT_FALSE(want.parent.wide);
   for (const Schedule how :
        {Schedule::shuffled, Schedule::interleaved, Schedule::threads, Schedule::tiled, Schedule::tiled_grid_pruned,
-        Schedule::tiled_compressed, Schedule::tiled_column_trees, Schedule::tiled_border, Schedule::tiled_border_small}) {
+        Schedule::tiled_compressed, Schedule::tiled_column_trees, Schedule::tiled_border, Schedule::tiled_border_small,
+        Schedule::tiled_packed}) {
     const std::string what = in.name + ", connectivity " + std::to_string(connectivity) + ", schedule " +
                              std::to_string(static_cast<int>(how)) + ", seed " + std::to_string(seed);
     const std::vector<I> par = build<T>(in.image, connectivity, how, seed);

@@ -1,0 +1,98 @@
+// `gpu-packed`: gpu-opt with the tile build of Blin et al.'s published code, which on the lent H100
+// ran 3.1x faster than gpu-opt (results/nvidia-h100-80gb-hbm3/issue14-b34be50/: 1.98 against 6.24 ms
+// at 6000x4000, gpu-opt's build alone 3.81 ms). What it takes from that design (read, not copied):
+//  - one block of 64 threads a 64x16 tile, one thread a column, instead of 1024 threads a tile:
+//    each thread loads its column, builds the column's 1-D tree with no atomics
+//    (gpu_core::build_column_tree), then zips its column with the neighbouring one row by row,
+//    grid-pruned (gpu_core::grid_prunes; the vertical edges are in the column trees), so 63 threads
+//    zip a tile's rows where gpu-opt's 1024 contend on them; 5 KB of shared memory a block, up to 32
+//    blocks an SM;
+//  - the packed tile word (packed_core.hpp): parent index and parent level in one 32-bit word, so a
+//    zip step's climb needs one shared load, not two dependent ones.
+// The zip stays ours (a validated CAS, packed_core::merge_step), not the seminar's atomicMin.
+// Everything after the build (compressed tiles written out, border merges with relaxed loads, the
+// walking flatten) is gpu-opt's. Not yet run on a GPU (written 2026-11-26 after the device time of the
+// session was spent; its cores run on the CPU in tests/maxtree/test_maxtree_gpu_core.cpp).
+#include "maxtree/gpu_tile_engine.cuh"
+#include "maxtree/packed_core.hpp"
+#include "maxtree/variants.hpp"
+
+namespace repix::maxtree::gpu {
+namespace {
+
+using packed_core::Word;
+
+// The tile words' atomics: relaxed loads (as gpu-opt's merges; racecheck was clean with them on
+// shared memory at b34be50) and the CAS.
+struct SharedWordAtomics {
+  __device__ __forceinline__ Word load(const Word* p) const {
+    Word v;
+    asm volatile("ld.relaxed.gpu.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+  }
+  __device__ __forceinline__ bool cas(Word* p, Word expected, Word desired) const {
+    return atomicCAS(p, expected, desired) == expected;
+  }
+};
+
+// One block of kTileW threads per tile (1-D grid of tiles, row-major: tiles_x per row); thread lx
+// owns tile column lx. Columns outside the image (the last tiles) take part in the barriers only.
+template <class T, class I>
+__global__ void __launch_bounds__(kTileW)
+    packed_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
+  __shared__ T s_f[kTileW * kTileH];
+  __shared__ Word s_w[kTileW * kTileH];
+  const std::int64_t x0 = (blockIdx.x % tiles_x) * kTileW, y0 = (blockIdx.x / tiles_x) * kTileH;
+  const int w = static_cast<int>(min(std::int64_t(kTileW), g.nx - x0));
+  const int h = static_cast<int>(min(std::int64_t(kTileH), g.ny - y0));
+  const int lx = threadIdx.x;
+  const bool inside = lx < w;
+  if (inside) {
+    for (int ly = 0; ly < h; ++ly) s_f[ly * kTileW + lx] = f[(y0 + ly) * g.nx + x0 + lx];  // a row: 64 bytes
+    packed_core::build_packed_column(s_f, s_w, lx, h);
+  }
+  __syncthreads();  // every column's levels and tree in place (plain stores) before the zips read them
+  if (inside)
+    for (int ly = 0; ly < h; ++ly) {
+      const int l = ly * kTileW + lx;
+      gpu_core::for_each_earlier_neighbour(lx, ly, w, g.conn, [&](std::int64_t nx, std::int64_t ny) {
+        const int ln = static_cast<int>(ny * kTileW + nx);
+        if (gpu_core::column_edge(l, ln) || gpu_core::grid_prunes(s_f, l, ln)) return;
+        packed_core::merge(s_f, s_w, l, ln, SharedWordAtomics{});
+      });
+    }
+  __syncthreads();  // every zip of the tile done before its tree is read (plain loads from here)
+  if (!inside) return;
+  for (int ly = 0; ly < h; ++ly) {
+    const int l = ly * kTileW + lx;
+    par[(y0 + ly) * g.nx + x0 + lx] = gpu_core::tile_to_global<I>(packed_core::compressed_parent(s_f, s_w, l), x0, y0, g.nx);
+  }
+}
+
+// gpu-opt's merges and flatten (its policy's Mem and kWalkHops); the build is the packed one.
+struct PackedPolicy : GridPolicy {
+  static constexpr bool kCompress = true;
+  using Mem = RelaxedLoadAtomics;
+  static constexpr int kWalkHops = 16;
+};
+
+template <class T, class I>
+class PackedBuild final : public TileBuild<PackedPolicy, T, I> {
+ protected:
+  void build(const T* f, I* par, cudaStream_t s) override {
+    this->tiles_ = this->tiles_x() * this->tiles_y();
+    packed_build_kernel<T, I><<<static_cast<unsigned>(this->tiles_), kTileW, 0, s>>>(f, par, this->g_, this->tiles_x());
+    REPIX_CUDA_LAUNCH();
+  }
+};
+
+}  // namespace
+
+Variant gpu_packed_variant() {
+  return make_gpu_variant<PackedBuild>(
+      "gpu-packed", "packed-tiles",
+      "gpu-opt with Blin et al.'s tile build: 64 threads a tile, one a column, column trees, grid-pruned zips on "
+      "packed (parent level, parent index) words");
+}
+
+}  // namespace repix::maxtree::gpu

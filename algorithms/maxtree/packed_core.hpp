@@ -1,0 +1,98 @@
+// gpu-packed's tile tree (Blin et al.'s in-tile layout, as their published code keeps it): one
+// 32-bit word a pixel of the tile holding its parent's local index (low 16 bits: a tile has 1024
+// pixels) and its parent's level (high 16 bits: 8- and 16-bit images alike), so a step of the zip
+// reads a pixel's parent and the level that decides where to go next in one shared-memory load,
+// where gpu_core::merge_step loads the parent and then, dependent on it, the parent's level. The
+// pixels' own levels are beside the words (immutable: plain loads). A word always carries the
+// level of the index it holds (every word written is pack(f[q], q)), so the zip below is
+// gpu_core::merge_step step for step, on the same order, with the same single validated CAS; the
+// CPU tests run it in random interleavings against seq like the other cores.
+#pragma once
+#include <cstdint>
+
+#include "core/hd.hpp"
+#include "maxtree/gpu_core.hpp"
+
+namespace repix::maxtree::packed_core {
+
+using Word = std::uint32_t;
+
+REPIX_HD constexpr Word pack(std::uint32_t level, int index) { return level << 16 | static_cast<Word>(index); }
+REPIX_HD constexpr int index_of(Word w) { return static_cast<int>(w & 0xFFFFu); }
+REPIX_HD constexpr std::uint32_t level_of(Word w) { return w >> 16; }
+
+// gpu_core::merge_step on the packed words (local indices a, b of one tile; s_f the tile's levels).
+// `mem` provides load(const Word*) and cas(Word*, expected, desired) -> bool.
+template <class T, class Mem>
+REPIX_HD bool merge_step(const T* s_f, Word* w, int& a, int& b, const Mem& mem) {
+  if (a == b) return true;
+  if (gpu_core::before(s_f, a, b)) {  // keep a the later one
+    const int t = a;
+    a = b;
+    b = t;
+  }
+  const Word wa = mem.load(w + a);
+  const int pa = index_of(wa);
+  if (pa == b) return true;
+  const std::uint32_t fa = s_f[a], fpa = level_of(wa);
+  if (pa != a && fpa == fa) {  // not a level root: down the same-level chain, halving it
+    const Word wpa = mem.load(w + pa);
+    if (index_of(wpa) != pa && level_of(wpa) == fa) mem.cas(w + a, wa, wpa);
+    a = pa;
+    return false;
+  }
+  const std::uint32_t fb = s_f[b];
+  if (pa != a && (fb < fpa || (fb == fpa && b < pa))) {  // b before a's parent: climb a's chain
+    a = pa;
+    return false;
+  }
+  if (mem.cas(w + a, wa, pack(fb, b))) {
+    if (pa == a) return true;
+    a = b;
+    b = pa;
+  }
+  return false;
+}
+
+template <class T, class Mem>
+REPIX_HD void merge(const T* s_f, Word* w, int a, int b, const Mem& mem) {
+  while (!merge_step(s_f, w, a, b, mem)) {
+  }
+}
+
+// Column lx's 1-D tree (gpu_core::build_column_tree, which writes local indices into the words),
+// then each of the column's words packed with its parent's level, in place: the thread owns its
+// column until the next barrier.
+template <class T>
+REPIX_HD void build_packed_column(const T* s_f, Word* w, int lx, int h) {
+  auto* idx = reinterpret_cast<std::int32_t*>(w);  // same size, signed twin of Word: may alias
+  gpu_core::build_column_tree(s_f, idx, lx, h);
+  for (int ly = 0; ly < h; ++ly) {
+    const int l = ly * gpu_core::kTileW + lx;
+    const int q = idx[l];
+    w[l] = pack(s_f[q], q);
+  }
+}
+
+// The level root of l's node: down the same-level chain, the levels read from the words.
+REPIX_HD int level_root(const Word* w, int l, std::uint32_t level) {
+  for (;;) {
+    const Word wl = w[l];
+    const int q = index_of(wl);
+    if (q == l || level_of(wl) != level) return l;
+    l = q;
+  }
+}
+
+// gpu_core::compressed_parent on the packed words of a finished tile (nothing writes them any more).
+template <class T>
+REPIX_HD int compressed_parent(const T* s_f, const Word* w, int l) {
+  const std::uint32_t v = s_f[l];
+  const int r = level_root(w, l, v);
+  if (r != l) return r;
+  const Word wl = w[l];
+  const int q = index_of(wl);
+  return q == l ? l : level_root(w, q, level_of(wl));
+}
+
+}  // namespace repix::maxtree::packed_core
