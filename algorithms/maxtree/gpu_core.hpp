@@ -137,6 +137,39 @@ REPIX_HD bool grid_prunes(const T* f, int l, int ln) {
   return f[l - kTileW] >= below && f[ln - kTileW] >= below;
 }
 
+// gpu-packed's pruning of the tile-border merges (Blin et al.'s grid-connection optimisation on the
+// borders too), in global coordinates on an image of width w; with gpu_core::grid_prunes inside the
+// tiles it never prunes a straight vertical edge of a tile's inside, and:
+//  - a horizontal border edge (x - 1, y) - (x, y) (x on a tile column border) as grid_prunes would
+//    inside a tile: when y is not a tile's first row and the pair above is at least as high as the
+//    lower of the two. Its path goes through the two vertical edges above it, inside a tile (y is
+//    not a tile's first row): never pruned; and the edge above, pruned only by this same rule (the
+//    induction runs up the border to the tile's first row, never pruned).
+//  - the straight vertical border edge (x, y - 1) - (x, y) (y on a tile row border) when x > 0 and the
+//    pair to its left is at least as high as the lower of the two: the path goes left along the
+//    horizontal edges of rows y - 1 and y and down the vertical border edge one column left. Row y
+//    is a tile's first row, whose horizontal edges are never pruned (in the tile or on a border);
+//    row y - 1's may be, but only by paths through vertical edges inside its tile and the rows above,
+//    never through a vertical border edge; the vertical border edge to the left is pruned only by
+//    this same rule (the induction runs left along the row border to x = 0, never pruned).
+// So no justification leans on itself, every path it leans on stays at a level >= the lower end
+// of the pruned edge, and no component of any upper level set changes (the tests check the result
+// against seq on every image they build).
+template <class T>
+REPIX_HD bool horizontal_border_prunes(const T* f, std::int64_t w, std::int64_t x, std::int64_t y) {
+  if (y % kTileH == 0) return false;
+  const std::int64_t p = y * w + x;
+  const T below = f[p] < f[p - 1] ? f[p] : f[p - 1];
+  return f[p - w] >= below && f[p - w - 1] >= below;
+}
+template <class T>
+REPIX_HD bool vertical_border_prunes(const T* f, std::int64_t w, std::int64_t x, std::int64_t y) {
+  if (x == 0) return false;
+  const std::int64_t p = y * w + x;
+  const T below = f[p] < f[p - w] ? f[p] : f[p - w];
+  return f[p - 1] >= below && f[p - w - 1] >= below;
+}
+
 // ---- gpu-tile-1d's column trees (Blin et al.'s step 2, after Menotti et al.'s 1-D component tree) -----
 // The max-tree of tile column lx (rows 0..h-1, local indices l = ly * kTileW + lx) built by one
 // thread in one pass down the column, with no stack of its own: the chain of level roots from the

@@ -10,8 +10,11 @@
 //  - the packed tile word (packed_core.hpp): parent index and parent level in one 32-bit word, so a
 //    zip step's climb needs one shared load, not two dependent ones.
 // The zip stays ours (a validated CAS, packed_core::merge_step), not the seminar's atomicMin.
-// Everything after the build (compressed tiles written out, border merges with relaxed loads, the
-// walking flatten) is gpu-opt's. Not yet run on a GPU (written 2026-11-26 after the device time of the
+//  - the grid-connection pruning on the tile borders as well (their merges' "optim" kernels): the
+//    border merges skip the straight edges the pairs beside them imply
+//    (gpu_core::horizontal_border_prunes, vertical_border_prunes: the argument is written there).
+// Everything else (compressed tiles written out, border merges with relaxed loads, the walking
+// flatten) is gpu-opt's. Not yet run on a GPU (written 2026-11-26 after the device time of the
 // session was spent; its cores run on the CPU in tests/maxtree/test_maxtree_gpu_core.cpp).
 #include "maxtree/gpu_tile_engine.cuh"
 #include "maxtree/packed_core.hpp"
@@ -69,11 +72,13 @@ __global__ void __launch_bounds__(kTileW)
   }
 }
 
-// gpu-opt's merges and flatten (its policy's Mem and kWalkHops); the build is the packed one.
+// gpu-opt's merges and flatten (its policy's Mem and kWalkHops), the merges grid-pruned on the tile
+// borders too; the build is the packed one.
 struct PackedPolicy : GridPolicy {
   static constexpr bool kCompress = true;
   using Mem = RelaxedLoadAtomics;
   static constexpr int kWalkHops = 16;
+  static constexpr bool kPruneBorders = true;
 };
 
 template <class T, class I>

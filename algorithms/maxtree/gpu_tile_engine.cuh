@@ -29,7 +29,8 @@ using gpu_core::kTileW;
 // 1-D tree (gpu_core::build_column_tree) and the vertical in-tile zips are left out (gpu-tile-1d);
 // `kCompress`: write the tile's tree compressed
 // (gpu_core::compressed_parent, gpu-opt); `Mem`: the atomics of the merges; `kWalkHops`: the
-// engine's walk_hops().
+// engine's walk_hops(); `kPruneBorders`: the border merges skip the straight edges that
+// gpu_core::horizontal_border_prunes / vertical_border_prunes find implied (gpu-packed).
 template <class Policy, class T, class I>
 __global__ void __launch_bounds__(kTileW * kTileH)
     tile_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
@@ -60,24 +61,28 @@ __global__ void __launch_bounds__(kTileW * kTileH)
   par[gp] = gpu_core::tile_to_global<I>(local, x0, y0, g.nx);
 }
 
-// One thread per pixel of the tile columns' left borders x = k * kTileW, 1 <= k < tiles_x.
-template <class Mem, class T, class I>
+// One thread per pixel of the tile columns' left borders x = k * kTileW, 1 <= k < tiles_x. kPrune:
+// skip the straight edges gpu_core::horizontal_border_prunes finds implied (gpu-packed).
+template <class Mem, bool kPrune, class T, class I>
 __global__ void horizontal_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_x) {
   const std::int64_t borders = tiles_x - 1;
   REPIX_MAXTREE_FOR_EACH_PIXEL(i, borders * g.ny) {
     const std::int64_t x = (1 + i % borders) * kTileW, y = i / borders;
     gpu_core::for_each_horizontal_merge_edge(x, y, g.ny, g.conn, [&](std::int64_t nx, std::int64_t ny) {
+      if (kPrune && ny == y && gpu_core::horizontal_border_prunes(f, g.nx, x, y)) return;
       gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
     });
   }
 }
 
-// One thread per pixel of the tile rows' top borders y = k * kTileH, 1 <= k < tiles_y.
-template <class Mem, class T, class I>
+// One thread per pixel of the tile rows' top borders y = k * kTileH, 1 <= k < tiles_y. kPrune: skip
+// the straight edges gpu_core::vertical_border_prunes finds implied (gpu-packed).
+template <class Mem, bool kPrune, class T, class I>
 __global__ void vertical_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_y) {
   REPIX_MAXTREE_FOR_EACH_PIXEL(i, (tiles_y - 1) * g.nx) {
     const std::int64_t x = i % g.nx, y = (1 + i / g.nx) * kTileH;
     gpu_core::for_each_vertical_merge_edge(x, y, g.nx, g.conn, [&](std::int64_t nx, std::int64_t ny) {
+      if (kPrune && nx == x && gpu_core::vertical_border_prunes(f, g.nx, x, y)) return;
       gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
     });
   }
@@ -92,6 +97,7 @@ struct SeminarPolicy {
   static constexpr bool kCompress = false;
   using Mem = DeviceAtomics;
   static constexpr int kWalkHops = 0;
+  static constexpr bool kPruneBorders = false;  // gpu_core::{horizontal,vertical}_border_prunes in the merges
 };
 
 // gpu-grid's policy: the seminar's, skipping each in-tile zip with the left neighbour that the pair
@@ -124,13 +130,13 @@ class TileBuild : public Engine<T, I> {
     }
     if (tiles_y() > 1) {
       nvtx::Range r("merge-vertical");
-      vertical_merge_kernel<typename Policy::Mem, T, I><<<blocks_for((tiles_y() - 1) * this->g_.nx), kThreads, 0, s>>>(f, par, this->g_, tiles_y());
+      vertical_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I><<<blocks_for((tiles_y() - 1) * this->g_.nx), kThreads, 0, s>>>(f, par, this->g_, tiles_y());
       REPIX_CUDA_LAUNCH();
     }
   }
   // The merges across the tile column borders (tiles_x() > 1).
   virtual void horizontal(const T* f, I* par, cudaStream_t s) {
-    horizontal_merge_kernel<typename Policy::Mem, T, I><<<blocks_for((tiles_x() - 1) * this->g_.ny), kThreads, 0, s>>>(f, par, this->g_, tiles_x());
+    horizontal_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I><<<blocks_for((tiles_x() - 1) * this->g_.ny), kThreads, 0, s>>>(f, par, this->g_, tiles_x());
     REPIX_CUDA_LAUNCH();
   }
   int walk_hops() const override { return Policy::kWalkHops; }

@@ -404,6 +404,16 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         if (x < W && y < img.shape().ny) par[y * W + x] = gpu_core::tile_to_global<I>(local, x0, y0, W);
       }
     }
+    if (how == Schedule::tiled_packed) {  // gpu-packed's border merges skip the implied straight edges
+      auto across = [&](const std::pair<I, I>& e) {  // diagonals are never pruned
+        return e.second == e.first - 1 && gpu_core::horizontal_border_prunes(f, W, e.first % W, e.first / W);
+      };
+      auto down = [&](const std::pair<I, I>& e) {
+        return e.second == e.first - W && gpu_core::vertical_border_prunes(f, W, e.first % W, e.first / W);
+      };
+      t.horizontal.erase(std::remove_if(t.horizontal.begin(), t.horizontal.end(), across), t.horizontal.end());
+      t.vertical.erase(std::remove_if(t.vertical.begin(), t.vertical.end(), down), t.vertical.end());
+    }
     if (how == Schedule::tiled_border || how == Schedule::tiled_border_small) {
       border_merges(f, par, img.shape(), connectivity, how == Schedule::tiled_border ? std::int32_t(1) << 20 : 40, rng);
     } else {
