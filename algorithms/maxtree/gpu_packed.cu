@@ -50,26 +50,11 @@ __global__ void __launch_bounds__(kTileW)
   const int h = static_cast<int>(min(std::int64_t(kTileH), g.ny - y0));
   const int lx = threadIdx.x;
   const bool inside = lx < w;
-  if (inside) {
-    for (int ly = 0; ly < h; ++ly) s_f[ly * kTileW + lx] = f[(y0 + ly) * g.nx + x0 + lx];  // a row: 64 bytes
-    packed_core::build_packed_column(s_f, s_w, lx, h);
-  }
+  if (inside) packed_core::load_column(f, g.nx, x0, y0, h, lx, s_f, s_w);
   __syncthreads();  // every column's levels and tree in place (plain stores) before the zips read them
-  if (inside)
-    for (int ly = 0; ly < h; ++ly) {
-      const int l = ly * kTileW + lx;
-      gpu_core::for_each_earlier_neighbour(lx, ly, w, g.conn, [&](std::int64_t nx, std::int64_t ny) {
-        const int ln = static_cast<int>(ny * kTileW + nx);
-        if (gpu_core::column_edge(l, ln) || gpu_core::grid_prunes(s_f, l, ln)) return;
-        packed_core::merge(s_f, s_w, l, ln, SharedWordAtomics{});
-      });
-    }
+  if (inside) packed_core::zip_column(s_f, s_w, w, h, g.conn, lx, SharedWordAtomics{});
   __syncthreads();  // every zip of the tile done before its tree is read (plain loads from here)
-  if (!inside) return;
-  for (int ly = 0; ly < h; ++ly) {
-    const int l = ly * kTileW + lx;
-    par[(y0 + ly) * g.nx + x0 + lx] = gpu_core::tile_to_global<I>(packed_core::compressed_parent(s_f, s_w, l), x0, y0, g.nx);
-  }
+  if (inside) packed_core::write_column(s_f, s_w, g.nx, x0, y0, h, lx, par);
 }
 
 // gpu-opt's merges and flatten (its policy's Mem and kWalkHops), the merges grid-pruned on the tile

@@ -95,4 +95,39 @@ REPIX_HD int compressed_parent(const T* s_f, const Word* w, int l) {
   return q == l ? l : level_root(w, q, level_of(wl));
 }
 
+// The three phases of gpu-packed's tile build for the thread of tile column lx, between the
+// kernel's two barriers (gpu_packed.cu), so the tests run the kernel's own code on the CPU: tile
+// origin (x0, y0) of an image of width nx, w x h pixels of the tile in the image, lx < w.
+// Phase 1: the column's levels from the image (a row of the tile: 64 consecutive pixels over the
+// block's threads), its 1-D tree, packed.
+template <class T>
+REPIX_HD void load_column(const T* f, std::int64_t nx, std::int64_t x0, std::int64_t y0, int h, int lx, T* s_f, Word* s_w) {
+  for (int ly = 0; ly < h; ++ly) s_f[ly * gpu_core::kTileW + lx] = f[(y0 + ly) * nx + x0 + lx];
+  build_packed_column(s_f, s_w, lx, h);
+}
+
+// Phase 2: the column's zips with its neighbours row by row: the edges to earlier pixels of the
+// tile that the column trees do not hold and gpu_core::grid_prunes does not skip.
+template <class T, class Mem>
+REPIX_HD void zip_column(const T* s_f, Word* s_w, int w, int h, int connectivity, int lx, const Mem& mem) {
+  for (int ly = 0; ly < h; ++ly) {
+    const int l = ly * gpu_core::kTileW + lx;
+    gpu_core::for_each_earlier_neighbour(lx, ly, w, connectivity, [&](std::int64_t nx, std::int64_t ny) {
+      const int ln = static_cast<int>(ny * gpu_core::kTileW + nx);
+      if (gpu_core::column_edge(l, ln) || gpu_core::grid_prunes(s_f, l, ln)) return;
+      merge(s_f, s_w, l, ln, mem);
+    });
+  }
+}
+
+// Phase 3: the column's compressed parents, in global indices, into the image's parent array.
+template <class T, class I>
+REPIX_HD void write_column(const T* s_f, const Word* s_w, std::int64_t nx, std::int64_t x0, std::int64_t y0, int h, int lx,
+                           I* par) {
+  for (int ly = 0; ly < h; ++ly) {
+    const int l = ly * gpu_core::kTileW + lx;
+    par[(y0 + ly) * nx + x0 + lx] = gpu_core::tile_to_global<I>(compressed_parent(s_f, s_w, l), x0, y0, nx);
+  }
+}
+
 }  // namespace repix::maxtree::packed_core

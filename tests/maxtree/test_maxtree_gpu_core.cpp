@@ -351,36 +351,48 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         if (x < W && y < img.shape().ny) s_f[l] = f[y * W + x];
       }
       if (how == Schedule::tiled_packed) {
+        // The kernel's own phases (packed_core::load_column, zip_column, write_column), its threads'
+        // columns in a shuffled order; the zips either a column at a time (as zip_column runs them) or,
+        // on odd seeds, step by step interleaved across the tile (what concurrent threads can do).
         const int w = static_cast<int>(std::min<std::int64_t>(kTileW, W - x0));
         const int h = static_cast<int>(std::min<std::int64_t>(kTileH, img.shape().ny - y0));
-        std::vector<packed_core::Word> words(kTileW * kTileH);
-        for (int l = 0; l < kTileW * kTileH; ++l) words[l] = packed_core::pack(s_f[l], l);
-        for (int lx = 0; lx < w; ++lx) packed_core::build_packed_column(s_f.data(), words.data(), lx, h);
+        std::vector<T> p_f(kTileW * kTileH, T(0));
+        std::vector<packed_core::Word> words(kTileW * kTileH, 0xFFFFFFFFu);  // unwritten: never read
+        std::vector<int> columns(static_cast<std::size_t>(w));
+        for (int lx = 0; lx < w; ++lx) columns[static_cast<std::size_t>(lx)] = lx;
+        std::shuffle(columns.begin(), columns.end(), rng);
+        for (const int lx : columns) packed_core::load_column(f, W, x0, y0, h, lx, p_f.data(), words.data());
         std::vector<I> column_par(kTileW * kTileH);
         for (int l = 0; l < kTileW * kTileH; ++l) {
+          if (l % kTileW >= w || l / kTileW >= h) {
+            column_par[l] = l;
+            continue;
+          }
+          EXPECT_EQ(p_f[l], s_f[l]) << "level " << l << " of tile " << k;
           column_par[l] = packed_core::index_of(words[l]);
-          EXPECT_EQ(packed_core::level_of(words[l]), s_f[column_par[l]]) << "word " << l << " of tile " << k;
+          EXPECT_EQ(packed_core::level_of(words[l]), p_f[column_par[l]]) << "word " << l << " of tile " << k;
         }
-        expect_column_trees(s_f.data(), column_par, w, h);
-        std::vector<std::pair<int, int>> pending, zips;
-        for (const auto& [a, b] : t.tiles[k])
-          if (!gpu_core::column_edge(a, b) && !gpu_core::grid_prunes(s_f.data(), a, b)) zips.emplace_back(a, b);
-        std::shuffle(zips.begin(), zips.end(), rng);
+        expect_column_trees(p_f.data(), column_par, w, h);
         const HostWordAtomics wmem;
-        std::size_t next = 0;
-        while (next < zips.size() || !pending.empty()) {
-          while (pending.size() < 64 && next < zips.size()) pending.push_back(zips[next++]);
-          const std::size_t z = std::uniform_int_distribution<std::size_t>(0, pending.size() - 1)(rng);
-          if (packed_core::merge_step(s_f.data(), words.data(), pending[z].first, pending[z].second, wmem)) {
-            pending[z] = pending.back();
-            pending.pop_back();
+        if (seed % 2 == 0) {
+          std::shuffle(columns.begin(), columns.end(), rng);
+          for (const int lx : columns) packed_core::zip_column(p_f.data(), words.data(), w, h, connectivity, lx, wmem);
+        } else {
+          std::vector<std::pair<int, int>> pending, zips;
+          for (const auto& [a, b] : t.tiles[k])
+            if (!gpu_core::column_edge(a, b) && !gpu_core::grid_prunes(p_f.data(), a, b)) zips.emplace_back(a, b);
+          std::shuffle(zips.begin(), zips.end(), rng);
+          std::size_t next = 0;
+          while (next < zips.size() || !pending.empty()) {
+            while (pending.size() < 64 && next < zips.size()) pending.push_back(zips[next++]);
+            const std::size_t z = std::uniform_int_distribution<std::size_t>(0, pending.size() - 1)(rng);
+            if (packed_core::merge_step(p_f.data(), words.data(), pending[z].first, pending[z].second, wmem)) {
+              pending[z] = pending.back();
+              pending.pop_back();
+            }
           }
         }
-        for (int l = 0; l < kTileW * kTileH; ++l) {
-          const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
-          if (x < W && y < img.shape().ny)
-            par[y * W + x] = gpu_core::tile_to_global<I>(packed_core::compressed_parent(s_f.data(), words.data(), l), x0, y0, W);
-        }
+        for (const int lx : columns) packed_core::write_column(p_f.data(), words.data(), W, x0, y0, h, lx, par.data());
         continue;  // the tile is written; next tile
       }
       if (how == Schedule::tiled_column_trees) {
@@ -509,7 +521,8 @@ TEST(MaxtreeGpuCore, LargerImagesAndSizesOffTheTileSizes) {
   inputs.push_back({"checker-1-u16-64x16", test::checker_image(DType::u16, 64, 16, 1, 0, 65535)});
   inputs.push_back({"checker-5-u8-101x40", test::checker_image(DType::u8, 101, 40, 5, 7, 9)});
   inputs.push_back({"const-u8-100x40", test::const_image(DType::u8, 100, 40, 0)});
-  for (const test::Input& in : inputs) check_input_all(in, 9);
+  for (const test::Input& in : inputs)
+    for (const std::uint64_t seed : {9u, 10u}) check_input_all(in, seed);  // gpu-packed: odd interleaves, even not
 }
 
 // Plateaus cost like union-find, not like their length: on a constant image and on a two-level
