@@ -8,11 +8,11 @@
 //    zip a tile's rows where gpu-opt's 1024 contend on them; 5 KB of shared memory a block, up to 32
 //    blocks an SM;
 //  - the packed tile word (packed_core.hpp): parent index and parent level in one 32-bit word, so a
-//    zip step's climb needs one shared load, not two dependent ones.
-// The zip stays ours (a validated CAS, packed_core::merge_step), not the seminar's atomicMin.
+//    zip step's climb needs one shared load, not two dependent ones;
 //  - the grid-connection pruning on the tile borders as well (their merges' "optim" kernels): the
 //    border merges skip the straight edges the pairs beside them imply
 //    (gpu_core::horizontal_border_prunes, vertical_border_prunes: the argument is written there).
+// The zip stays ours (a validated CAS, packed_core::merge_step), not the seminar's atomicMin.
 // Everything else (compressed tiles written out, border merges with relaxed loads, the walking
 // flatten) is gpu-opt's. Not yet run on a GPU (written 2026-11-26 after the device time of the
 // session was spent; its cores run on the CPU in tests/maxtree/test_maxtree_gpu_core.cpp).

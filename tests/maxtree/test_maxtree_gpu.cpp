@@ -175,25 +175,28 @@ TEST_P(MaxtreeGpuVariant, AreaOpeningOnTheGpuMatchesTheCpuFilter) {
 }
 
 // The same filter on inputs small enough for compute-sanitizer (the test above makes about a
-// thousand GPU calls and did not finish in 215 s under memcheck or racecheck at b34be50): the
-// racecheck-sized images (two tiles across and down, ragged edges, plateaus across tile borders,
-// 16-bit noise), both connectivities, thresholds from 1 to above the area, and the plan once.
+// thousand GPU calls and did not finish in 215 s under memcheck or racecheck at b34be50; racecheck
+// took 39-65 s for RacecheckSizedTilesMatchSeq's four trees): the racecheck-sized images (two tiles
+// across and down, ragged edges, plateaus across tile borders, 16-bit noise), one connectivity each,
+// thresholds from 1 to above the area, and the plan once: seven trees and filters.
 TEST_P(MaxtreeGpuVariant, RacecheckSizedAreaOpeningMatchesTheCpuFilter) {
   const AreaVariant& v = find_area_variant(GetParam());
   ASSERT_TRUE(v.gpu && v.make_plan) << v.id << " has no GPU area opening";
-  const test::Input inputs[] = {{"u8-3levels-100x20", test::random_image(DType::u8, 100, 20, 3, 33)},
-                                {"u16-full-70x30", test::random_image(DType::u16, 70, 30, 65536, 34)}};
-  for (const test::Input& in : inputs)
-    for (const int c : {4, 8})
-      for (const std::int64_t a : {std::int64_t(1), std::int64_t(3), std::int64_t(40), in.image.size() + 1}) {
-        Options o;
-        o.connectivity = c;
-        o.area = a;
-        const HostImage want = area_opening(in.image, find_variant("seq").run(in.image, o).parent, a, 1);
-        ASSERT_TRUE(same_pixels(v.run(in.image, o).image, want))
-            << v.id << " on " << in.name << ", connectivity " << c << ", A = " << a;
-      }
-  const HostImage& img = inputs[1].image;
+  const struct {
+    test::Input in;
+    int connectivity;
+  } cases[] = {{{"u8-3levels-100x20", test::random_image(DType::u8, 100, 20, 3, 33)}, 4},
+               {{"u16-full-70x30", test::random_image(DType::u16, 70, 30, 65536, 34)}, 8}};
+  for (const auto& [in, c] : cases)
+    for (const std::int64_t a : {std::int64_t(1), std::int64_t(40), in.image.size() + 1}) {
+      Options o;
+      o.connectivity = c;
+      o.area = a;
+      const HostImage want = area_opening(in.image, find_variant("seq").run(in.image, o).parent, a, 1);
+      ASSERT_TRUE(same_pixels(v.run(in.image, o).image, want))
+          << v.id << " on " << in.name << ", connectivity " << c << ", A = " << a;
+    }
+  const HostImage& img = cases[1].in.image;
   Options o;
   o.area = 5;
   std::unique_ptr<AreaDevicePlan> plan = v.make_plan();
