@@ -71,4 +71,13 @@ void download(void* host, const void* device, std::size_t bytes, cudaStream_t st
   }
 }
 
+void prefault(void* host, std::size_t bytes) {
+  constexpr std::size_t kPage = 4096;
+  auto* bytes_at = static_cast<volatile unsigned char*>(host);
+  const long long pages = static_cast<long long>((bytes + kPage - 1) / kPage);
+#pragma omp parallel for schedule(static)
+  for (long long k = 0; k < pages; ++k) bytes_at[static_cast<std::size_t>(k) * kPage] = 0;
+  if (bytes > 0) bytes_at[bytes - 1] = 0;  // the last page, where `host` is not page-aligned
+}
+
 }  // namespace repix

@@ -23,4 +23,9 @@ constexpr std::size_t kDownloadDirectBelow = std::size_t(32) << 20;
 // uses the shared staging buffers).
 void download(void* host, const void* device, std::size_t bytes, cudaStream_t stream);
 
+// Takes the first-touch page faults of fresh host memory now, in parallel (a write to each 4 KB
+// page; the contents are then unspecified): for an output that a later download() fills, called
+// from a host thread while the GPU computes, so the download's host copy finds its pages mapped.
+void prefault(void* host, std::size_t bytes);
+
 }  // namespace repix

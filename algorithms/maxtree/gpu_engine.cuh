@@ -14,9 +14,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "core/download.hpp"
@@ -190,7 +192,10 @@ class EngineBase {
   virtual ~EngineBase() = default;
   virtual void setup(const Geom& g, cudaStream_t s) = 0;
   virtual void compute(const void* image, cudaStream_t s) = 0;
-  virtual Result result(cudaStream_t s) = 0;
+  // The parent image into `storage` where it is the right vector already sized (parent_storage()),
+  // else into a fresh one.
+  virtual Result result(cudaStream_t s, ParentImage storage) = 0;
+  virtual bool wide() const = 0;  // int64 indices
   virtual Stats stats() const = 0;
   // The area opening of the image compute() last saw (the same `image`), into `out` (the image's
   // element type, one per pixel, device memory), asynchronously on s; stats().filter_ms times it.
@@ -298,9 +303,10 @@ class Engine : public EngineBase {
     area_filtered_ = true;
   }
 
-  Result result(cudaStream_t s) override {
+  Result result(cudaStream_t s, ParentImage storage) override {
     if (!computed_) throw Error("internal: maxtree GPU plan result() before compute()");
     Result r;
+    r.parent = std::move(storage);  // its vector already sized and its pages mapped, or empty
     r.parent.shape = Shape::d2(g_.nx, g_.ny);
     r.parent.wide = sizeof(I) == 8;
     UninitializedVector<I>& out = r.parent.template data<I>();
@@ -309,6 +315,8 @@ class Engine : public EngineBase {
     r.stats = stats();
     return r;
   }
+
+  bool wide() const override { return sizeof(I) == 8; }
 
   Stats stats() const override {
     Stats st;
@@ -381,19 +389,40 @@ class Plan final : public DevicePlan {
   void setup(const InputDesc& in, const Options& opt, cudaStream_t s) override {
     check_input(in, opt);
     engine_ = make_engine<Build>(in, opt, s);
+    shape_ = in.shape;
   }
   void compute(const DeviceInputs& in, cudaStream_t s) override {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
     engine_->compute(in.at(0), s);
   }
-  Result result(cudaStream_t s) override {
+  Result result(cudaStream_t s) override { return result(s, ParentImage{}); }
+  // The same into storage from parent_storage() (run_end_to_end's, mapped while the GPU computed).
+  Result result(cudaStream_t s, ParentImage storage) {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
-    return engine_->result(s);
+    return engine_->result(s, std::move(storage));
+  }
+  // An output parent image for this plan's shape and index width, its pages mapped (core/
+  // download.hpp's prefault): what result() would otherwise allocate and fault page by page in
+  // the download's host copy (96 MB at 6000x4000).
+  ParentImage parent_storage() const {
+    if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
+    ParentImage p;
+    const auto n = static_cast<std::size_t>(shape_.size());
+    p.wide = engine_->wide();
+    if (p.wide) {
+      p.wide_.resize(n);
+      prefault(p.wide_.data(), n * sizeof(std::int64_t));
+    } else {
+      p.narrow.resize(n);
+      prefault(p.narrow.data(), n * sizeof(std::int32_t));
+    }
+    return p;
   }
   Stats stats() const override { return engine_ ? engine_->stats() : Stats{}; }
 
  private:
   std::unique_ptr<EngineBase> engine_;
+  Shape shape_;
 };
 
 // The area opening's device plan on the same engine: the tree, then the engine's area filter into
@@ -440,6 +469,12 @@ struct EndToEndWorkspace {
   PlanT plan;
 };
 
+// True for a plan that can hand out its output storage ahead of result() (Plan::parent_storage).
+template <class P, class = void>
+struct HasParentStorage : std::false_type {};
+template <class P>
+struct HasParentStorage<P, std::void_t<decltype(std::declval<const P&>().parent_storage())>> : std::true_type {};
+
 // An end-to-end run through PlanT (NVTX `name`, then init (first call of a key only), h2d, kernel,
 // d2h): the workspace of the last call with the same dtype, shape, connectivity, index width and
 // area threshold is reused.
@@ -458,6 +493,12 @@ auto run_end_to_end(const char* name, const HostImage& image, const Options& opt
     ws->plan.setup({image.dtype(), image.shape()}, opt, ws->stream.get());
   }
   cudaStream_t s = ws->stream.get();
+  // The tree's output (4 or 8 bytes a pixel) is allocated and its pages mapped on another host
+  // thread while the upload and the kernels run, instead of page by page in the download's host
+  // copy after them (core/download.hpp's prefault).
+  std::future<ParentImage> storage;
+  if constexpr (HasParentStorage<PlanT>::value)
+    storage = std::async(std::launch::async, [&plan = ws->plan] { return plan.parent_storage(); });
   {
     nvtx::Range r("h2d", static_cast<std::int64_t>(image.bytes()));
     REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), image.raw(), image.bytes(), cudaMemcpyHostToDevice, s));
@@ -467,7 +508,10 @@ auto run_end_to_end(const char* name, const HostImage& image, const Options& opt
     ws->plan.compute({ws->d_in.get()}, s);
   }
   nvtx::Range r("d2h");
-  auto result = ws->plan.result(s);
+  auto result = [&] {
+    if constexpr (HasParentStorage<PlanT>::value) return ws->plan.result(s, storage.get());
+    else return ws->plan.result(s);
+  }();
   cache.put(key, std::move(ws));
   return result;
 }

@@ -1,6 +1,6 @@
 // download() (core/download.hpp) against the bytes it copies: below the staging threshold, across
 // several chunks with a ragged last one, into pinned memory, and twice in a row (the staging
-// buffers are reused).
+// buffers are reused); prefault() against the pages it must touch.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -23,6 +23,30 @@ std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint32_t seed) {
     for (std::size_t j = 0; j < 4 && i + j < n; ++j) v[i + j] = static_cast<std::uint8_t>(r >> (8 * j));
   }
   return v;
+}
+
+// prefault() writes one byte of every 4 KB page the range touches, the first and the last page
+// of an unaligned range included, and nothing outside the range (no GPU needed).
+TEST(Prefault, WritesEveryPageOfTheRangeAndNothingElse) {
+  constexpr std::size_t kPage = 4096;
+  for (const std::size_t offset : {std::size_t(0), std::size_t(1), std::size_t(100), kPage - 1})
+    for (const std::size_t bytes : {std::size_t(1), std::size_t(2), kPage - 1, kPage, kPage + 1, 10 * kPage + 17}) {
+      std::vector<std::uint8_t> buffer(bytes + 4 * kPage, 0xAB);
+      const auto base = reinterpret_cast<std::uintptr_t>(buffer.data());
+      const std::size_t aligned = (kPage - base % kPage) % kPage;  // the first page boundary in the buffer
+      std::uint8_t* range = buffer.data() + aligned + offset;
+      prefault(range, bytes);
+      const auto first_page = (reinterpret_cast<std::uintptr_t>(range)) / kPage;
+      const auto last_page = (reinterpret_cast<std::uintptr_t>(range) + bytes - 1) / kPage;
+      for (auto page = first_page; page <= last_page; ++page) {
+        bool written = false;
+        for (std::size_t i = 0; i < bytes; ++i)
+          if ((reinterpret_cast<std::uintptr_t>(range) + i) / kPage == page && range[i] == 0) written = true;
+        EXPECT_TRUE(written) << "page " << page - first_page << " of " << bytes << " bytes at offset " << offset;
+      }
+      for (std::uint8_t* p = buffer.data(); p < range; ++p) ASSERT_EQ(*p, 0xAB) << "before the range";
+      for (std::uint8_t* p = range + bytes; p < buffer.data() + buffer.size(); ++p) ASSERT_EQ(*p, 0xAB) << "after the range";
+    }
 }
 
 TEST(DownloadGpu, CopiesEveryByteSmallLargeRaggedAndPinned) {
