@@ -248,6 +248,19 @@ REPIX_HD I compressed_parent(const T* s_f, const I* s_par, I l) {
   return q == l ? l : level_root(s_f, s_par, q);
 }
 
+// gpu-packed's flatten in one pass: p's entry in the normal form straight from the finished `par`
+// (compressed_parent on the whole image: a pixel that is not its node's level root -> the level
+// root, the canonical pixel; a level root -> its parent's node's level root; the root -> itself),
+// each same-level chain walked at most max_hops links; `done` false when one was longer (the
+// caller then runs the three passes below instead). Reads `par` only, writes nothing: race-free.
+template <class T, class I>
+REPIX_HD I walked_normal_form(const T* f, const I* par, I p, int max_hops, bool& done) {
+  const I r = same_level_end(f, par, p, max_hops, done);
+  if (!done || r != p) return r;
+  const I q = par[p];
+  return q == p ? p : same_level_end(f, par, q, max_hops, done);
+}
+
 // ---- the flatten: the finished `par` to the normal form, in three race-free passes (each reads
 // arrays no thread of the pass writes, and writes only its own pixel) ------------------------------
 

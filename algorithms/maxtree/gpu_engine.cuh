@@ -110,6 +110,21 @@ __global__ void walk_kernel(const T* __restrict__ f, const I* __restrict__ par, 
   if (any) atomicOr(unfinished, 1u);
 }
 
+// gpu-packed's one-pass flatten (gpu_core::walked_normal_form): the normal form straight into `out`
+// where every chain ends within `hops` links; sets *unfinished otherwise (the engine then runs the
+// passes above and below instead, overwriting `out`).
+template <class T, class I>
+__global__ void walked_normal_form_kernel(const T* __restrict__ f, const I* __restrict__ par, I* __restrict__ out,
+                                          std::int64_t n, int hops, unsigned* unfinished) {
+  bool any = false;
+  REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) {
+    bool done = false;
+    out[p] = gpu_core::walked_normal_form(f, par, static_cast<I>(p), hops, done);
+    any |= !done;
+  }
+  if (any) atomicOr(unfinished, 1u);
+}
+
 // Flatten pass 2, one round (gpu_core::jump): reads `in`, writes `out` (never the same buffer: no
 // thread reads what another writes in the round); sets *changed when any pixel moved.
 template <class I>
@@ -233,7 +248,19 @@ class Engine : public EngineBase {
     built_->record(s);
     merge(f, par_.get(), s);
     merged_->record(s);
-    {
+    // gpu-packed: the normal form in one pass where every chain is short (the usual case of
+    // compressed tiles); the passes below only where one is not.
+    bool flattened = false;
+    if (one_pass_flatten()) {
+      nvtx::Range r("flatten");
+      REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
+      walked_normal_form_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), a_.get(), n, walk_hops(), flag_.get());
+      REPIX_CUDA_LAUNCH();
+      flattened = !read_flag(s);
+      out_ = a_.get();
+      spare_ = b_.get();
+    }
+    if (!flattened) {
       nvtx::Range r("flatten");
       I* cur = a_.get();
       I* next = b_.get();
@@ -339,6 +366,8 @@ class Engine : public EngineBase {
   // whose same-level chains are short (gpu-opt's compressed tiles); 0: pointer jumping from the
   // first link (the seminar's flatten).
   virtual int walk_hops() const { return 0; }
+  // true: the flatten tries walked_normal_form_kernel first (walk_hops() > 0 links a chain).
+  virtual bool one_pass_flatten() const { return false; }
 
   // n elements of I that build() and merge() may use as they like: the flatten's first buffer,
   // not read before the flatten writes it.

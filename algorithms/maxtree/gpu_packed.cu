@@ -13,8 +13,10 @@
 //    border merges skip the straight edges the pairs beside them imply
 //    (gpu_core::horizontal_border_prunes, vertical_border_prunes: the argument is written there).
 // The zip stays ours (a validated CAS, packed_core::merge_step), not the seminar's atomicMin.
-// Everything else (compressed tiles written out, border merges with relaxed loads, the walking
-// flatten) is gpu-opt's. Not yet run on a GPU (written 2026-11-26 after the device time of the
+//  - the flatten in one pass where every chain is short (gpu_core::walked_normal_form: the normal
+//    form straight from the merged tree, as their flatten kernel does in place, but into another
+//    buffer: no race, benign or not), gpu-opt's walk, jumps and normal-form passes where one is not.
+// Everything else (compressed tiles written out, border merges with relaxed loads) is gpu-opt's. Not yet run on a GPU (written 2026-11-26 after the device time of the
 // session was spent; its cores run on the CPU in tests/maxtree/test_maxtree_gpu_core.cpp).
 #include "maxtree/gpu_tile_engine.cuh"
 #include "maxtree/packed_core.hpp"
@@ -62,13 +64,14 @@ __global__ void __launch_bounds__(kTileW)
   if (inside) packed_core::write_column(s_f, s_w, g.nx, x0, y0, h, lx, par);
 }
 
-// gpu-opt's merges and flatten (its policy's Mem and kWalkHops), the merges grid-pruned on the tile
-// borders too; the build is the packed one.
+// gpu-opt's merges (its policy's Mem) grid-pruned on the tile borders too, the one-pass flatten
+// (chains of up to gpu-opt's kWalkHops links); the build is the packed one.
 struct PackedPolicy : GridPolicy {
   static constexpr bool kCompress = true;
   using Mem = RelaxedLoadAtomics;
   static constexpr int kWalkHops = 16;
   static constexpr bool kPruneBorders = true;
+  static constexpr bool kOnePassFlatten = true;
 };
 
 template <class T, class I>

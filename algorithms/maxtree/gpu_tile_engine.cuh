@@ -30,7 +30,8 @@ using gpu_core::kTileW;
 // `kCompress`: write the tile's tree compressed
 // (gpu_core::compressed_parent, gpu-opt); `Mem`: the atomics of the merges; `kWalkHops`: the
 // engine's walk_hops(); `kPruneBorders`: the border merges skip the straight edges that
-// gpu_core::horizontal_border_prunes / vertical_border_prunes find implied (gpu-packed).
+// gpu_core::horizontal_border_prunes / vertical_border_prunes find implied (gpu-packed);
+// `kOnePassFlatten`: the engine's flatten tries gpu_core::walked_normal_form first (gpu-packed).
 template <class Policy, class T, class I>
 __global__ void __launch_bounds__(kTileW * kTileH)
     tile_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
@@ -98,6 +99,7 @@ struct SeminarPolicy {
   using Mem = DeviceAtomics;
   static constexpr int kWalkHops = 0;
   static constexpr bool kPruneBorders = false;  // gpu_core::{horizontal,vertical}_border_prunes in the merges
+  static constexpr bool kOnePassFlatten = false;  // the engine's one_pass_flatten()
 };
 
 // gpu-grid's policy: the seminar's, skipping each in-tile zip with the left neighbour that the pair
@@ -140,6 +142,7 @@ class TileBuild : public Engine<T, I> {
     REPIX_CUDA_LAUNCH();
   }
   int walk_hops() const override { return Policy::kWalkHops; }
+  bool one_pass_flatten() const override { return Policy::kOnePassFlatten; }
 };
 
 template <class Policy>

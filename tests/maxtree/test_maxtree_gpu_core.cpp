@@ -59,12 +59,23 @@ std::vector<I> identity(std::int64_t n) {
 
 // The engine's flatten (gpu_engine.cuh), with the same cores and the same buffers per pass: with
 // walk_hops 0 the seminar's (same-level parents, then pointer jumping until a round changes
-// nothing), else gpu-opt's (chains walked up to walk_hops links; jump rounds only if one was longer).
+// nothing), else gpu-opt's (chains walked up to walk_hops links; jump rounds only if one was longer);
+// one_pass: gpu-packed's, gpu_core::walked_normal_form first and gpu-opt's only where a chain was
+// longer than walk_hops (its output overwritten, as on the GPU).
 template <class T>
-UninitializedVector<I> flatten(const T* f, const std::vector<I>& par, int walk_hops = 0) {
+UninitializedVector<I> flatten(const T* f, const std::vector<I>& par, int walk_hops = 0, bool one_pass = false) {
   const I n = static_cast<I>(par.size());
   std::vector<I> cur(par.size()), next(par.size());
   UninitializedVector<I> out(par.size());
+  if (one_pass) {
+    bool all_done = true;
+    for (I p = 0; p < n; ++p) {
+      bool done = false;
+      out[p] = gpu_core::walked_normal_form(f, par.data(), p, walk_hops, done);
+      all_done &= done;
+    }
+    if (all_done) return out;
+  }
   bool unfinished = walk_hops == 0;
   for (I p = 0; p < n; ++p) {
     if (walk_hops == 0) {
@@ -465,6 +476,9 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
     // gpu-opt's flatten: one link per walk (every longer chain left to the jumps), and 16.
     EXPECT_EQ(flatten(in.image.data<T>(), par, 1), want.parent.narrow) << what << ", walks of 1 link";
     EXPECT_EQ(flatten(in.image.data<T>(), par, 16), want.parent.narrow) << what << ", walks of 16 links";
+    // gpu-packed's one-pass flatten, with its fallback taken (1 link) and mostly not (16).
+    EXPECT_EQ(flatten(in.image.data<T>(), par, 1, true), want.parent.narrow) << what << ", one pass, 1 link";
+    EXPECT_EQ(flatten(in.image.data<T>(), par, 16, true), want.parent.narrow) << what << ", one pass, 16 links";
   }
 }
 
