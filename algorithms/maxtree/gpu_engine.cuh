@@ -95,31 +95,31 @@ __global__ void same_level_kernel(const T* __restrict__ f, const I* __restrict__
   REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) lr[p] = gpu_core::same_level_parent(f, par, static_cast<I>(p));
 }
 
-// gpu-opt's flatten pass 1 (gpu_core::same_level_end): each pixel walks its same-level chain, up
-// to `hops` links, reading the finished tree only; sets *unfinished when some chain was longer (the
-// pointer-jumping rounds then finish those from where the walks stopped).
-template <class T, class I>
-__global__ void walk_kernel(const T* __restrict__ f, const I* __restrict__ par, I* __restrict__ lr, std::int64_t n, int hops,
+// The bounded walks of the flatten, one thread a pixel reading the finished tree only: out[p] =
+// Walk{}(f, par, p, hops, done); sets *unfinished when some walk stopped at `hops` links.
+//  - ChainEnd (gpu-opt's pass 1, gpu_core::same_level_end): the end of p's same-level chain; the
+//    pointer-jumping rounds then finish the chains that were longer, from where the walks stopped;
+//  - WalkedNormalForm (gpu-packed's one pass, gpu_core::walked_normal_form): p's normal form; where
+//    a chain was longer the engine runs the passes instead, overwriting `out`.
+struct ChainEnd {
+  template <class T, class I>
+  __device__ I operator()(const T* f, const I* par, I p, int hops, bool& done) const {
+    return gpu_core::same_level_end(f, par, p, hops, done);
+  }
+};
+struct WalkedNormalForm {
+  template <class T, class I>
+  __device__ I operator()(const T* f, const I* par, I p, int hops, bool& done) const {
+    return gpu_core::walked_normal_form(f, par, p, hops, done);
+  }
+};
+template <class Walk, class T, class I>
+__global__ void walk_kernel(const T* __restrict__ f, const I* __restrict__ par, I* __restrict__ out, std::int64_t n, int hops,
                             unsigned* unfinished) {
   bool any = false;
   REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) {
     bool done = false;
-    lr[p] = gpu_core::same_level_end(f, par, static_cast<I>(p), hops, done);
-    any |= !done;
-  }
-  if (any) atomicOr(unfinished, 1u);
-}
-
-// gpu-packed's one-pass flatten (gpu_core::walked_normal_form): the normal form straight into `out`
-// where every chain ends within `hops` links; sets *unfinished otherwise (the engine then runs the
-// passes above and below instead, overwriting `out`).
-template <class T, class I>
-__global__ void walked_normal_form_kernel(const T* __restrict__ f, const I* __restrict__ par, I* __restrict__ out,
-                                          std::int64_t n, int hops, unsigned* unfinished) {
-  bool any = false;
-  REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) {
-    bool done = false;
-    out[p] = gpu_core::walked_normal_form(f, par, static_cast<I>(p), hops, done);
+    out[p] = Walk{}(f, par, static_cast<I>(p), hops, done);
     any |= !done;
   }
   if (any) atomicOr(unfinished, 1u);
@@ -254,7 +254,7 @@ class Engine : public EngineBase {
     if (one_pass_flatten()) {
       nvtx::Range r("flatten");
       REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
-      walked_normal_form_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), a_.get(), n, walk_hops(), flag_.get());
+      walk_kernel<WalkedNormalForm, T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), a_.get(), n, walk_hops(), flag_.get());
       REPIX_CUDA_LAUNCH();
       flattened = !read_flag(s);
       out_ = a_.get();
@@ -270,7 +270,7 @@ class Engine : public EngineBase {
       bool jumps = true;
       if (walk_hops() > 0) {
         REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
-        walk_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n, walk_hops(), flag_.get());
+        walk_kernel<ChainEnd, T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n, walk_hops(), flag_.get());
         REPIX_CUDA_LAUNCH();
         jumps = read_flag(s);
       } else {
