@@ -46,11 +46,12 @@ void download(void* host, const void* device, std::size_t bytes, cudaStream_t st
     if (!b) REPIX_CUDA(cudaHostAlloc(&b, kDownloadChunk, cudaHostAllocPortable));
   const auto* src = static_cast<const unsigned char*>(device);
   auto* dst = static_cast<unsigned char*>(host);
-  const std::size_t chunks = (bytes + kDownloadChunk - 1) / kDownloadChunk;
-  auto length = [&](std::size_t i) { return std::min(kDownloadChunk, bytes - i * kDownloadChunk); };
+  const std::size_t chunk = download_chunk(bytes);
+  const std::size_t chunks = (bytes + chunk - 1) / chunk;
+  auto length = [&](std::size_t i) { return std::min(chunk, bytes - i * chunk); };
   CudaEvent arrived[2] = {CudaEvent(cudaEventDisableTiming), CudaEvent(cudaEventDisableTiming)};
   auto issue = [&](std::size_t i) {
-    REPIX_CUDA(cudaMemcpyAsync(st.buffer[i % 2], src + i * kDownloadChunk, length(i), cudaMemcpyDeviceToHost, stream));
+    REPIX_CUDA(cudaMemcpyAsync(st.buffer[i % 2], src + i * chunk, length(i), cudaMemcpyDeviceToHost, stream));
     arrived[i % 2].record(stream);
   };
   issue(0);
@@ -59,7 +60,7 @@ void download(void* host, const void* device, std::size_t bytes, cudaStream_t st
     if (i + 1 < chunks) issue(i + 1);
     REPIX_CUDA(cudaEventSynchronize(arrived[i % 2].get()));
     const auto* from = static_cast<const unsigned char*>(st.buffer[i % 2]);
-    unsigned char* to = dst + i * kDownloadChunk;
+    unsigned char* to = dst + i * chunk;
     const std::size_t n = length(i);
     constexpr std::size_t kSlice = std::size_t(1) << 20;
     const long long slices = static_cast<long long>((n + kSlice - 1) / kSlice);

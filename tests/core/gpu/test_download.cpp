@@ -3,6 +3,7 @@
 // buffers are reused); prefault() against the pages it must touch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -49,10 +50,27 @@ TEST(Prefault, WritesEveryPageOfTheRangeAndNothingElse) {
     }
 }
 
+// The staged download's chunk: an eighth of the bytes in whole MiB, within [8 MiB, kDownloadChunk].
+TEST(DownloadChunk, AnEighthInWholeMiBBetween8MiBAndTheStagingSize) {
+  constexpr std::size_t kMiB = std::size_t(1) << 20;
+  EXPECT_EQ(download_chunk(kDownloadDirectBelow), 8 * kMiB);
+  EXPECT_EQ(download_chunk(96000000), 12 * kMiB);  // 6000x4000 int32: 12 MB an eighth, rounded up
+  EXPECT_EQ(download_chunk(100 * kMiB), 13 * kMiB);
+  EXPECT_EQ(download_chunk(512 * kMiB), 64 * kMiB);
+  EXPECT_EQ(download_chunk(std::size_t(3200) * kMiB), kDownloadChunk);
+  for (std::size_t bytes = kDownloadDirectBelow; bytes < (std::size_t(1) << 33); bytes = bytes * 3 / 2 + 12345) {
+    const std::size_t c = download_chunk(bytes);
+    ASSERT_TRUE(c % kMiB == 0 && c >= 8 * kMiB && c <= kDownloadChunk) << bytes;
+    ASSERT_LE((bytes + c - 1) / c, std::max<std::size_t>(8, bytes / kDownloadChunk + 1)) << bytes;
+  }
+}
+
 TEST(DownloadGpu, CopiesEveryByteSmallLargeRaggedAndPinned) {
   if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
   CudaStream stream;
-  const std::size_t sizes[] = {1, 4097, kDownloadDirectBelow - 1, kDownloadDirectBelow,
+  // Staged: 32 MiB in 8 MiB chunks, 96,000,000 bytes in 12 MiB ones, 128 MiB + 12345 in 17 MiB ones
+  // (ragged lasts), 192 MiB in 24 MiB ones (download_chunk's clamp to 64 MiB is tested above).
+  const std::size_t sizes[] = {1, 4097, kDownloadDirectBelow - 1, kDownloadDirectBelow, 96000000,
                                2 * kDownloadChunk + 12345, 3 * kDownloadChunk};
   std::uint32_t seed = 1;
   for (std::size_t n : sizes) {
