@@ -51,6 +51,7 @@ json paper() {
   row("border_extra_steps_cost", "6000x4000", 2.4, "ms");
   row("border_horizontal_merge_saving", "6000x4000", 0.5, "ms");
   row("border_size_reduction", "6000x4000", 5, "ratio");
+  row("copies_share_of_end_to_end", "6000x4000", 50, "pct");
   return {{"table", "maxtree-seminar"}, {"source", "test"}, {"rows", rows}};
 }
 
@@ -98,6 +99,7 @@ TEST(TablesMaxtree, SeminarFiguresFromTwoReportsWithTheirOwnSpellings) {
   EXPECT_DOUBLE_EQ(figure(j, "kernel_throughput"), 4000.0);          // 24e6 B / 6 ms
   EXPECT_NEAR(figure(j, "kernel_fps_1920x1080"), 1000 / 1.1, 1e-9);  // gpu-packed's; not the peer's 0.5 ms
   EXPECT_DOUBLE_EQ(figure(j, "end_to_end_ms"), 12.0);
+  EXPECT_DOUBLE_EQ(figure(j, "copies_share_of_end_to_end"), 50.0);  // (12 - 6) / 12
   EXPECT_DOUBLE_EQ(figure(j, "border_extra_steps_cost"), -1);  // one kernel in ours: no number, a reason
   EXPECT_NE(md.find("no separate steps"), std::string::npos) << md;
   EXPECT_NEAR(figure(j, "border_horizontal_merge_saving"), 8.0 / 4 - 7.6 / 4, 1e-12);  // the merge phases: ms / 4
