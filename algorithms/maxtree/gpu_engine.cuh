@@ -524,10 +524,12 @@ auto run_end_to_end(const char* name, const HostImage& image, const Options& opt
   cudaStream_t s = ws->stream.get();
   // The tree's output (4 or 8 bytes a pixel) is allocated and its pages mapped on another host
   // thread while the upload and the kernels run, instead of page by page in the download's host
-  // copy after them (core/download.hpp's prefault).
+  // copy after them (core/download.hpp's prefault); from a megapixel up, where the faults (a
+  // thousand pages and more) outweigh starting a thread and its OpenMP team.
   std::future<ParentImage> storage;
   if constexpr (HasParentStorage<PlanT>::value)
-    storage = std::async(std::launch::async, [&plan = ws->plan] { return plan.parent_storage(); });
+    if (image.size() >= (std::int64_t(1) << 20))
+      storage = std::async(std::launch::async, [&plan = ws->plan] { return plan.parent_storage(); });
   {
     nvtx::Range r("h2d", static_cast<std::int64_t>(image.bytes()));
     REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), image.raw(), image.bytes(), cudaMemcpyHostToDevice, s));
@@ -538,7 +540,8 @@ auto run_end_to_end(const char* name, const HostImage& image, const Options& opt
   }
   nvtx::Range r("d2h");
   auto result = [&] {
-    if constexpr (HasParentStorage<PlanT>::value) return ws->plan.result(s, storage.get());
+    if constexpr (HasParentStorage<PlanT>::value)
+      return ws->plan.result(s, storage.valid() ? storage.get() : ParentImage{});
     else return ws->plan.result(s);
   }();
   cache.put(key, std::move(ws));
