@@ -233,23 +233,8 @@ REPIX_HD I level_root(const T* f, const I* par, I p) {
   return same_level_end(f, par, p, 1 << 30, done);
 }
 
-// For pixel l of a finished tile tree (local indices; nothing writes s_par any more): its parent in
-// the compressed tree gpu-opt writes out, the same tree with every chain shortened: a pixel that is
-// not its node's level root points straight to it; a level root points to its parent's node's level
-// root (or to itself at the tile's root). Both are valid parents (gpu_core's order: same level and a
-// smaller index, or a lower level), so the merges and the flatten take the compressed tree as they
-// take any other; the border merges then climb one link per node instead of the node's chain, and
-// the flatten's chain walks end within a tile for every node that does not cross a tile border.
-template <class T, class I>
-REPIX_HD I compressed_parent(const T* s_f, const I* s_par, I l) {
-  const I r = level_root(s_f, s_par, l);
-  if (r != l) return r;
-  const I q = s_par[l];
-  return q == l ? l : level_root(s_f, s_par, q);
-}
-
 // gpu-packed's flatten in one pass: p's entry in the normal form straight from the finished `par`
-// (compressed_parent on the whole image: a pixel that is not its node's level root -> the level
+// (the compressed tree on the whole image, below: a pixel that is not its node's level root -> the level
 // root, the canonical pixel; a level root -> its parent's node's level root; the root -> itself),
 // each same-level chain walked at most max_hops links; `done` false when one was longer (the
 // caller then runs the three passes below instead). Reads `par` only, writes nothing: race-free.
@@ -259,6 +244,20 @@ REPIX_HD I walked_normal_form(const T* f, const I* par, I p, int max_hops, bool&
   if (!done || r != p) return r;
   const I q = par[p];
   return q == p ? p : same_level_end(f, par, q, max_hops, done);
+}
+
+// For pixel l of a finished tile tree (local indices; nothing writes s_par any more): its parent in
+// the compressed tree gpu-opt writes out, the same tree with every chain shortened: a pixel that is
+// not its node's level root points straight to it; a level root points to its parent's node's level
+// root (or to itself at the tile's root). Both are valid parents (gpu_core's order: same level and a
+// smaller index, or a lower level), so the merges and the flatten take the compressed tree as they
+// take any other; the border merges then climb one link per node instead of the node's chain, and
+// the flatten's chain walks end within a tile for every node that does not cross a tile border.
+// It is walked_normal_form on the tile with the chains walked to their end.
+template <class T, class I>
+REPIX_HD I compressed_parent(const T* s_f, const I* s_par, I l) {
+  bool done = false;
+  return walked_normal_form(s_f, s_par, l, 1 << 30, done);
 }
 
 // ---- the flatten: the finished `par` to the normal form, in three race-free passes (each reads

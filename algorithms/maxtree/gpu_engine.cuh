@@ -210,7 +210,11 @@ class EngineBase {
   // The parent image into `storage` where it is the right vector already sized (parent_storage()),
   // else into a fresh one.
   virtual Result result(cudaStream_t s, ParentImage storage) = 0;
-  virtual bool wide() const = 0;  // int64 indices
+  // An output parent image of this engine's size and index width, its pages mapped (core/
+  // download.hpp's prefault): what result() would otherwise allocate and fault page by page in the
+  // download's host copy (96 MB at 6000x4000). Touches no engine state: callable while compute()
+  // runs on another thread.
+  virtual ParentImage parent_storage() const = 0;
   virtual Stats stats() const = 0;
   // The area opening of the image compute() last saw (the same `image`), into `out` (the image's
   // element type, one per pixel, device memory), asynchronously on s; stats().filter_ms times it.
@@ -248,20 +252,16 @@ class Engine : public EngineBase {
     built_->record(s);
     merge(f, par_.get(), s);
     merged_->record(s);
+    nvtx::Range flatten("flatten");
     // gpu-packed: the normal form in one pass where every chain is short (the usual case of
     // compressed tiles); the passes below only where one is not.
-    bool flattened = false;
-    if (one_pass_flatten()) {
-      nvtx::Range r("flatten");
-      REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
+    const bool one_pass = one_pass_flatten() && !flagged_pass(s, [&] {
       walk_kernel<WalkedNormalForm, T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), a_.get(), n, walk_hops(), flag_.get());
-      REPIX_CUDA_LAUNCH();
-      flattened = !read_flag(s);
+    });
+    if (one_pass) {
       out_ = a_.get();
       spare_ = b_.get();
-    }
-    if (!flattened) {
-      nvtx::Range r("flatten");
+    } else {
       I* cur = a_.get();
       I* next = b_.get();
       // Pass 1: each pixel's same-level parent (then jump rounds until a round changes nothing:
@@ -269,20 +269,16 @@ class Engine : public EngineBase {
       // end of each chain as far as that many links reach (jump rounds only if one did not).
       bool jumps = true;
       if (walk_hops() > 0) {
-        REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
-        walk_kernel<ChainEnd, T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n, walk_hops(), flag_.get());
-        REPIX_CUDA_LAUNCH();
-        jumps = read_flag(s);
+        jumps = flagged_pass(s, [&] {
+          walk_kernel<ChainEnd, T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n, walk_hops(), flag_.get());
+        });
       } else {
         same_level_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n);
         REPIX_CUDA_LAUNCH();
       }
       while (jumps) {
-        REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
-        jump_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(cur, next, n, flag_.get());
-        REPIX_CUDA_LAUNCH();
+        jumps = flagged_pass(s, [&] { jump_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(cur, next, n, flag_.get()); });
         std::swap(cur, next);
-        jumps = read_flag(s);
       }
       out_ = next;  // the buffer `cur` is not: written by the last pass
       spare_ = cur;
@@ -318,11 +314,8 @@ class Engine : public EngineBase {
     filter_link_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, out_, area, cur, n, min_area);
     REPIX_CUDA_LAUNCH();
     for (bool changed = true; changed;) {
-      REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
-      jump_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(cur, next, n, flag_.get());
-      REPIX_CUDA_LAUNCH();
+      changed = flagged_pass(s, [&] { jump_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(cur, next, n, flag_.get()); });
       std::swap(cur, next);
-      changed = read_flag(s);
     }
     filter_output_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, cur, static_cast<T*>(out), n);
     REPIX_CUDA_LAUNCH();
@@ -343,7 +336,14 @@ class Engine : public EngineBase {
     return r;
   }
 
-  bool wide() const override { return sizeof(I) == 8; }
+  ParentImage parent_storage() const override {
+    ParentImage p;
+    p.wide = sizeof(I) == 8;
+    UninitializedVector<I>& v = p.template data<I>();
+    v.resize(static_cast<std::size_t>(g_.n()));
+    prefault(v.data(), v.size() * sizeof(I));
+    return p;
+  }
 
   Stats stats() const override {
     Stats st;
@@ -366,7 +366,7 @@ class Engine : public EngineBase {
   // whose same-level chains are short (gpu-opt's compressed tiles); 0: pointer jumping from the
   // first link (the seminar's flatten).
   virtual int walk_hops() const { return 0; }
-  // true: the flatten tries walked_normal_form_kernel first (walk_hops() > 0 links a chain).
+  // true: the flatten tries walk_kernel<WalkedNormalForm> first (walk_hops() > 0 links a chain).
   virtual bool one_pass_flatten() const { return false; }
 
   // n elements of I that build() and merge() may use as they like: the flatten's first buffer,
@@ -377,6 +377,15 @@ class Engine : public EngineBase {
   std::int64_t tiles_ = 0;  // set by variants that build tiles
 
  private:
+  // One pass of a kernel that sets flag_ (launch() enqueues it on s): the flag cleared before, read
+  // back after (a host sync).
+  template <class Launch>
+  bool flagged_pass(cudaStream_t s, Launch&& launch) {
+    REPIX_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(unsigned), s));
+    launch();
+    REPIX_CUDA_LAUNCH();
+    return read_flag(s);
+  }
   bool read_flag(cudaStream_t s) {
     unsigned v = 0;
     REPIX_CUDA(cudaMemcpyAsync(&v, flag_.get(), sizeof v, cudaMemcpyDeviceToHost, s));
@@ -418,7 +427,6 @@ class Plan final : public DevicePlan {
   void setup(const InputDesc& in, const Options& opt, cudaStream_t s) override {
     check_input(in, opt);
     engine_ = make_engine<Build>(in, opt, s);
-    shape_ = in.shape;
   }
   void compute(const DeviceInputs& in, cudaStream_t s) override {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
@@ -430,28 +438,15 @@ class Plan final : public DevicePlan {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
     return engine_->result(s, std::move(storage));
   }
-  // An output parent image for this plan's shape and index width, its pages mapped (core/
-  // download.hpp's prefault): what result() would otherwise allocate and fault page by page in
-  // the download's host copy (96 MB at 6000x4000).
+  // The engine's parent_storage() (run_end_to_end maps it on another thread while compute() runs).
   ParentImage parent_storage() const {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
-    ParentImage p;
-    const auto n = static_cast<std::size_t>(shape_.size());
-    p.wide = engine_->wide();
-    if (p.wide) {
-      p.wide_.resize(n);
-      prefault(p.wide_.data(), n * sizeof(std::int64_t));
-    } else {
-      p.narrow.resize(n);
-      prefault(p.narrow.data(), n * sizeof(std::int32_t));
-    }
-    return p;
+    return engine_->parent_storage();
   }
   Stats stats() const override { return engine_ ? engine_->stats() : Stats{}; }
 
  private:
   std::unique_ptr<EngineBase> engine_;
-  Shape shape_;
 };
 
 // The area opening's device plan on the same engine: the tree, then the engine's area filter into
