@@ -233,11 +233,10 @@ REPIX_HD I level_root(const T* f, const I* par, I p) {
   return same_level_end(f, par, p, 1 << 30, done);
 }
 
-// gpu-packed's flatten in one pass: p's entry in the normal form straight from the finished `par`
-// (the compressed tree on the whole image, below: a pixel that is not its node's level root -> the level
-// root, the canonical pixel; a level root -> its parent's node's level root; the root -> itself),
-// each same-level chain walked at most max_hops links; `done` false when one was longer (the
-// caller then runs the three passes below instead). Reads `par` only, writes nothing: race-free.
+// p's entry in the normal form read from a finished `par` (a pixel that is not its node's level root
+// -> the level root, the canonical pixel; a level root -> its parent's node's level root; the root
+// -> itself), each same-level chain walked at most max_hops links; `done` false when one was longer.
+// Reads `par` only.
 template <class T, class I>
 REPIX_HD I walked_normal_form(const T* f, const I* par, I p, int max_hops, bool& done) {
   const I r = same_level_end(f, par, p, max_hops, done);
@@ -258,6 +257,53 @@ template <class T, class I>
 REPIX_HD I compressed_parent(const T* s_f, const I* s_par, I l) {
   bool done = false;
   return walked_normal_form(s_f, s_par, l, 1 << 30, done);
+}
+
+// ---- gpu-packed's flatten: the finished `par` to the normal form in place, one pass -----------------
+// Every pixel p at once: q = par[p]; par[p] = the level root of q's node (the end of q's same-level
+// chain). For a pixel that is not its node's level root q is in its node, so that is its canonical
+// pixel; for a level root, q is in its parent's node, so that is the parent node's canonical pixel;
+// the root keeps itself: the normal form, in one pass and with no second buffer (Blin et al.'s
+// flatten kernel does the same in place and calls its race benign; here is why it is, and the
+// accesses are relaxed atomics, so the race is none in the PTX memory model). Call the tree before
+// the pass par0 and LR(x) the level root of x's node. Only p's own thread writes par[p], once,
+// with LR(par0[p]); so at every moment par[x] is par0[x] or LR(par0[x]) for every x. For x that is
+// not a level root both are pixels of x's node (LR(par0[x]) = LR(x)) and smaller than x; for a level
+// root both lie in a lower node (the root: both are itself). A walk down q's same-level chain thus
+// meets only pixels of q's node, each step to a smaller one, and stops exactly at LR(q), whichever
+// of the two values each load sees. It is written as steps (one load each, or the final store) so
+// that the tests interleave the walks of all pixels at random as concurrent threads could.
+template <class T, class I>
+struct SettleWalk {
+  I p;        // the pixel whose entry the walk settles
+  I q = -1;   // par[p] as loaded (-1: not loaded yet)
+  I at = -1;  // the walk's place on q's same-level chain
+  T v = 0;    // q's level
+};
+
+// One step of p's walk: true when par[p] holds its normal form. `mem` provides load(const I*) and
+// store(I*, I).
+template <class T, class I, class Mem>
+REPIX_HD bool settle_step(const T* f, I* par, SettleWalk<T, I>& w, const Mem& mem) {
+  if (w.q < 0) {
+    w.q = w.at = mem.load(par + w.p);
+    w.v = f[w.q];
+    return w.q == w.p;  // the root
+  }
+  const I next = mem.load(par + w.at);
+  if (next != w.at && f[next] == w.v) {
+    w.at = next;
+    return false;
+  }
+  if (w.at != w.q) mem.store(par + w.p, w.at);
+  return true;
+}
+
+template <class T, class I, class Mem>
+REPIX_HD void settle(const T* f, I* par, I p, const Mem& mem) {
+  SettleWalk<T, I> w{p};
+  while (!settle_step(f, par, w, mem)) {
+  }
 }
 
 // ---- the flatten: the finished `par` to the normal form, in three race-free passes (each reads

@@ -5,7 +5,8 @@
 // make_gpu_variant<Build>(...). The per-thread logic lives in gpu_core.hpp (tested on the CPU).
 //
 // Device memory: three arrays of I per pixel (the tree, and two buffers of the flatten's pointer
-// jumping, the second of which ends holding the normal form) and one flag; out of memory is the
+// jumping, the second of which ends holding the normal form; gpu-packed's flatten leaves it in the
+// tree's array) and one flag; out of memory is the
 // CudaOutOfMemory error of core/gpu.hpp, raised by setup(). The area opening (area_filter) reuses
 // the tree's array and the flatten's spare buffer (area, counts, then its own pointer jumping) and
 // writes into the caller's output: no more device memory.
@@ -74,6 +75,13 @@ struct RelaxedLoadAtomics : DeviceAtomics {
     asm volatile("ld.relaxed.gpu.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
   }
+  // Relaxed atomic stores (st.relaxed.gpu), for gpu_core::settle's in-place flatten.
+  __device__ __forceinline__ void store(std::int32_t* p, std::int32_t v) const {
+    asm volatile("st.relaxed.gpu.b32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
+  }
+  __device__ __forceinline__ void store(std::int64_t* p, std::int64_t v) const {
+    asm volatile("st.relaxed.gpu.b64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+  }
 };
 
 constexpr int kThreads = 256;  // 1-D grid-stride kernels
@@ -95,34 +103,26 @@ __global__ void same_level_kernel(const T* __restrict__ f, const I* __restrict__
   REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) lr[p] = gpu_core::same_level_parent(f, par, static_cast<I>(p));
 }
 
-// The bounded walks of the flatten, one thread a pixel reading the finished tree only: out[p] =
-// Walk{}(f, par, p, hops, done); sets *unfinished when some walk stopped at `hops` links.
-//  - ChainEnd (gpu-opt's pass 1, gpu_core::same_level_end): the end of p's same-level chain; the
-//    pointer-jumping rounds then finish the chains that were longer, from where the walks stopped;
-//  - WalkedNormalForm (gpu-packed's one pass, gpu_core::walked_normal_form): p's normal form; where
-//    a chain was longer the engine runs the passes instead, overwriting `out`.
-struct ChainEnd {
-  template <class T, class I>
-  __device__ I operator()(const T* f, const I* par, I p, int hops, bool& done) const {
-    return gpu_core::same_level_end(f, par, p, hops, done);
-  }
-};
-struct WalkedNormalForm {
-  template <class T, class I>
-  __device__ I operator()(const T* f, const I* par, I p, int hops, bool& done) const {
-    return gpu_core::walked_normal_form(f, par, p, hops, done);
-  }
-};
-template <class Walk, class T, class I>
+// gpu-opt's flatten pass 1 (gpu_core::same_level_end), one thread a pixel reading the finished tree
+// only: out[p] = the end of p's same-level chain as far as `hops` links reach; sets *unfinished when
+// some walk stopped there (the pointer-jumping rounds then finish those chains from where they stopped).
+template <class T, class I>
 __global__ void walk_kernel(const T* __restrict__ f, const I* __restrict__ par, I* __restrict__ out, std::int64_t n, int hops,
                             unsigned* unfinished) {
   bool any = false;
   REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) {
     bool done = false;
-    out[p] = Walk{}(f, par, static_cast<I>(p), hops, done);
+    out[p] = gpu_core::same_level_end(f, par, static_cast<I>(p), hops, done);
     any |= !done;
   }
   if (any) atomicOr(unfinished, 1u);
+}
+
+// gpu-packed's flatten: the normal form in place, every pixel at once (gpu_core::settle, where the
+// concurrent walks are shown to end where a lone one would), with relaxed atomic loads and stores.
+template <class T, class I>
+__global__ void settle_kernel(const T* __restrict__ f, I* par, std::int64_t n) {
+  REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) gpu_core::settle(f, par, static_cast<I>(p), RelaxedLoadAtomics{});
 }
 
 // Flatten pass 2, one round (gpu_core::jump): reads `in`, writes `out` (never the same buffer: no
@@ -245,22 +245,22 @@ class Engine : public EngineBase {
     start_->record(s);
     {
       nvtx::Range r("build");
-      init_parent_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), n);
-      REPIX_CUDA_LAUNCH();
+      if (!build_writes_every_parent()) {
+        init_parent_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), n);
+        REPIX_CUDA_LAUNCH();
+      }
       build(f, par_.get(), s);
     }
     built_->record(s);
     merge(f, par_.get(), s);
     merged_->record(s);
     nvtx::Range flatten("flatten");
-    // gpu-packed: the normal form in one pass where every chain is short (the usual case of
-    // compressed tiles); the passes below only where one is not.
-    const bool one_pass = one_pass_flatten() && !flagged_pass(s, [&] {
-      walk_kernel<WalkedNormalForm, T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), a_.get(), n, walk_hops(), flag_.get());
-    });
-    if (one_pass) {
-      out_ = a_.get();
-      spare_ = b_.get();
+    if (in_place_flatten()) {  // gpu-packed: one pass, no host sync
+      settle_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), n);
+      REPIX_CUDA_LAUNCH();
+      out_ = par_.get();
+      spare_ = a_.get();
+      free_ = b_.get();
     } else {
       I* cur = a_.get();
       I* next = b_.get();
@@ -270,7 +270,7 @@ class Engine : public EngineBase {
       bool jumps = true;
       if (walk_hops() > 0) {
         jumps = flagged_pass(s, [&] {
-          walk_kernel<ChainEnd, T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n, walk_hops(), flag_.get());
+          walk_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n, walk_hops(), flag_.get());
         });
       } else {
         same_level_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n);
@@ -282,6 +282,7 @@ class Engine : public EngineBase {
       }
       out_ = next;  // the buffer `cur` is not: written by the last pass
       spare_ = cur;
+      free_ = par_.get();  // the tree is not needed once out_ holds the normal form
       normal_form_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), cur, out_, n);
       REPIX_CUDA_LAUNCH();
     }
@@ -290,15 +291,15 @@ class Engine : public EngineBase {
     area_filtered_ = false;
   }
 
-  // area_core.hpp's steps on the normal form out_: area and child counts (in the tree's array and
-  // the spare buffer), leaves marked, areas accumulated from the leaves, then each pixel's link to
+  // area_core.hpp's steps on the normal form out_: area and child counts (in the two buffers the
+  // normal form is not in), leaves marked, areas accumulated from the leaves, then each pixel's link to
   // its nearest kept node, pointer jumping (a host sync a round, as the flatten's) and the levels.
   void area_filter(const void* image, std::int64_t min_area, void* out, cudaStream_t s) override {
     if (!computed_) throw Error("internal: maxtree GPU area_filter() before compute()");
     const T* f = static_cast<const T*>(image);
     const std::int64_t n = g_.n();
     const auto bytes = static_cast<std::size_t>(n) * sizeof(I);
-    I* area = par_.get();  // the tree is not needed once out_ holds the normal form
+    I* area = free_;
     I* pending = spare_;
     nvtx::Range r("area-filter");
     REPIX_CUDA(cudaMemsetAsync(area, 0, bytes, s));
@@ -310,7 +311,7 @@ class Engine : public EngineBase {
     accumulate_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, out_, area, pending, n);
     REPIX_CUDA_LAUNCH();
     I* cur = spare_;  // the counts are spent: the links go there, the jumps between it and area's array
-    I* next = par_.get();
+    I* next = free_;
     filter_link_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, out_, area, cur, n, min_area);
     REPIX_CUDA_LAUNCH();
     for (bool changed = true; changed;) {
@@ -366,8 +367,11 @@ class Engine : public EngineBase {
   // whose same-level chains are short (gpu-opt's compressed tiles); 0: pointer jumping from the
   // first link (the seminar's flatten).
   virtual int walk_hops() const { return 0; }
-  // true: the flatten tries walk_kernel<WalkedNormalForm> first (walk_hops() > 0 links a chain).
-  virtual bool one_pass_flatten() const { return false; }
+  // true: the flatten is settle_kernel's one pass in place (walk_hops() is then not used).
+  virtual bool in_place_flatten() const { return false; }
+  // true: build() writes par[p] for every pixel, so the engine leaves out the identity it would
+  // otherwise write first (one pass over the parent image: 68 us at 6000x4000 on the H100).
+  virtual bool build_writes_every_parent() const { return false; }
 
   // n elements of I that build() and merge() may use as they like: the flatten's first buffer,
   // not read before the flatten writes it.
@@ -396,7 +400,8 @@ class Engine : public EngineBase {
   DeviceBuffer<I> par_, a_, b_;
   DeviceBuffer<unsigned> flag_;
   I* out_ = nullptr;
-  I* spare_ = nullptr;  // the flatten's buffer that does not hold the normal form
+  I* spare_ = nullptr;  // buffers that do not hold the normal form: the area filter's scratch
+  I* free_ = nullptr;
   std::unique_ptr<CudaEvent> start_, built_, merged_, done_, filtered_;
   bool computed_ = false;
   bool area_filtered_ = false;  // area_filter() ran after the last compute()

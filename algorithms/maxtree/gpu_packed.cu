@@ -12,12 +12,14 @@
 //  - the grid-connection pruning on the tile borders as well (their merges' "optim" kernels): the
 //    border merges skip the straight edges the pairs beside them imply
 //    (gpu_core::horizontal_border_prunes, vertical_border_prunes: the argument is written there).
+//  - the flatten in one pass, in place (gpu_core::settle: each pixel's parent replaced by the level
+//    root of its parent's node, as their flatten kernel does; gpu_core.hpp has why the concurrent
+//    walks cannot go wrong, and its accesses are relaxed atomics). The first GPU run (9fe8f91, H100,
+//    results/nvidia-h100-80gb-hbm3/issue14-9fe8f91/) had a one-pass walk into a second buffer with
+//    chains of at most 16 links: the camera image at 6000x4000 had longer ones, so gpu-opt's three
+//    passes ran after it, 1.25 ms of the 4.14 ms kernel, where Blin's flatten took 0.24 ms.
 // The zip stays ours (a validated CAS, packed_core::merge_step), not the seminar's atomicMin.
-//  - the flatten in one pass where every chain is short (gpu_core::walked_normal_form: the normal
-//    form straight from the merged tree, as their flatten kernel does in place, but into another
-//    buffer: no race, benign or not), gpu-opt's walk, jumps and normal-form passes where one is not.
-// Everything else (compressed tiles written out, border merges with relaxed loads) is gpu-opt's. Not yet run on a GPU (written 2026-11-26 after the device time of the
-// session was spent; its cores run on the CPU in tests/maxtree/test_maxtree_gpu_core.cpp).
+// Everything else (compressed tiles written out, border merges with relaxed loads) is gpu-opt's.
 #include "maxtree/gpu_tile_engine.cuh"
 #include "maxtree/packed_core.hpp"
 #include "maxtree/variants.hpp"
@@ -64,14 +66,13 @@ __global__ void __launch_bounds__(kTileW)
   if (inside) packed_core::write_column(s_f, s_w, g.nx, x0, y0, h, lx, par);
 }
 
-// gpu-opt's merges (its policy's Mem) grid-pruned on the tile borders too, the one-pass flatten
-// (chains of up to gpu-opt's kWalkHops links); the build is the packed one.
+// gpu-opt's merges (its policy's Mem) grid-pruned on the tile borders too, the in-place flatten;
+// the build is the packed one.
 struct PackedPolicy : GridPolicy {
   static constexpr bool kCompress = true;
   using Mem = RelaxedLoadAtomics;
-  static constexpr int kWalkHops = 16;
   static constexpr bool kPruneBorders = true;
-  static constexpr bool kOnePassFlatten = true;
+  static constexpr bool kInPlaceFlatten = true;
 };
 
 template <class T, class I>

@@ -31,7 +31,7 @@ using gpu_core::kTileW;
 // (gpu_core::compressed_parent, gpu-opt); `Mem`: the atomics of the merges; `kWalkHops`: the
 // engine's walk_hops(); `kPruneBorders`: the border merges skip the straight edges that
 // gpu_core::horizontal_border_prunes / vertical_border_prunes find implied (gpu-packed);
-// `kOnePassFlatten`: the engine's flatten tries gpu_core::walked_normal_form first (gpu-packed).
+// `kInPlaceFlatten`: the engine's flatten is gpu_core::settle's one pass in place (gpu-packed).
 template <class Policy, class T, class I>
 __global__ void __launch_bounds__(kTileW * kTileH)
     tile_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
@@ -62,13 +62,34 @@ __global__ void __launch_bounds__(kTileW * kTileH)
   par[gp] = gpu_core::tile_to_global<I>(local, x0, y0, g.nx);
 }
 
-// One thread per pixel of the tile columns' left borders x = k * kTileW, 1 <= k < tiles_x. kPrune:
-// skip the straight edges gpu_core::horizontal_border_prunes finds implied (gpu-packed).
+// The border merges' grids are 2-D (border, row) and (column, border), grid-stride in both. The 1-D
+// form split a flat 64-bit index into border and row with a software 64-bit division and modulo, in
+// every thread: gpu-packed's merge kernels executed 128-132 instructions a thread at 6000x4000 where
+// Blin's 2-D ones execute 59-63 (ncu, H100, 9fe8f91).
+struct BorderGrid {
+  dim3 blocks, threads;
+};
+// gridDim.y is at most 65535: the kernels stride over what it does not cover.
+inline BorderGrid border_grid(std::int64_t fast, std::int64_t slow, unsigned threads_fast, unsigned threads_slow) {
+  const auto cover = [](std::int64_t n, unsigned t, std::int64_t cap) {
+    return static_cast<unsigned>(std::clamp<std::int64_t>((n + t - 1) / t, 1, cap));
+  };
+  return {dim3(cover(fast, threads_fast, std::int64_t(1) << 20), cover(slow, threads_slow, 65535)),
+          dim3(threads_fast, threads_slow)};
+}
+#define REPIX_MAXTREE_FOR_EACH_2D(fast, n_fast, slow, n_slow)                                                   \
+  for (std::int64_t slow = blockIdx.y * std::int64_t(blockDim.y) + threadIdx.y; slow < (n_slow);              \
+       slow += std::int64_t(gridDim.y) * blockDim.y)                                                             \
+    for (std::int64_t fast = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; fast < (n_fast);            \
+         fast += std::int64_t(gridDim.x) * blockDim.x)
+
+// One thread per pixel of the tile columns' left borders x = k * kTileW, 1 <= k < tiles_x (grid:
+// border_grid(tiles_x - 1, rows)). kPrune: skip the straight edges gpu_core::horizontal_border_prunes
+// finds implied (gpu-packed).
 template <class Mem, bool kPrune, class T, class I>
 __global__ void horizontal_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_x) {
-  const std::int64_t borders = tiles_x - 1;
-  REPIX_MAXTREE_FOR_EACH_PIXEL(i, borders * g.ny) {
-    const std::int64_t x = (1 + i % borders) * kTileW, y = i / borders;
+  REPIX_MAXTREE_FOR_EACH_2D(k, tiles_x - 1, y, g.ny) {
+    const std::int64_t x = (1 + k) * kTileW;
     gpu_core::for_each_horizontal_merge_edge(x, y, g.ny, g.conn, [&](std::int64_t nx, std::int64_t ny) {
       if (kPrune && ny == y && gpu_core::horizontal_border_prunes(f, g.nx, x, y)) return;
       gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
@@ -76,12 +97,13 @@ __global__ void horizontal_merge_kernel(const T* __restrict__ f, I* par, Geom g,
   }
 }
 
-// One thread per pixel of the tile rows' top borders y = k * kTileH, 1 <= k < tiles_y. kPrune: skip
-// the straight edges gpu_core::vertical_border_prunes finds implied (gpu-packed).
+// One thread per pixel of the tile rows' top borders y = k * kTileH, 1 <= k < tiles_y (grid:
+// border_grid(columns, tiles_y - 1)). kPrune: skip the straight edges gpu_core::vertical_border_prunes
+// finds implied (gpu-packed).
 template <class Mem, bool kPrune, class T, class I>
 __global__ void vertical_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_y) {
-  REPIX_MAXTREE_FOR_EACH_PIXEL(i, (tiles_y - 1) * g.nx) {
-    const std::int64_t x = i % g.nx, y = (1 + i / g.nx) * kTileH;
+  REPIX_MAXTREE_FOR_EACH_2D(x, g.nx, k, tiles_y - 1) {
+    const std::int64_t y = (1 + k) * kTileH;
     gpu_core::for_each_vertical_merge_edge(x, y, g.nx, g.conn, [&](std::int64_t nx, std::int64_t ny) {
       if (kPrune && nx == x && gpu_core::vertical_border_prunes(f, g.nx, x, y)) return;
       gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
@@ -99,7 +121,7 @@ struct SeminarPolicy {
   using Mem = DeviceAtomics;
   static constexpr int kWalkHops = 0;
   static constexpr bool kPruneBorders = false;  // gpu_core::{horizontal,vertical}_border_prunes in the merges
-  static constexpr bool kOnePassFlatten = false;  // the engine's one_pass_flatten()
+  static constexpr bool kInPlaceFlatten = false;  // the engine's in_place_flatten()
 };
 
 // gpu-grid's policy: the seminar's, skipping each in-tile zip with the left neighbour that the pair
@@ -132,17 +154,21 @@ class TileBuild : public Engine<T, I> {
     }
     if (tiles_y() > 1) {
       nvtx::Range r("merge-vertical");
-      vertical_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I><<<blocks_for((tiles_y() - 1) * this->g_.nx), kThreads, 0, s>>>(f, par, this->g_, tiles_y());
+      const BorderGrid grid = border_grid(this->g_.nx, tiles_y() - 1, kThreads, 1);
+      vertical_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I><<<grid.blocks, grid.threads, 0, s>>>(f, par, this->g_, tiles_y());
       REPIX_CUDA_LAUNCH();
     }
   }
   // The merges across the tile column borders (tiles_x() > 1).
   virtual void horizontal(const T* f, I* par, cudaStream_t s) {
-    horizontal_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I><<<blocks_for((tiles_x() - 1) * this->g_.ny), kThreads, 0, s>>>(f, par, this->g_, tiles_x());
+    // 32 borders by 8 rows a block: a 6000-wide image has 93 borders, three warps' worth.
+    const BorderGrid grid = border_grid(tiles_x() - 1, this->g_.ny, 32, 8);
+    horizontal_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I><<<grid.blocks, grid.threads, 0, s>>>(f, par, this->g_, tiles_x());
     REPIX_CUDA_LAUNCH();
   }
   int walk_hops() const override { return Policy::kWalkHops; }
-  bool one_pass_flatten() const override { return Policy::kOnePassFlatten; }
+  bool in_place_flatten() const override { return Policy::kInPlaceFlatten; }
+  bool build_writes_every_parent() const override { return true; }  // each tile writes its pixels
 };
 
 template <class Policy>

@@ -100,33 +100,41 @@ REPIX_HD int compressed_parent(const T* s_f, const Word* w, int l) {
 // origin (x0, y0) of an image of width nx, w x h pixels of the tile in the image, lx < w.
 // Phase 1: the column's levels from the image (a row of the tile: 64 consecutive pixels over the
 // block's threads), its 1-D tree, packed.
+// (The image is walked by a pointer stepping a row at a time: no 64-bit multiply per pixel.)
 template <class T>
 REPIX_HD void load_column(const T* f, std::int64_t nx, std::int64_t x0, std::int64_t y0, int h, int lx, T* s_f, Word* s_w) {
-  for (int ly = 0; ly < h; ++ly) s_f[ly * gpu_core::kTileW + lx] = f[(y0 + ly) * nx + x0 + lx];
+  const T* src = f + y0 * nx + x0 + lx;
+  for (int ly = 0; ly < h; ++ly, src += nx) s_f[ly * gpu_core::kTileW + lx] = *src;
   build_packed_column(s_f, s_w, lx, h);
 }
 
 // Phase 2: the column's zips with its neighbours row by row: the edges to earlier pixels of the
-// tile that the column trees do not hold and gpu_core::grid_prunes does not skip.
+// tile (gpu_core::for_each_earlier_neighbour's, in local indices and 32-bit arithmetic) that the
+// column trees do not hold (the pixel above) and gpu_core::grid_prunes does not skip (it prunes only
+// edges to the left neighbour).
 template <class T, class Mem>
 REPIX_HD void zip_column(const T* s_f, Word* s_w, int w, int h, int connectivity, int lx, const Mem& mem) {
+  constexpr int kW = gpu_core::kTileW;
   for (int ly = 0; ly < h; ++ly) {
-    const int l = ly * gpu_core::kTileW + lx;
-    gpu_core::for_each_earlier_neighbour(lx, ly, w, connectivity, [&](std::int64_t nx, std::int64_t ny) {
-      const int ln = static_cast<int>(ny * gpu_core::kTileW + nx);
-      if (gpu_core::column_edge(l, ln) || gpu_core::grid_prunes(s_f, l, ln)) return;
-      merge(s_f, s_w, l, ln, mem);
-    });
+    const int l = ly * kW + lx;
+    if (lx > 0 && !gpu_core::grid_prunes(s_f, l, l - 1)) merge(s_f, s_w, l, l - 1, mem);
+    if (connectivity == 8 && ly > 0) {
+      if (lx > 0) merge(s_f, s_w, l, l - kW - 1, mem);
+      if (lx + 1 < w) merge(s_f, s_w, l, l - kW + 1, mem);
+    }
   }
 }
 
 // Phase 3: the column's compressed parents, in global indices, into the image's parent array.
+// (A local index lp maps to origin + (lp / kTileW) * nx + lp % kTileW.)
 template <class T, class I>
 REPIX_HD void write_column(const T* s_f, const Word* s_w, std::int64_t nx, std::int64_t x0, std::int64_t y0, int h, int lx,
                            I* par) {
-  for (int ly = 0; ly < h; ++ly) {
-    const int l = ly * gpu_core::kTileW + lx;
-    par[(y0 + ly) * nx + x0 + lx] = gpu_core::tile_to_global<I>(compressed_parent(s_f, s_w, l), x0, y0, nx);
+  const I origin = static_cast<I>(y0 * nx + x0);
+  I* dst = par + y0 * nx + x0 + lx;
+  for (int ly = 0; ly < h; ++ly, dst += nx) {
+    const int lp = compressed_parent(s_f, s_w, ly * gpu_core::kTileW + lx);
+    *dst = origin + static_cast<I>(lp / gpu_core::kTileW) * static_cast<I>(nx) + static_cast<I>(lp % gpu_core::kTileW);
   }
 }
 

@@ -26,6 +26,7 @@ using I = std::int32_t;
 // The CPU's atomics, for the cores' Mem parameter.
 struct HostAtomics {
   I load(const I* p) const { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+  void store(I* p, I v) const { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
   bool cas(I* p, I expected, I desired) const {
     return __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   }
@@ -59,23 +60,12 @@ std::vector<I> identity(std::int64_t n) {
 
 // The engine's flatten (gpu_engine.cuh), with the same cores and the same buffers per pass: with
 // walk_hops 0 the seminar's (same-level parents, then pointer jumping until a round changes
-// nothing), else gpu-opt's (chains walked up to walk_hops links; jump rounds only if one was longer);
-// one_pass: gpu-packed's, gpu_core::walked_normal_form first and gpu-opt's only where a chain was
-// longer than walk_hops (its output overwritten, as on the GPU).
+// nothing), else gpu-opt's (chains walked up to walk_hops links; jump rounds only if one was longer).
 template <class T>
-UninitializedVector<I> flatten(const T* f, const std::vector<I>& par, int walk_hops = 0, bool one_pass = false) {
+UninitializedVector<I> flatten(const T* f, const std::vector<I>& par, int walk_hops = 0) {
   const I n = static_cast<I>(par.size());
   std::vector<I> cur(par.size()), next(par.size());
   UninitializedVector<I> out(par.size());
-  if (one_pass) {
-    bool all_done = true;
-    for (I p = 0; p < n; ++p) {
-      bool done = false;
-      out[p] = gpu_core::walked_normal_form(f, par.data(), p, walk_hops, done);
-      all_done &= done;
-    }
-    if (all_done) return out;
-  }
   bool unfinished = walk_hops == 0;
   for (I p = 0; p < n; ++p) {
     if (walk_hops == 0) {
@@ -95,6 +85,36 @@ UninitializedVector<I> flatten(const T* f, const std::vector<I>& par, int walk_h
     cur.swap(next);
   }
   for (I p = 0; p < n; ++p) out[p] = gpu_core::normal_form(par.data(), cur.data(), p);
+  return out;
+}
+
+// gpu-packed's flatten (gpu_core::settle) on a copy of par, in place: the walks of all pixels in
+// raster order when seed is 0, else interleaved step by step at random (up to 256 walks under way,
+// each step one load or the final store), as concurrent threads could run them.
+template <class T>
+UninitializedVector<I> settle_in_place(const T* f, const std::vector<I>& par, std::uint64_t seed) {
+  const I n = static_cast<I>(par.size());
+  std::vector<I> work = par;
+  if (seed == 0) {
+    for (I p = 0; p < n; ++p) gpu_core::settle(f, work.data(), p, HostAtomics{});
+  } else {
+    std::mt19937_64 rng(seed);
+    std::vector<I> order(par.size());
+    for (I p = 0; p < n; ++p) order[p] = p;
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<gpu_core::SettleWalk<T, I>> walks;
+    std::size_t next = 0;
+    while (next < order.size() || !walks.empty()) {
+      while (walks.size() < 256 && next < order.size()) walks.push_back({order[next++]});
+      const std::size_t k = std::uniform_int_distribution<std::size_t>(0, walks.size() - 1)(rng);
+      if (gpu_core::settle_step(f, work.data(), walks[k], HostAtomics{})) {
+        walks[k] = walks.back();
+        walks.pop_back();
+      }
+    }
+  }
+  UninitializedVector<I> out(par.size());
+  std::copy(work.begin(), work.end(), out.begin());
   return out;
 }
 
@@ -476,9 +496,9 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
     // gpu-opt's flatten: one link per walk (every longer chain left to the jumps), and 16.
     EXPECT_EQ(flatten(in.image.data<T>(), par, 1), want.parent.narrow) << what << ", walks of 1 link";
     EXPECT_EQ(flatten(in.image.data<T>(), par, 16), want.parent.narrow) << what << ", walks of 16 links";
-    // gpu-packed's one-pass flatten, with its fallback taken (1 link) and mostly not (16).
-    EXPECT_EQ(flatten(in.image.data<T>(), par, 1, true), want.parent.narrow) << what << ", one pass, 1 link";
-    EXPECT_EQ(flatten(in.image.data<T>(), par, 16, true), want.parent.narrow) << what << ", one pass, 16 links";
+    // gpu-packed's flatten in place: the walks one after another, and interleaved at random.
+    EXPECT_EQ(settle_in_place(in.image.data<T>(), par, 0), want.parent.narrow) << what << ", in place";
+    EXPECT_EQ(settle_in_place(in.image.data<T>(), par, seed + 100), want.parent.narrow) << what << ", in place, interleaved";
   }
 }
 
