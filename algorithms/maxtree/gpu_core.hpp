@@ -30,69 +30,47 @@ REPIX_HD bool before(const T* f, I x, I y) {
   return f[x] < f[y] || (f[x] == f[y] && x < y);
 }
 
-// The state of one merge between its steps: the two pixels whose chains are being zipped, and
-// their levels, carried along instead of read again each step (the loads are atomics that order
-// memory, so the compiler reloaded f[a] and f[b] before every step's parent load: two dependent
-// loads on each step's path in the SASS of vertical_merge_kernel at 78d7e70).
-template <class T, class I>
-struct Zip {
-  I a, b;
-  T fa, fb;
-};
-template <class T, class I>
-REPIX_HD Zip<T, I> zip_of(const T* f, I a, I b) {
-  return {a, b, f[a], f[b]};
-}
-
-// One step of the merge of the trees of z.a and z.b: one load of a's parent and at most one CAS of
-// that same parent, validated by what the load saw (the halving CAS reads one more parent, but any
+// One step of the merge of the trees of a and b: one load of a's parent and at most one CAS of that
+// same parent, validated by what the load saw (the halving CAS reads one more parent, but any
 // value it reads is a same-level ancestor, stale or not), so stepping merges in any interleaving
 // on one thread explores every outcome real concurrency can give. Returns true when the two
 // chains are one. `mem` provides load(const I*) and cas(I*, expected, desired) -> bool.
 template <class T, class I, class Mem>
-REPIX_HD bool merge_step(const T* f, I* par, Zip<T, I>& z, const Mem& mem) {
-  if (z.a == z.b) return true;
-  if (z.fa < z.fb || (z.fa == z.fb && z.a < z.b)) {  // keep a the later one (before(f, a, b)): b goes below a
-    const I t = z.a;
-    z.a = z.b;
-    z.b = t;
-    const T ft = z.fa;
-    z.fa = z.fb;
-    z.fb = ft;
+REPIX_HD bool merge_step(const T* f, I* par, I& a, I& b, const Mem& mem) {
+  if (a == b) return true;
+  if (before(f, a, b)) {  // keep a the later one: b goes somewhere below a on a's chain
+    const I t = a;
+    a = b;
+    b = t;
   }
-  const I pa = mem.load(par + z.a);
-  if (pa == z.b) return true;  // b already a's parent: the chains meet here
-  const T fpa = f[pa];
-  if (pa != z.a && fpa == z.fa) {
+  const I pa = mem.load(par + a);
+  if (pa == b) return true;  // b already a's parent: the chains meet here
+  if (pa != a && f[pa] == f[a]) {
     // a is not its node's level root: go down to it, halving the same-level path on the way (a
     // same-level grandparent is a smaller pixel of the same node; a failed CAS changes nothing).
     const I gpa = mem.load(par + pa);
-    if (gpa != pa && f[gpa] == z.fa) mem.cas(par + z.a, pa, gpa);
-    z.a = pa;
+    if (gpa != pa && f[gpa] == f[a]) mem.cas(par + a, pa, gpa);
+    a = pa;
     return false;
   }
-  if (pa != z.a && (z.fb < fpa || (z.fb == fpa && z.b < pa))) {  // a level root whose parent is still after b: climb
-    z.a = pa;
-    z.fa = fpa;
+  if (pa != a && before(f, b, pa)) {  // a level root whose parent is still after b: climb a's chain
+    a = pa;
     return false;
   }
   // a is a level root, and a root or b falls between a and its parent: hang a on b (b's node if b
   // has a's level, else b's node becomes a's parent node), then merge what was below a (pa) with
   // b's chain. A failed CAS means a's parent moved meanwhile: redo this step.
-  if (mem.cas(par + z.a, pa, z.b)) {
-    if (pa == z.a) return true;
-    z.a = z.b;
-    z.fa = z.fb;
-    z.b = pa;
-    z.fb = fpa;
+  if (mem.cas(par + a, pa, b)) {
+    if (pa == a) return true;
+    a = b;
+    b = pa;
   }
   return false;
 }
 
 template <class T, class I, class Mem>
 REPIX_HD void merge(const T* f, I* par, I a, I b, const Mem& mem) {
-  Zip<T, I> z = zip_of(f, a, b);
-  while (!merge_step(f, par, z, mem)) {
+  while (!merge_step(f, par, a, b, mem)) {
   }
 }
 

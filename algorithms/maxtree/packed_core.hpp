@@ -3,8 +3,7 @@
 // pixels) and its parent's level (high 16 bits: 8- and 16-bit images alike), so a step of the zip
 // reads a pixel's parent and the level that decides where to go next in one shared-memory load,
 // where gpu_core::merge_step loads the parent and then, dependent on it, the parent's level. The
-// pixels' own levels are beside the words (immutable: plain loads; a zip reads those of its two
-// starting pixels, then carries them, packed_core::Zip). A word always carries the
+// pixels' own levels are beside the words (immutable: plain loads). A word always carries the
 // level of the index it holds (every word written is pack(f[q], q)), so the zip below is
 // gpu_core::merge_step step for step, on the same order, with the same single validated CAS; the
 // CPU tests run it in random interleavings against seq like the other cores.
@@ -22,58 +21,42 @@ REPIX_HD constexpr Word pack(std::uint32_t level, int index) { return level << 1
 REPIX_HD constexpr int index_of(Word w) { return static_cast<int>(w & 0xFFFFu); }
 REPIX_HD constexpr std::uint32_t level_of(Word w) { return w >> 16; }
 
-// gpu_core::Zip for the packed words: local indices a, b of one tile and their levels.
-struct Zip {
-  int a, b;
-  std::uint32_t fa, fb;
-};
-template <class T>
-REPIX_HD Zip zip_of(const T* s_f, int a, int b) {
-  return {a, b, s_f[a], s_f[b]};
-}
-
-// gpu_core::merge_step on the packed words (the levels it needs are in z and in the words). `mem`
-// provides load(const Word*) and cas(Word*, expected, desired) -> bool.
-template <class Mem>
-REPIX_HD bool merge_step(Word* w, Zip& z, const Mem& mem) {
-  if (z.a == z.b) return true;
-  if (z.fa < z.fb || (z.fa == z.fb && z.a < z.b)) {  // keep a the later one
-    const int t = z.a;
-    z.a = z.b;
-    z.b = t;
-    const std::uint32_t ft = z.fa;
-    z.fa = z.fb;
-    z.fb = ft;
+// gpu_core::merge_step on the packed words (local indices a, b of one tile; s_f the tile's levels).
+// `mem` provides load(const Word*) and cas(Word*, expected, desired) -> bool.
+template <class T, class Mem>
+REPIX_HD bool merge_step(const T* s_f, Word* w, int& a, int& b, const Mem& mem) {
+  if (a == b) return true;
+  if (gpu_core::before(s_f, a, b)) {  // keep a the later one
+    const int t = a;
+    a = b;
+    b = t;
   }
-  const Word wa = mem.load(w + z.a);
+  const Word wa = mem.load(w + a);
   const int pa = index_of(wa);
-  if (pa == z.b) return true;
-  const std::uint32_t fpa = level_of(wa);
-  if (pa != z.a && fpa == z.fa) {  // not a level root: down the same-level chain, halving it
+  if (pa == b) return true;
+  const std::uint32_t fa = s_f[a], fpa = level_of(wa);
+  if (pa != a && fpa == fa) {  // not a level root: down the same-level chain, halving it
     const Word wpa = mem.load(w + pa);
-    if (index_of(wpa) != pa && level_of(wpa) == z.fa) mem.cas(w + z.a, wa, wpa);
-    z.a = pa;
+    if (index_of(wpa) != pa && level_of(wpa) == fa) mem.cas(w + a, wa, wpa);
+    a = pa;
     return false;
   }
-  if (pa != z.a && (z.fb < fpa || (z.fb == fpa && z.b < pa))) {  // b before a's parent: climb a's chain
-    z.a = pa;
-    z.fa = fpa;
+  const std::uint32_t fb = s_f[b];
+  if (pa != a && (fb < fpa || (fb == fpa && b < pa))) {  // b before a's parent: climb a's chain
+    a = pa;
     return false;
   }
-  if (mem.cas(w + z.a, wa, pack(z.fb, z.b))) {
-    if (pa == z.a) return true;
-    z.a = z.b;
-    z.fa = z.fb;
-    z.b = pa;
-    z.fb = fpa;
+  if (mem.cas(w + a, wa, pack(fb, b))) {
+    if (pa == a) return true;
+    a = b;
+    b = pa;
   }
   return false;
 }
 
 template <class T, class Mem>
 REPIX_HD void merge(const T* s_f, Word* w, int a, int b, const Mem& mem) {
-  Zip z = zip_of(s_f, a, b);
-  while (!merge_step(w, z, mem)) {
+  while (!merge_step(s_f, w, a, b, mem)) {
   }
 }
 

@@ -345,16 +345,14 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
   } else if (how == Schedule::interleaved) {
     // A pool of pending merges, each one step at a time, the next one drawn at random; new merges
     // join the pool as others finish, so early and late steps of different merges mix.
-    std::vector<gpu_core::Zip<T, I>> pending;
+    std::vector<std::pair<I, I>> pending;
     std::size_t next_edge = 0;
     constexpr std::size_t kPool = 16;
     while (next_edge < edges.size() || !pending.empty()) {
-      while (pending.size() < kPool && next_edge < edges.size()) {
-        pending.push_back(gpu_core::zip_of(f, edges[next_edge].first, edges[next_edge].second));
-        ++next_edge;
-      }
+      while (pending.size() < kPool && next_edge < edges.size()) pending.push_back(edges[next_edge++]);
       const std::size_t k = std::uniform_int_distribution<std::size_t>(0, pending.size() - 1)(rng);
-      if (gpu_core::merge_step(f, par.data(), pending[k], mem)) {
+      auto& [a, b] = pending[k];
+      if (gpu_core::merge_step(f, par.data(), a, b, mem)) {
         pending[k] = pending.back();
         pending.pop_back();
       }
@@ -411,16 +409,15 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
           std::shuffle(columns.begin(), columns.end(), rng);
           for (const int lx : columns) packed_core::zip_column(p_f.data(), words.data(), w, h, connectivity, lx, wmem);
         } else {
-          std::vector<packed_core::Zip> pending, zips;
+          std::vector<std::pair<int, int>> pending, zips;
           for (const auto& [a, b] : t.tiles[k])
-            if (!gpu_core::column_edge(a, b) && !gpu_core::grid_prunes(p_f.data(), a, b))
-              zips.push_back(packed_core::zip_of(p_f.data(), a, b));
+            if (!gpu_core::column_edge(a, b) && !gpu_core::grid_prunes(p_f.data(), a, b)) zips.emplace_back(a, b);
           std::shuffle(zips.begin(), zips.end(), rng);
           std::size_t next = 0;
           while (next < zips.size() || !pending.empty()) {
             while (pending.size() < 64 && next < zips.size()) pending.push_back(zips[next++]);
             const std::size_t z = std::uniform_int_distribution<std::size_t>(0, pending.size() - 1)(rng);
-            if (packed_core::merge_step(words.data(), pending[z], wmem)) {
+            if (packed_core::merge_step(p_f.data(), words.data(), pending[z].first, pending[z].second, wmem)) {
               pending[z] = pending.back();
               pending.pop_back();
             }
@@ -578,11 +575,9 @@ TEST(MaxtreeGpuCore, PlateauMergesTakeFewStepsPerEdge) {
       std::mt19937_64 rng(17);
       std::shuffle(edges.begin(), edges.end(), rng);
       std::int64_t steps = 0;
-      for (const auto& [a, b] : edges) {
-        gpu_core::Zip<std::uint8_t, I> z = gpu_core::zip_of(f, a, b);
+      for (auto [a, b] : edges)
         do ++steps;
-        while (!gpu_core::merge_step(f, par.data(), z, HostAtomics{}));
-      }
+        while (!gpu_core::merge_step(f, par.data(), a, b, HostAtomics{}));
       EXPECT_LT(static_cast<double>(steps) / static_cast<double>(edges.size()), 8.0) << "connectivity " << c;
       Options o;
       o.connectivity = c;
