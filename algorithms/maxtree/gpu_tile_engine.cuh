@@ -62,10 +62,12 @@ __global__ void __launch_bounds__(kTileW * kTileH)
   par[gp] = gpu_core::tile_to_global<I>(local, x0, y0, g.nx);
 }
 
-// The border merges' grids are 2-D (border, row) and (column, border), grid-stride in both. The 1-D
-// form split a flat 64-bit index into border and row with a software 64-bit division and modulo, in
-// every thread: gpu-packed's merge kernels executed 128-132 instructions a thread at 6000x4000 where
-// Blin's 2-D ones execute 59-63 (ncu, H100, 9fe8f91).
+// The border merges' grids are 2-D (border, row) and (column, border), grid-stride in both, with no
+// 64-bit division of a flat index in every thread as the 1-D form had. Measured on the H100 at
+// 6000x4000 (ncu, 9fe8f91 -> 78d7e70), that division was not what made gpu-packed's merges twice as
+// long as Blin's: horizontal 683 -> 674 us, vertical 790 -> 785 us, about 130 instructions a thread
+// before and after, where Blin's execute about 60 (each of our steps re-tests the order and
+// reloads both levels; see gpu_core::merge_step for why carrying them did not help).
 struct BorderGrid {
   dim3 blocks, threads;
 };
