@@ -7,6 +7,9 @@
 //    grid-pruned (gpu_core::grid_prunes; the vertical edges are in the column trees), so 63 threads
 //    zip a tile's rows where gpu-opt's 1024 contend on them; 5 KB of shared memory a block, up to 32
 //    blocks an SM;
+//  - with 8-connectivity, one zip per 2x2 block of two columns and two rows, between the higher pixel
+//    of each column (packed_core::for_each_tile_zip has why that implies the block's three edges),
+//    where gpu-opt zips the three;
 //  - the packed tile word (packed_core.hpp): parent index and parent level in one 32-bit word, so a
 //    zip step's climb needs one shared load, not two dependent ones;
 //  - the grid-connection pruning on the tile borders as well (their merges' "optim" kernels): the
@@ -61,7 +64,7 @@ __global__ void __launch_bounds__(kTileW)
   const bool inside = lx < w;
   if (inside) packed_core::load_column(f, g.nx, x0, y0, h, lx, s_f, s_w);
   __syncthreads();  // every column's levels and tree in place (plain stores) before the zips read them
-  if (inside) packed_core::zip_column(s_f, s_w, w, h, g.conn, lx, SharedWordAtomics{});
+  if (inside) packed_core::zip_column(s_f, s_w, h, g.conn, lx, SharedWordAtomics{});
   __syncthreads();  // every zip of the tile done before its tree is read (plain loads from here)
   if (inside) packed_core::write_column(s_f, s_w, g.nx, x0, y0, h, lx, par);
 }

@@ -108,21 +108,44 @@ REPIX_HD void load_column(const T* f, std::int64_t nx, std::int64_t x0, std::int
   build_packed_column(s_f, s_w, lx, h);
 }
 
-// Phase 2: the column's zips with its neighbours row by row: the edges to earlier pixels of the
-// tile (gpu_core::for_each_earlier_neighbour's, in local indices and 32-bit arithmetic) that the
-// column trees do not hold (the pixel above) and gpu_core::grid_prunes does not skip (it prunes only
-// edges to the left neighbour).
-template <class T, class Mem>
-REPIX_HD void zip_column(const T* s_f, Word* s_w, int w, int h, int connectivity, int lx, const Mem& mem) {
+// The zips of tile column lx at row ly (local indices), with the column trees holding every
+// vertical edge of the tile; none for column 0 (each thread zips its column with the one on its left):
+//  - 4-connectivity: the edge to the left neighbour unless gpu_core::grid_prunes finds it implied;
+//  - 8-connectivity, row 0: the edge to the left neighbour;
+//  - 8-connectivity, below row 0, one zip for the 2x2 block of columns lx - 1, lx and rows ly - 1,
+//    ly (Blin et al.'s published tile kernel prunes the same way): between the higher pixel of
+//    each column pair (m of {l, l - kTileW}, M of {l - 1, l - 1 - kTileW}), left out when both are
+//    in row ly - 1. Why it is enough: in 8-connectivity the block is a clique; at any level v, the
+//    pixels >= v of one column pair are joined through their vertical edge (both >= v) or are one
+//    pixel, the higher one; so the pairs' pixels >= v need a link across exactly when
+//    min(f(m), f(M)) >= v, and the edge (m, M) gives exactly that link (its pixels joined to the
+//    rest of their pair >= v through the vertical edges). The block's three new edges (left,
+//    up-left, up-right of the pixel to the left) are thus implied by (m, M); when m and M are both
+//    in row ly - 1, (m, M) is that row's left edge, implied by the zips of row ly - 1 (by induction
+//    from row 0). So each row of the tile costs at most one zip a column, where the three edges did.
+template <class T, class Fn>
+REPIX_HD void for_each_tile_zip(const T* s_f, int lx, int ly, int connectivity, Fn&& fn) {
   constexpr int kW = gpu_core::kTileW;
-  for (int ly = 0; ly < h; ++ly) {
-    const int l = ly * kW + lx;
-    if (lx > 0 && !gpu_core::grid_prunes(s_f, l, l - 1)) merge(s_f, s_w, l, l - 1, mem);
-    if (connectivity == 8 && ly > 0) {
-      if (lx > 0) merge(s_f, s_w, l, l - kW - 1, mem);
-      if (lx + 1 < w) merge(s_f, s_w, l, l - kW + 1, mem);
-    }
+  if (lx == 0) return;
+  const int l = ly * kW + lx;
+  if (connectivity == 4) {
+    if (!gpu_core::grid_prunes(s_f, l, l - 1)) fn(l, l - 1);
+    return;
   }
+  if (ly == 0) {
+    fn(l, l - 1);
+    return;
+  }
+  const int m = s_f[l] > s_f[l - kW] ? l : l - kW;
+  const int M = s_f[l - 1] > s_f[l - 1 - kW] ? l - 1 : l - 1 - kW;
+  if (m == l || M == l - 1) fn(m, M);
+}
+
+// Phase 2: the column's zips with the column on its left, row by row (for_each_tile_zip).
+template <class T, class Mem>
+REPIX_HD void zip_column(const T* s_f, Word* s_w, int h, int connectivity, int lx, const Mem& mem) {
+  for (int ly = 0; ly < h; ++ly)
+    for_each_tile_zip(s_f, lx, ly, connectivity, [&](int a, int b) { merge(s_f, s_w, a, b, mem); });
 }
 
 // Phase 3: the column's compressed parents, in global indices, into the image's parent array.

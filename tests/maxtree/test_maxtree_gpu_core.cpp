@@ -407,11 +407,12 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         const HostWordAtomics wmem;
         if (seed % 2 == 0) {
           std::shuffle(columns.begin(), columns.end(), rng);
-          for (const int lx : columns) packed_core::zip_column(p_f.data(), words.data(), w, h, connectivity, lx, wmem);
+          for (const int lx : columns) packed_core::zip_column(p_f.data(), words.data(), h, connectivity, lx, wmem);
         } else {
           std::vector<std::pair<int, int>> pending, zips;
-          for (const auto& [a, b] : t.tiles[k])
-            if (!gpu_core::column_edge(a, b) && !gpu_core::grid_prunes(p_f.data(), a, b)) zips.emplace_back(a, b);
+          for (const int lx : columns)
+            for (int ly = 0; ly < h; ++ly)
+              packed_core::for_each_tile_zip(p_f.data(), lx, ly, connectivity, [&](int a, int b) { zips.emplace_back(a, b); });
           std::shuffle(zips.begin(), zips.end(), rng);
           std::size_t next = 0;
           while (next < zips.size() || !pending.empty()) {
