@@ -8,8 +8,8 @@
 // jumping, the second of which ends holding the normal form; gpu-packed's flatten leaves it in the
 // tree's array) and one flag; out of memory is the
 // CudaOutOfMemory error of core/gpu.hpp, raised by setup(). The area opening (area_filter) reuses
-// the tree's array and the flatten's spare buffer (area, counts, then its own pointer jumping) and
-// writes into the caller's output: no more device memory.
+// the two arrays the normal form is not in (area, counts, then its own pointer jumping) and writes
+// into the caller's output: no more device memory.
 #pragma once
 #include <cuda_runtime.h>
 
