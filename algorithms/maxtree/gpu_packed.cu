@@ -22,6 +22,8 @@
 //    chains of at most 16 links: the camera image at 6000x4000 had longer ones, so gpu-opt's three
 //    passes ran after it, 1.25 ms of the 4.14 ms kernel, where Blin's flatten took 0.24 ms.
 // The zip stays ours (a validated CAS, packed_core::merge_step), not the seminar's atomicMin.
+//  - the two border merges in one grid (border_merge_kernel), so that the vertical one fills what
+//    the horizontal one's long climbs leave idle.
 // Everything else (compressed tiles written out, border merges with relaxed loads) is gpu-opt's.
 #include "maxtree/gpu_tile_engine.cuh"
 #include "maxtree/packed_core.hpp"
@@ -69,13 +71,14 @@ __global__ void __launch_bounds__(kTileW)
   if (inside) packed_core::write_column(s_f, s_w, g.nx, x0, y0, h, lx, par);
 }
 
-// gpu-opt's merges (its policy's Mem) grid-pruned on the tile borders too, the in-place flatten;
-// the build is the packed one.
+// gpu-opt's merges (its policy's Mem) grid-pruned on the tile borders too and in one grid, the
+// in-place flatten; the build is the packed one.
 struct PackedPolicy : GridPolicy {
   static constexpr bool kCompress = true;
   using Mem = RelaxedLoadAtomics;
   static constexpr bool kPruneBorders = true;
   static constexpr bool kInPlaceFlatten = true;
+  static constexpr bool kFusedBorderMerges = true;
 };
 
 template <class T, class I>

@@ -10,7 +10,8 @@
 //  3. vertical merge (NVTX "merge-vertical"): the same across each tile row's top border, for the
 //     edges the horizontal merge did not take (gpu_core.hpp's partition: each edge exactly once).
 // The merges are order independent (gpu_core.hpp), so the three steps end on gpu-naive's normal
-// form. The horizontal and vertical merges could run as one kernel; they are two to time them apart.
+// form. The horizontal and vertical merges are two kernels to time them apart, one grid in gpu-packed
+// (NVTX "merge-borders": border_merge_kernel).
 // Shared memory is only ever touched through atomics between the barriers of the tile build, except
 // by gpu-tile-1d's column trees: one thread a column, plain accesses, a barrier before the merges.
 #pragma once
@@ -85,31 +86,69 @@ inline BorderGrid border_grid(std::int64_t fast, std::int64_t slow, unsigned thr
     for (std::int64_t fast = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; fast < (n_fast);            \
          fast += std::int64_t(gridDim.x) * blockDim.x)
 
+// The merges of pixel (x, y) on a tile column's left border (x = k * kTileW, k >= 1) with its
+// neighbours across it; kPrune: skip the straight edge gpu_core::horizontal_border_prunes finds
+// implied (gpu-packed).
+template <class Mem, bool kPrune, class T, class I>
+__device__ void merge_across_column_border(const T* __restrict__ f, I* par, const Geom& g, std::int64_t x, std::int64_t y) {
+  gpu_core::for_each_horizontal_merge_edge(x, y, g.ny, g.conn, [&](std::int64_t nx, std::int64_t ny) {
+    if (kPrune && ny == y && gpu_core::horizontal_border_prunes(f, g.nx, x, y)) return;
+    gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
+  });
+}
+
+// The same for pixel (x, y) on a tile row's top border (y = k * kTileH, k >= 1), the edges the
+// horizontal merge does not take; kPrune: gpu_core::vertical_border_prunes.
+template <class Mem, bool kPrune, class T, class I>
+__device__ void merge_across_row_border(const T* __restrict__ f, I* par, const Geom& g, std::int64_t x, std::int64_t y) {
+  gpu_core::for_each_vertical_merge_edge(x, y, g.nx, g.conn, [&](std::int64_t nx, std::int64_t ny) {
+    if (kPrune && nx == x && gpu_core::vertical_border_prunes(f, g.nx, x, y)) return;
+    gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
+  });
+}
+
 // One thread per pixel of the tile columns' left borders x = k * kTileW, 1 <= k < tiles_x (grid:
-// border_grid(tiles_x - 1, rows)). kPrune: skip the straight edges gpu_core::horizontal_border_prunes
-// finds implied (gpu-packed).
+// border_grid(tiles_x - 1, rows)).
 template <class Mem, bool kPrune, class T, class I>
 __global__ void horizontal_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_x) {
-  REPIX_MAXTREE_FOR_EACH_2D(k, tiles_x - 1, y, g.ny) {
-    const std::int64_t x = (1 + k) * kTileW;
-    gpu_core::for_each_horizontal_merge_edge(x, y, g.ny, g.conn, [&](std::int64_t nx, std::int64_t ny) {
-      if (kPrune && ny == y && gpu_core::horizontal_border_prunes(f, g.nx, x, y)) return;
-      gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
-    });
-  }
+  REPIX_MAXTREE_FOR_EACH_2D(k, tiles_x - 1, y, g.ny) merge_across_column_border<Mem, kPrune>(f, par, g, (1 + k) * kTileW, y);
 }
 
 // One thread per pixel of the tile rows' top borders y = k * kTileH, 1 <= k < tiles_y (grid:
-// border_grid(columns, tiles_y - 1)). kPrune: skip the straight edges gpu_core::vertical_border_prunes
-// finds implied (gpu-packed).
+// border_grid(columns, tiles_y - 1)).
 template <class Mem, bool kPrune, class T, class I>
 __global__ void vertical_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_y) {
-  REPIX_MAXTREE_FOR_EACH_2D(x, g.nx, k, tiles_y - 1) {
-    const std::int64_t y = (1 + k) * kTileH;
-    gpu_core::for_each_vertical_merge_edge(x, y, g.nx, g.conn, [&](std::int64_t nx, std::int64_t ny) {
-      if (kPrune && nx == x && gpu_core::vertical_border_prunes(f, g.nx, x, y)) return;
-      gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
-    });
+  REPIX_MAXTREE_FOR_EACH_2D(x, g.nx, k, tiles_y - 1) merge_across_row_border<Mem, kPrune>(f, par, g, x, (1 + k) * kTileH);
+}
+
+// gpu-packed's border merges, both in one grid of 256-thread blocks: the first h.blocks take the
+// horizontal merge (each 32 borders by 8 rows), the others the vertical one (each 256 columns of one
+// row border). The merges give the same tree in any order and interleaving (gpu_core.hpp), so
+// nothing orders the two; one grid lets the vertical merge's blocks fill the SMs the horizontal
+// merge's long climbs leave idle: on the H100 at 6000x4000 (552a805) the horizontal kernel ran 0.70 ms
+// at 20 % achieved occupancy (1.4 waves of 372 k threads) beside the vertical kernel's 0.79 ms.
+struct FusedBorderGrid {
+  unsigned h_blocks_x = 0, h_blocks = 0, v_blocks_x = 0, blocks = 0;
+};
+inline FusedBorderGrid fused_border_grid(const Geom& g, std::int64_t tiles_x, std::int64_t tiles_y) {
+  const auto up = [](std::int64_t n, std::int64_t d) { return (n + d - 1) / d; };
+  const std::int64_t hx = up(tiles_x - 1, 32), h = hx * up(g.ny, 8), vx = up(g.nx, 256), v = tiles_y > 1 ? vx * (tiles_y - 1) : 0;
+  if (h + v > std::int64_t(0x7FFFFFFF)) throw Error("maxtree: the image has too many tile borders for one grid of border merges");
+  return {static_cast<unsigned>(hx), static_cast<unsigned>(h), static_cast<unsigned>(vx), static_cast<unsigned>(h + v)};
+}
+template <class Mem, bool kPrune, class T, class I>
+__global__ void __launch_bounds__(256)
+    border_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_x, FusedBorderGrid grid) {
+  const unsigned t = threadIdx.x;
+  if (blockIdx.x < grid.h_blocks) {
+    const std::int64_t k = std::int64_t(blockIdx.x % grid.h_blocks_x) * 32 + t % 32;
+    const std::int64_t y = std::int64_t(blockIdx.x / grid.h_blocks_x) * 8 + t / 32;
+    if (k < tiles_x - 1 && y < g.ny) merge_across_column_border<Mem, kPrune>(f, par, g, (1 + k) * kTileW, y);
+  } else {
+    const unsigned b = blockIdx.x - grid.h_blocks;
+    const std::int64_t x = std::int64_t(b % grid.v_blocks_x) * 256 + t;
+    const std::int64_t y = (1 + std::int64_t(b / grid.v_blocks_x)) * kTileH;
+    if (x < g.nx) merge_across_row_border<Mem, kPrune>(f, par, g, x, y);
   }
 }
 
@@ -124,6 +163,7 @@ struct SeminarPolicy {
   static constexpr int kWalkHops = 0;
   static constexpr bool kPruneBorders = false;  // gpu_core::{horizontal,vertical}_border_prunes in the merges
   static constexpr bool kInPlaceFlatten = false;  // the engine's in_place_flatten()
+  static constexpr bool kFusedBorderMerges = false;  // border_merge_kernel: both merges in one grid
 };
 
 // gpu-grid's policy: the seminar's, skipping each in-tile zip with the left neighbour that the pair
@@ -150,6 +190,14 @@ class TileBuild : public Engine<T, I> {
     REPIX_CUDA_LAUNCH();
   }
   void merge(const T* f, I* par, cudaStream_t s) override {
+    if (Policy::kFusedBorderMerges) {
+      const FusedBorderGrid grid = fused_border_grid(this->g_, tiles_x(), tiles_y());
+      if (grid.blocks == 0) return;  // one tile
+      nvtx::Range r("merge-borders");
+      border_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I><<<grid.blocks, 256, 0, s>>>(f, par, this->g_, tiles_x(), grid);
+      REPIX_CUDA_LAUNCH();
+      return;
+    }
     if (tiles_x() > 1) {
       nvtx::Range r("merge-horizontal");
       horizontal(f, par, s);

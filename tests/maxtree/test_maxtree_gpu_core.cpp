@@ -458,7 +458,28 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       t.horizontal.erase(std::remove_if(t.horizontal.begin(), t.horizontal.end(), across), t.horizontal.end());
       t.vertical.erase(std::remove_if(t.vertical.begin(), t.vertical.end(), down), t.vertical.end());
     }
-    if (how == Schedule::tiled_border || how == Schedule::tiled_border_small) {
+    if (how == Schedule::tiled_packed) {
+      // gpu-packed merges both borders' edges in one grid (border_merge_kernel): one shuffled list,
+      // merged edge by edge on even seeds, step by step interleaved on odd ones.
+      std::vector<std::pair<I, I>> borders = t.horizontal;
+      borders.insert(borders.end(), t.vertical.begin(), t.vertical.end());
+      t.vertical.clear();
+      std::shuffle(borders.begin(), borders.end(), rng);
+      if (seed % 2 == 0) {
+        for (const auto& [a, b] : borders) gpu_core::merge(f, par.data(), a, b, mem);
+      } else {
+        std::vector<std::pair<I, I>> pending;
+        std::size_t next = 0;
+        while (next < borders.size() || !pending.empty()) {
+          while (pending.size() < 64 && next < borders.size()) pending.push_back(borders[next++]);
+          const std::size_t k = std::uniform_int_distribution<std::size_t>(0, pending.size() - 1)(rng);
+          if (gpu_core::merge_step(f, par.data(), pending[k].first, pending[k].second, mem)) {
+            pending[k] = pending.back();
+            pending.pop_back();
+          }
+        }
+      }
+    } else if (how == Schedule::tiled_border || how == Schedule::tiled_border_small) {
       border_merges(f, par, img.shape(), connectivity, how == Schedule::tiled_border ? std::int32_t(1) << 20 : 40, rng);
     } else {
       std::shuffle(t.horizontal.begin(), t.horizontal.end(), rng);
