@@ -209,7 +209,7 @@ REPIX_HD void build_column_tree(const T* s_f, I* s_par, int lx, int h) {
 // vertical edge to the pixel above.
 REPIX_HD bool column_edge(int l, int ln) { return ln == l - kTileW; }
 
-// ---- gpu-opt's in-tile compression --------------------------------------------------------------------
+// ---- gpu-compressed's in-tile compression -------------------------------------------------------------
 // The end of p's same-level chain (its node's level root: the canonical pixel of the node as far as
 // `par` knows it), following at most max_hops links; `done` says whether it got there (else the
 // pixel returned is a same-level ancestor of p part way). Reads `par` only.
@@ -250,7 +250,7 @@ REPIX_HD I walked_normal_form(const T* f, const I* par, I p, int max_hops, bool&
 }
 
 // For pixel l of a finished tile tree (local indices; nothing writes s_par any more): its parent in
-// the compressed tree gpu-opt writes out, the same tree with every chain shortened: a pixel that is
+// the compressed tree gpu-compressed writes out, the same tree with every chain shortened: a pixel that is
 // not its node's level root points straight to it; a level root points to its parent's node's level
 // root (or to itself at the tile's root). Both are valid parents (gpu_core's order: same level and a
 // smaller index, or a lower level), so the merges and the flatten take the compressed tree as they
@@ -263,7 +263,7 @@ REPIX_HD I compressed_parent(const T* s_f, const I* s_par, I l) {
   return walked_normal_form(s_f, s_par, l, 1 << 30, done);
 }
 
-// ---- gpu-packed's flatten: the finished `par` to the normal form in place, one pass -----------------
+// ---- gpu-opt's flatten: the finished `par` to the normal form in place, one pass --------------------
 // Every pixel p at once: q = par[p]; par[p] = the level root of q's node (the end of q's same-level
 // chain). For a pixel that is not its node's level root q is in its node, so that is its canonical
 // pixel; for a level root, q is in its parent's node, so that is the parent node's canonical pixel;

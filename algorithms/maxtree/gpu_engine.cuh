@@ -5,7 +5,7 @@
 // make_gpu_variant<Build>(...). The per-thread logic lives in gpu_core.hpp (tested on the CPU).
 //
 // Device memory: three arrays of I per pixel (the tree, and two buffers of the flatten's pointer
-// jumping, the second of which ends holding the normal form; gpu-packed's flatten leaves it in the
+// jumping, the second of which ends holding the normal form; gpu-opt's flatten leaves it in the
 // tree's array) and one flag; out of memory is the
 // CudaOutOfMemory error of core/gpu.hpp, raised by setup(). The area opening (area_filter) reuses
 // the two arrays the normal form is not in (area, counts, then its own pointer jumping) and writes
@@ -63,7 +63,7 @@ struct DeviceAtomics {
 // DeviceAtomics with the loads as relaxed atomic loads (PTX ld.relaxed.gpu): still atomic loads
 // (never torn, never a value no store wrote), but a load instruction instead of a read-modify-write
 // through the atomic unit, which atomicOr(p, 0) is; the CAS steps validate what they saw as
-// before (gpu_core::merge_step). gpu-opt's.
+// before (gpu_core::merge_step). gpu-compressed's and the variants after it.
 struct RelaxedLoadAtomics : DeviceAtomics {
   __device__ __forceinline__ std::int32_t load(const std::int32_t* p) const {
     std::int32_t v;
@@ -103,9 +103,10 @@ __global__ void same_level_kernel(const T* __restrict__ f, const I* __restrict__
   REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) lr[p] = gpu_core::same_level_parent(f, par, static_cast<I>(p));
 }
 
-// gpu-opt's flatten pass 1 (gpu_core::same_level_end), one thread a pixel reading the finished tree
-// only: out[p] = the end of p's same-level chain as far as `hops` links reach; sets *unfinished when
-// some walk stopped there (the pointer-jumping rounds then finish those chains from where they stopped).
+// gpu-compressed's and gpu-packed's flatten pass 1 (gpu_core::same_level_end), one thread a pixel
+// reading the finished tree only: out[p] = the end of p's same-level chain as far as `hops` links
+// reach; sets *unfinished when some walk stopped there (the pointer-jumping rounds then finish those
+// chains from where they stopped).
 template <class T, class I>
 __global__ void walk_kernel(const T* __restrict__ f, const I* __restrict__ par, I* __restrict__ out, std::int64_t n, int hops,
                             unsigned* unfinished) {
@@ -118,7 +119,7 @@ __global__ void walk_kernel(const T* __restrict__ f, const I* __restrict__ par, 
   if (any) atomicOr(unfinished, 1u);
 }
 
-// gpu-packed's flatten: the normal form in place, every pixel at once (gpu_core::settle, where the
+// gpu-opt's flatten: the normal form in place, every pixel at once (gpu_core::settle, where the
 // concurrent walks are shown to end where a lone one would), with relaxed atomic loads and stores.
 template <class T, class I>
 __global__ void settle_kernel(const T* __restrict__ f, I* par, std::int64_t n) {
@@ -255,7 +256,7 @@ class Engine : public EngineBase {
     merge(f, par_.get(), s);
     merged_->record(s);
     nvtx::Range flatten("flatten");
-    if (in_place_flatten()) {  // gpu-packed: one pass, no host sync
+    if (in_place_flatten()) {  // gpu-opt: one pass, no host sync
       settle_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), n);
       REPIX_CUDA_LAUNCH();
       out_ = par_.get();
@@ -364,7 +365,7 @@ class Engine : public EngineBase {
   virtual void build(const T* f, I* par, cudaStream_t s) = 0;
   virtual void merge(const T*, I*, cudaStream_t) {}
   // > 0: the flatten starts with walk_kernel (chains followed up to this many links), for trees
-  // whose same-level chains are short (gpu-opt's compressed tiles); 0: pointer jumping from the
+  // whose same-level chains are short (gpu-compressed's tiles); 0: pointer jumping from the
   // first link (the seminar's flatten).
   virtual int walk_hops() const { return 0; }
   // true: the flatten is settle_kernel's one pass in place (walk_hops() is then not used).

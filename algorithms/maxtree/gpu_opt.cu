@@ -1,36 +1,33 @@
-// `gpu-opt`: gpu-grid plus what the H100 measurements of the seminar's steps pointed at
-// (results/nvidia-h100-80gb-hbm3/issue14-8aebcfe/: 6000x4000 camera, build 3.5 ms, border merges
-// 2.4 ms, flatten 2.7 ms):
-//  - each tile's tree is written compressed (gpu_core::compressed_parent): every pixel straight to
-//    its node's in-tile level root, each level root to its parent node's, so the border merges
-//    climb one link per node instead of the node's chain, and most same-level chains end in one link;
-//  - the flatten starts by walking each chain (walk_kernel, up to kWalkHops links) instead of
-//    log2(longest chain) + 1 pointer-jumping rounds with a host sync each; jump rounds only finish
-//    the chains the walk did not (plateaus spanning many tiles);
-//  - the merges' loads are relaxed atomic loads instead of atomicOr(p, 0) (RelaxedLoadAtomics).
-// Everything else (tiles, grid pruning, border merges, normal form, download) is gpu-grid's.
-#include "maxtree/gpu_tile_engine.cuh"
+// `gpu-opt`: the fastest max-tree here, gpu-packed with what the H100 profiles of gpu-packed beside
+// Blin et al.'s own code then pointed at (Nsight Compute, 6000x4000 camera 8-bit: results/
+// nvidia-h100-80gb-hbm3/issue14-{9fe8f91,78d7e70,e03e8ca}/maxtree-profile-kernels.txt):
+//  - the flatten in one pass, in place (gpu_core::settle: each pixel's parent replaced by the level
+//    root of its parent's node, as their flatten kernel does; gpu_core.hpp has why the concurrent
+//    walks cannot go wrong, and its accesses are relaxed atomics): gpu-packed's walk of at most 16
+//    links did not reach every chain's end on the camera image, so the jump passes ran after it,
+//    1.25 ms of its 4.14 ms kernel; in place 0.37 ms, the kernel 3.15 ms (78d7e70);
+//  - the two border merges in one grid (border_merge_kernel), so that the vertical one fills what
+//    the horizontal one's long climbs leave idle (it ran at 20 % achieved occupancy alone): merges
+//    1.5 -> 0.88 ms, the kernel 2.54 ms = 9.4 Gpx/s (e03e8ca; Blin's code 2.04 ms in the same process,
+//    and slower than this at 16 bits and at 1920x1080).
+// (Up to e03e8ca these were gpu-packed's, and gpu-compressed was called gpu-opt.)
+#include "maxtree/packed_engine.cuh"
 #include "maxtree/variants.hpp"
 
 namespace repix::maxtree::gpu {
 namespace {
 
-struct OptPolicy : GridPolicy {
-  static constexpr bool kCompress = true;
-  using Mem = RelaxedLoadAtomics;
-  // A pixel's chain after the compression: one link inside its tile, then one per tile border its
-  // node was merged across (fewer where the merges' halving shortened it). 16 covers every node
-  // that spans a few tiles in one pass; longer chains fall back to the jumps.
-  static constexpr int kWalkHops = 16;
+struct OptPolicy : PackedPolicy {
+  static constexpr bool kInPlaceFlatten = true;
+  static constexpr bool kFusedBorderMerges = true;
 };
 
 }  // namespace
 
 Variant gpu_opt_variant() {
-  return make_gpu_variant<TiledBuild<OptPolicy>::type>(
+  return make_gpu_variant<PackedTiles<OptPolicy>::type>(
       "gpu-opt", "beyond-seminar",
-      "gpu-grid with each tile's tree written compressed, relaxed atomic loads in the merges, and a flatten that "
-      "walks the short chains in one pass (pointer jumping only for what it leaves)");
+      "gpu-packed with the flatten in one pass in place and both border merges in one grid");
 }
 
 }  // namespace repix::maxtree::gpu

@@ -3,8 +3,8 @@
 // max-tree in one pass down its 16 pixels (gpu_core::build_column_tree: the chain of level roots is
 // the stack), then the threads zip only the edges across columns (left, and the diagonals with
 // 8-connectivity), the vertical zips being in the column trees already. Everything else (border
-// merges, flatten) is gpu-tile's. A sibling of gpu-grid (both change gpu-tile's build only); what
-// the H100 says of the pair decides whether gpu-opt takes the column trees.
+// merges, flatten) is gpu-tile's. A sibling of gpu-grid (both change gpu-tile's build only); the
+// later variants gpu-packed and gpu-opt take the column trees.
 #include "maxtree/gpu_tile_engine.cuh"
 #include "maxtree/variants.hpp"
 

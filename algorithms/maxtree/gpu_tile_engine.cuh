@@ -10,7 +10,7 @@
 //  3. vertical merge (NVTX "merge-vertical"): the same across each tile row's top border, for the
 //     edges the horizontal merge did not take (gpu_core.hpp's partition: each edge exactly once).
 // The merges are order independent (gpu_core.hpp), so the three steps end on gpu-naive's normal
-// form. The horizontal and vertical merges are two kernels to time them apart, one grid in gpu-packed
+// form. The horizontal and vertical merges are two kernels to time them apart, one grid in gpu-opt
 // (NVTX "merge-borders": border_merge_kernel).
 // Shared memory is only ever touched through atomics between the barriers of the tile build, except
 // by gpu-tile-1d's column trees: one thread a column, plain accesses, a barrier before the merges.
@@ -29,10 +29,11 @@ using gpu_core::kTileW;
 // false for every edge (gpu-tile); `kColumnTrees`: one thread a column first builds the column's
 // 1-D tree (gpu_core::build_column_tree) and the vertical in-tile zips are left out (gpu-tile-1d);
 // `kCompress`: write the tile's tree compressed
-// (gpu_core::compressed_parent, gpu-opt); `Mem`: the atomics of the merges; `kWalkHops`: the
+// (gpu_core::compressed_parent, gpu-compressed); `Mem`: the atomics of the merges; `kWalkHops`: the
 // engine's walk_hops(); `kPruneBorders`: the border merges skip the straight edges that
 // gpu_core::horizontal_border_prunes / vertical_border_prunes find implied (gpu-packed);
-// `kInPlaceFlatten`: the engine's flatten is gpu_core::settle's one pass in place (gpu-packed).
+// `kInPlaceFlatten`: the engine's flatten is gpu_core::settle's one pass in place (gpu-opt);
+// `kFusedBorderMerges`: both border merges in one grid, border_merge_kernel (gpu-opt).
 template <class Policy, class T, class I>
 __global__ void __launch_bounds__(kTileW * kTileH)
     tile_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
@@ -121,7 +122,7 @@ __global__ void vertical_merge_kernel(const T* __restrict__ f, I* par, Geom g, s
   REPIX_MAXTREE_FOR_EACH_2D(x, g.nx, k, tiles_y - 1) merge_across_row_border<Mem, kPrune>(f, par, g, x, (1 + k) * kTileH);
 }
 
-// gpu-packed's border merges, both in one grid of 256-thread blocks: the first h.blocks take the
+// gpu-opt's border merges, both in one grid of 256-thread blocks: the first h.blocks take the
 // horizontal merge (each 32 borders by 8 rows), the others the vertical one (each 256 columns of one
 // row border). The merges give the same tree in any order and interleaving (gpu_core.hpp), so
 // nothing orders the two; one grid lets the vertical merge's blocks fill the SMs the horizontal
@@ -173,6 +174,18 @@ struct GridPolicy : SeminarPolicy {
   __device__ static bool skip(const T* s_f, int l, int ln) {
     return gpu_core::grid_prunes(s_f, l, ln);
   }
+};
+
+// gpu-compressed's policy (gpu_compressed.cu has what each change bought), the base of gpu-packed's
+// and gpu-opt's: gpu-grid's with each tile's tree written compressed, relaxed atomic loads in the
+// merges, and the flatten's walk.
+struct CompressedPolicy : GridPolicy {
+  static constexpr bool kCompress = true;
+  using Mem = RelaxedLoadAtomics;
+  // A pixel's chain after the compression: one link inside its tile, then one per tile border its
+  // node was merged across (fewer where the merges' halving shortened it). 16 covers every node
+  // that spans a few tiles in one pass; longer chains fall back to the jumps.
+  static constexpr int kWalkHops = 16;
 };
 
 // The engine's build and merge steps for the tiled variants; TiledBuild<Policy>::type<T, I> is what

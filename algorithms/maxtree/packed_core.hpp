@@ -1,4 +1,4 @@
-// gpu-packed's tile tree (Blin et al.'s in-tile layout, as their published code keeps it): one
+// gpu-packed's and gpu-opt's tile tree (Blin et al.'s in-tile layout, as their published code keeps it): one
 // 32-bit word a pixel of the tile holding its parent's local index (low 16 bits: a tile has 1024
 // pixels) and its parent's level (high 16 bits: 8- and 16-bit images alike), so a step of the zip
 // reads a pixel's parent and the level that decides where to go next in one shared-memory load,
@@ -95,7 +95,7 @@ REPIX_HD int compressed_parent(const T* s_f, const Word* w, int l) {
   return q == l ? l : level_root(w, q, level_of(wl));
 }
 
-// The three phases of gpu-packed's tile build for the thread of tile column lx, between the
+// The three phases of the packed tile build for the thread of tile column lx, between the
 // kernel's two barriers (gpu_packed.cu), so the tests run the kernel's own code on the CPU: tile
 // origin (x0, y0) of an image of width nx, w x h pixels of the tile in the image, lx < w.
 // Phase 1: the column's levels from the image (a row of the tile: 64 consecutive pixels over the

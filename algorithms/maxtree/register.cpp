@@ -27,8 +27,9 @@ const std::vector<Variant>& variants() {
     v.push_back(gpu::gpu_tile_1d_variant());
     v.push_back(gpu::gpu_grid_variant());
     v.push_back(gpu::gpu_border_variant());
-    v.push_back(gpu::gpu_opt_variant());
+    v.push_back(gpu::gpu_compressed_variant());
     v.push_back(gpu::gpu_packed_variant());
+    v.push_back(gpu::gpu_opt_variant());
     return v;
   }();
   return all;

@@ -12,7 +12,8 @@ Variant gpu_tile_variant();   // gpu_tile.cu
 Variant gpu_tile_1d_variant();  // gpu_tile_1d.cu
 Variant gpu_grid_variant();   // gpu_grid.cu
 Variant gpu_border_variant();  // gpu_border.cu
-Variant gpu_opt_variant();    // gpu_opt.cu
+Variant gpu_compressed_variant();  // gpu_compressed.cu
 Variant gpu_packed_variant();  // gpu_packed.cu
+Variant gpu_opt_variant();     // gpu_opt.cu
 }  // namespace gpu
 }  // namespace repix::maxtree

@@ -60,7 +60,7 @@ std::vector<I> identity(std::int64_t n) {
 
 // The engine's flatten (gpu_engine.cuh), with the same cores and the same buffers per pass: with
 // walk_hops 0 the seminar's (same-level parents, then pointer jumping until a round changes
-// nothing), else gpu-opt's (chains walked up to walk_hops links; jump rounds only if one was longer).
+// nothing), else gpu-compressed's (chains walked up to walk_hops links; jump rounds only if one was longer).
 template <class T>
 UninitializedVector<I> flatten(const T* f, const std::vector<I>& par, int walk_hops = 0) {
   const I n = static_cast<I>(par.size());
@@ -88,7 +88,7 @@ UninitializedVector<I> flatten(const T* f, const std::vector<I>& par, int walk_h
   return out;
 }
 
-// gpu-packed's flatten (gpu_core::settle) on a copy of par, in place: the walks of all pixels in
+// gpu-opt's flatten (gpu_core::settle) on a copy of par, in place: the walks of all pixels in
 // raster order when seed is 0, else interleaved step by step at random (up to 256 walks under way,
 // each step one load or the final store), as concurrent threads could run them.
 template <class T>
@@ -329,7 +329,7 @@ enum class Schedule {
   tiled_column_trees,
   tiled_border,        // gpu-border: gpu-grid's tiles, the horizontal merges on border trees
   tiled_border_small,  // the same with compact trees of 40 nodes: most strips fall back
-  tiled_packed,        // gpu-packed: column trees, grid pruning, zips on packed words interleaved
+  tiled_packed,        // gpu-packed and gpu-opt: column trees, grid pruning, zips on packed words interleaved
 };
 
 template <class T>
@@ -363,7 +363,7 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
     // As gpu-tile runs: each tile in its own local arrays (levels, parents in local indices), its
     // edges merged in a random order, the tree written back in global indices; then the
     // horizontal merge's edges, then the vertical merge's, each in a random order. gpu-grid: the
-    // in-tile edges gpu_core::grid_prunes skips are left out; gpu-opt: those too, and each tile's
+    // in-tile edges gpu_core::grid_prunes skips are left out; gpu-compressed: those too, and each tile's
     // tree written compressed (gpu_core::compressed_parent); gpu-tile-1d: each column's 1-D tree
     // built first (gpu_core::build_column_tree), its vertical edges then left out; gpu-packed: the
     // column trees in packed words (packed_core), the pruned edges left out too, and the tile's zips
@@ -459,7 +459,7 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       t.vertical.erase(std::remove_if(t.vertical.begin(), t.vertical.end(), down), t.vertical.end());
     }
     if (how == Schedule::tiled_packed) {
-      // gpu-packed merges both borders' edges in one grid (border_merge_kernel): one shuffled list,
+      // gpu-opt merges both borders' edges in one grid (border_merge_kernel): one shuffled list,
       // merged edge by edge on even seeds, step by step interleaved on odd ones.
       std::vector<std::pair<I, I>> borders = t.horizontal;
       borders.insert(borders.end(), t.vertical.begin(), t.vertical.end());
@@ -515,10 +515,10 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
     const std::vector<I> par = build<T>(in.image, connectivity, how, seed);
     expect_ordered(in.image.data<T>(), par, what);
     EXPECT_EQ(flatten(in.image.data<T>(), par), want.parent.narrow) << what;
-    // gpu-opt's flatten: one link per walk (every longer chain left to the jumps), and 16.
+    // gpu-compressed's flatten: one link per walk (every longer chain left to the jumps), and 16.
     EXPECT_EQ(flatten(in.image.data<T>(), par, 1), want.parent.narrow) << what << ", walks of 1 link";
     EXPECT_EQ(flatten(in.image.data<T>(), par, 16), want.parent.narrow) << what << ", walks of 16 links";
-    // gpu-packed's flatten in place: the walks one after another, and interleaved at random.
+    // gpu-opt's flatten in place: the walks one after another, and interleaved at random.
     EXPECT_EQ(settle_in_place(in.image.data<T>(), par, 0), want.parent.narrow) << what << ", in place";
     EXPECT_EQ(settle_in_place(in.image.data<T>(), par, seed + 100), want.parent.narrow) << what << ", in place, interleaved";
   }

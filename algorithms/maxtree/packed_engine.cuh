@@ -1,0 +1,70 @@
+// gpu-packed's and gpu-opt's tile build (Blin et al.'s in-tile layout, read in their published code,
+// not copied): one block of 64 threads a 64x16 tile, one thread a column; its three phases are
+// packed_core.hpp's functions, which the CPU tests run as the kernel does. PackedTiles<Policy> is the
+// engine of a variant with this build and the merges and flatten its Policy (a CompressedPolicy
+// with kPruneBorders and the rest) asks for.
+#pragma once
+#include "maxtree/gpu_tile_engine.cuh"
+#include "maxtree/packed_core.hpp"
+
+namespace repix::maxtree::gpu {
+
+using packed_core::Word;
+
+// The tile words' atomics: block-scope relaxed loads from the shared window and the CAS.
+// gpu-compressed's tile build loads with ld.relaxed.gpu on the generic address, which sm_90 runs as
+// a generic LD.E.STRONG.GPU (the SASS of gpu_packed.cu at 66cbcc2 had 6 of them beside 39 LDS): the
+// shared-space, CTA-scope form is a plain LDS (checked on a test kernel with nvcc 13.0 -arch=sm_90)
+// and still a relaxed atomic load in the PTX memory model, so the zips' loads racing the CAS are no
+// data race; compute-sanitizer racecheck, which sees only the LDS, found no hazard in them on the
+// H100 (9fe8f91 to e03e8ca).
+struct SharedWordAtomics {
+  __device__ __forceinline__ Word load(const Word* p) const {
+    Word v;
+    const unsigned shared_address = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    asm volatile("ld.relaxed.cta.shared.b32 %0, [%1];" : "=r"(v) : "r"(shared_address) : "memory");
+    return v;
+  }
+  __device__ __forceinline__ bool cas(Word* p, Word expected, Word desired) const {
+    return atomicCAS(p, expected, desired) == expected;
+  }
+};
+
+// One block of kTileW threads per tile (1-D grid of tiles, row-major: tiles_x per row); thread lx
+// owns tile column lx. Columns outside the image (the last tiles) take part in the barriers only.
+template <class T, class I>
+__global__ void __launch_bounds__(kTileW)
+    packed_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
+  __shared__ T s_f[kTileW * kTileH];
+  __shared__ Word s_w[kTileW * kTileH];
+  const std::int64_t x0 = (blockIdx.x % tiles_x) * kTileW, y0 = (blockIdx.x / tiles_x) * kTileH;
+  const int w = static_cast<int>(min(std::int64_t(kTileW), g.nx - x0));
+  const int h = static_cast<int>(min(std::int64_t(kTileH), g.ny - y0));
+  const int lx = threadIdx.x;
+  const bool inside = lx < w;
+  if (inside) packed_core::load_column(f, g.nx, x0, y0, h, lx, s_f, s_w);
+  __syncthreads();  // every column's levels and tree in place (plain stores) before the zips read them
+  if (inside) packed_core::zip_column(s_f, s_w, h, g.conn, lx, SharedWordAtomics{});
+  __syncthreads();  // every zip of the tile done before its tree is read (plain loads from here)
+  if (inside) packed_core::write_column(s_f, s_w, g.nx, x0, y0, h, lx, par);
+}
+
+template <class Policy>
+struct PackedTiles {
+  template <class T, class I>
+  class type final : public TileBuild<Policy, T, I> {
+   protected:
+    void build(const T* f, I* par, cudaStream_t s) override {
+      this->tiles_ = this->tiles_x() * this->tiles_y();
+      packed_build_kernel<T, I><<<static_cast<unsigned>(this->tiles_), kTileW, 0, s>>>(f, par, this->g_, this->tiles_x());
+      REPIX_CUDA_LAUNCH();
+    }
+  };
+};
+
+// gpu-packed's policy: gpu-compressed's, the border merges grid-pruned too.
+struct PackedPolicy : CompressedPolicy {
+  static constexpr bool kPruneBorders = true;
+};
+
+}  // namespace repix::maxtree::gpu
