@@ -92,6 +92,14 @@ class Base : public FamilyOf<V> {
     j["connectivity"] = o.connectivity;
     return j;
   }
+  // A kernel case's step times from its last timed run (the plan's stats after the samples), not
+  // from the verifying run that extra() sees, which is the variant's first on the input: cold, its
+  // steps summed to 112-126 % of the kernel median in the seminar tables of 552a805 and 0e9661b.
+  void kernel_extra(nlohmann::json& extra, const Result& timed, const typename Family_::Plan&,
+                    const Options&) const override {
+    const nlohmann::json steps = maxtree_common::stats_json(timed.stats);
+    for (const auto& [field, value] : steps.items()) extra[field] = value;
+  }
   // scikit-image's peers (baselines/peers.py: max_tree, area_opening), whose rules follow.
   static bool is_skimage(const peers::Peer& p) { return p.id.rfind("skimage-", 0) == 0; }
   // scikit-image's max_tree, and so its area_opening, builds wrong trees for images with a side

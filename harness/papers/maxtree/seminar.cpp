@@ -206,8 +206,8 @@ std::string maxtree_seminar(const json& paper, const std::vector<report::Report>
   // ---- every variant on every input ----
   json variants = json::array();
   md << "\n## Every variant on every input\n\nfps: frames of that size per second; vs omp: omp end to end over the "
-        "variant (kernel scope for GPU variants); steps: the CUDA-event (GPU) or host-clock (CPU) phase times "
-        "in ms and their share of the kernel.\n";
+        "variant (kernel scope for GPU variants); steps: the CUDA-event (GPU: of the last timed kernel run) or "
+        "host-clock (CPU: of the verifying run) phase times in ms and their share of the kernel.\n";
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     md << "\n### " << inputs[k].label() << "\n\n"
        << "| variant | kernel ms | Gpx/s | fps | end to end ms | fps | vs omp | build ms | merges ms | flatten ms |\n"
