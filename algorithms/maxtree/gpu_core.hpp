@@ -174,6 +174,58 @@ REPIX_HD bool vertical_border_prunes(const T* f, std::int64_t w, std::int64_t x,
   return f[p - 1] >= below && f[p - w - 1] >= below;
 }
 
+// The zips gpu-packed and gpu-opt make for border pixel (x, y), fn(p, q) in global indices, on an
+// image of width w. Across a tile column border (x = k * kTileW, k >= 1):
+//  - 4-connectivity: the straight edge unless horizontal_border_prunes finds it implied;
+//  - 8-connectivity, y a tile's first row: the straight edge (x - 1, y) - (x, y) only;
+//  - 8-connectivity, below: one zip for the 2x2 block of rows y - 1, y and columns x - 1, x, between
+//    the higher pixel of each column pair, left out when both are in row y - 1 (packed_core::
+//    for_each_tile_zip has why a block's clique is implied by that zip; here its column pairs'
+//    vertical edges are inside a tile, in the column trees). It covers the straight edge and the
+//    diagonals (x - 1, y - 1) - (x, y) and (x - 1, y) - (x, y - 1).
+// Across a tile row border (y = k * kTileH, k >= 1):
+//  - 4-connectivity: the straight edge unless vertical_border_prunes finds it implied;
+//  - 8-connectivity, x = 0: the straight edge (0, y - 1) - (0, y) only;
+//  - 8-connectivity, x > 0: the same block rule with the roles turned: the block of rows y - 1, y and
+//    columns x - 1, x, its row pairs joined by their horizontal edges, one zip between the higher
+//    pixel of each row pair, left out when both are in column x - 1 (the block at x - 1 has it).
+//    It covers the straight edge and both diagonals of the block, whether x is on a column border
+//    or not, so the 8-connected diagonals across both borders at once are this rule's.
+// What the blocks lean on: the horizontal-border blocks on vertical edges inside a tile (column
+// trees: zipped, never pruned); the row-border blocks on horizontal edges of rows y - 1 and y,
+// which are zipped or implied inside a tile (for_each_tile_zip) or on a column border (this
+// function's first rules), never through a row-border edge. So no argument leans on itself.
+template <class T, class Fn>
+REPIX_HD void for_each_column_border_zip(const T* f, std::int64_t w, int connectivity, std::int64_t x, std::int64_t y, Fn&& fn) {
+  const std::int64_t p = y * w + x;
+  if (connectivity == 4) {
+    if (!horizontal_border_prunes(f, w, x, y)) fn(p, p - 1);
+    return;
+  }
+  if (y % kTileH == 0) {
+    fn(p, p - 1);
+    return;
+  }
+  const std::int64_t m = f[p] > f[p - w] ? p : p - w;  // the higher of column x's pair
+  const std::int64_t M = f[p - 1] > f[p - 1 - w] ? p - 1 : p - 1 - w;  // and of column x - 1's
+  if (m == p || M == p - 1) fn(m, M);
+}
+template <class T, class Fn>
+REPIX_HD void for_each_row_border_zip(const T* f, std::int64_t w, int connectivity, std::int64_t x, std::int64_t y, Fn&& fn) {
+  const std::int64_t p = y * w + x;
+  if (connectivity == 4) {
+    if (!vertical_border_prunes(f, w, x, y)) fn(p, p - w);
+    return;
+  }
+  if (x == 0) {
+    fn(p, p - w);
+    return;
+  }
+  const std::int64_t m = f[p] > f[p - 1] ? p : p - 1;  // the higher of row y's pair
+  const std::int64_t M = f[p - w] > f[p - w - 1] ? p - w : p - w - 1;  // and of row y - 1's
+  if (m == p || M == p - w) fn(m, M);
+}
+
 // ---- gpu-tile-1d's column trees (Blin et al.'s step 2, after Menotti et al.'s 1-D component tree) -----
 // The max-tree of tile column lx (rows 0..h-1, local indices l = ly * kTileW + lx) built by one
 // thread in one pass down the column, with no stack of its own: the chain of level roots from the

@@ -30,8 +30,8 @@ using gpu_core::kTileW;
 // 1-D tree (gpu_core::build_column_tree) and the vertical in-tile zips are left out (gpu-tile-1d);
 // `kCompress`: write the tile's tree compressed
 // (gpu_core::compressed_parent, gpu-compressed); `Mem`: the atomics of the merges; `kWalkHops`: the
-// engine's walk_hops(); `kPruneBorders`: the border merges skip the straight edges that
-// gpu_core::horizontal_border_prunes / vertical_border_prunes find implied (gpu-packed);
+// engine's walk_hops(); `kPruneBorders`: the border merges zip only what
+// gpu_core::for_each_column_border_zip / for_each_row_border_zip leave (gpu-packed, gpu-opt);
 // `kInPlaceFlatten`: the engine's flatten is gpu_core::settle's one pass in place (gpu-opt);
 // `kFusedBorderMerges`: both border merges in one grid, border_merge_kernel (gpu-opt).
 template <class Policy, class T, class I>
@@ -88,24 +88,31 @@ inline BorderGrid border_grid(std::int64_t fast, std::int64_t slow, unsigned thr
          fast += std::int64_t(gridDim.x) * blockDim.x)
 
 // The merges of pixel (x, y) on a tile column's left border (x = k * kTileW, k >= 1) with its
-// neighbours across it; kPrune: skip the straight edge gpu_core::horizontal_border_prunes finds
-// implied (gpu-packed).
+// neighbours across it (gpu_core::for_each_horizontal_merge_edge); kPrune: only the zips
+// gpu_core::for_each_column_border_zip leaves (gpu-packed, gpu-opt).
 template <class Mem, bool kPrune, class T, class I>
 __device__ void merge_across_column_border(const T* __restrict__ f, I* par, const Geom& g, std::int64_t x, std::int64_t y) {
-  gpu_core::for_each_horizontal_merge_edge(x, y, g.ny, g.conn, [&](std::int64_t nx, std::int64_t ny) {
-    if (kPrune && ny == y && gpu_core::horizontal_border_prunes(f, g.nx, x, y)) return;
-    gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
-  });
+  const auto zip = [&](std::int64_t p, std::int64_t q) { gpu_core::merge(f, par, static_cast<I>(p), static_cast<I>(q), Mem{}); };
+  if (kPrune) {
+    gpu_core::for_each_column_border_zip(f, g.nx, g.conn, x, y, zip);
+    return;
+  }
+  gpu_core::for_each_horizontal_merge_edge(x, y, g.ny, g.conn,
+                                           [&](std::int64_t nx, std::int64_t ny) { zip(y * g.nx + x, ny * g.nx + nx); });
 }
 
 // The same for pixel (x, y) on a tile row's top border (y = k * kTileH, k >= 1), the edges the
-// horizontal merge does not take; kPrune: gpu_core::vertical_border_prunes.
+// horizontal merge does not take (gpu_core::for_each_vertical_merge_edge); kPrune: only the zips
+// gpu_core::for_each_row_border_zip leaves.
 template <class Mem, bool kPrune, class T, class I>
 __device__ void merge_across_row_border(const T* __restrict__ f, I* par, const Geom& g, std::int64_t x, std::int64_t y) {
-  gpu_core::for_each_vertical_merge_edge(x, y, g.nx, g.conn, [&](std::int64_t nx, std::int64_t ny) {
-    if (kPrune && nx == x && gpu_core::vertical_border_prunes(f, g.nx, x, y)) return;
-    gpu_core::merge(f, par, static_cast<I>(y * g.nx + x), static_cast<I>(ny * g.nx + nx), Mem{});
-  });
+  const auto zip = [&](std::int64_t p, std::int64_t q) { gpu_core::merge(f, par, static_cast<I>(p), static_cast<I>(q), Mem{}); };
+  if (kPrune) {
+    gpu_core::for_each_row_border_zip(f, g.nx, g.conn, x, y, zip);
+    return;
+  }
+  gpu_core::for_each_vertical_merge_edge(x, y, g.nx, g.conn,
+                                         [&](std::int64_t nx, std::int64_t ny) { zip(y * g.nx + x, ny * g.nx + nx); });
 }
 
 // One thread per pixel of the tile columns' left borders x = k * kTileW, 1 <= k < tiles_x (grid:

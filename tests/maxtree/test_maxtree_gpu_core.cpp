@@ -448,15 +448,19 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         if (x < W && y < img.shape().ny) par[y * W + x] = gpu_core::tile_to_global<I>(local, x0, y0, W);
       }
     }
-    if (how == Schedule::tiled_packed) {  // gpu-packed's border merges skip the implied straight edges
-      auto across = [&](const std::pair<I, I>& e) {  // diagonals are never pruned
-        return e.second == e.first - 1 && gpu_core::horizontal_border_prunes(f, W, e.first % W, e.first / W);
+    if (how == Schedule::tiled_packed) {  // gpu-packed's and gpu-opt's border zips, as the kernels make them
+      const std::int64_t H = img.shape().ny;
+      const std::int64_t tiles_x = (W + kTileW - 1) / kTileW, tiles_y = (H + kTileH - 1) / kTileH;
+      auto keep = [](std::vector<std::pair<I, I>>& list) {
+        return [&list](std::int64_t p, std::int64_t q) { list.emplace_back(static_cast<I>(p), static_cast<I>(q)); };
       };
-      auto down = [&](const std::pair<I, I>& e) {
-        return e.second == e.first - W && gpu_core::vertical_border_prunes(f, W, e.first % W, e.first / W);
-      };
-      t.horizontal.erase(std::remove_if(t.horizontal.begin(), t.horizontal.end(), across), t.horizontal.end());
-      t.vertical.erase(std::remove_if(t.vertical.begin(), t.vertical.end(), down), t.vertical.end());
+      t.horizontal.clear();
+      t.vertical.clear();
+      for (std::int64_t y = 0; y < H; ++y)
+        for (std::int64_t k = 1; k < tiles_x; ++k)
+          gpu_core::for_each_column_border_zip(f, W, connectivity, k * kTileW, y, keep(t.horizontal));
+      for (std::int64_t k = 1; k < tiles_y; ++k)
+        for (std::int64_t x = 0; x < W; ++x) gpu_core::for_each_row_border_zip(f, W, connectivity, x, k * kTileH, keep(t.vertical));
     }
     if (how == Schedule::tiled_packed) {
       // gpu-opt merges both borders' edges in one grid (border_merge_kernel): one shuffled list,
