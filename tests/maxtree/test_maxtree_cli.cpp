@@ -9,6 +9,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "core/gpu.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/cli_test_util.hpp"
@@ -49,6 +50,30 @@ TEST_F(MaxtreeCli, ParentImageFileEqualsSeq) {
     EXPECT_EQ(j.at("nodes").get<std::int64_t>(), maxtree::count_nodes(img, want.parent));
     EXPECT_EQ(j.at("index_dtype"), "int32");
   }
+}
+
+// Without --variant both commands run the fastest exact variant the machine has: gpu-opt with a GPU,
+// omp without; --json says which, and the output is still seq's.
+TEST_F(MaxtreeCli, DefaultVariantIsGpuOptWithAGpuElseOmp) {
+  const std::string expected = gpu_available() ? "gpu-opt" : "omp";
+  const HostImage img = datasets::generate(datasets::Spec::parse("texture:150x40:name=grass"));
+  maxtree::Options o;
+  const CliResult r = run("run maxtree --input texture:150x40:name=grass --output " + path("d.npy") + " --json " + path("d.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(path("d.json"))).at("variant"), expected);
+  const maxtree::Result want = maxtree::find_variant("seq").run(img, o);
+  const std::string data = npy_data(path("d.npy"), "<i4", "(40, 150)");
+  ASSERT_EQ(data.size(), want.parent.narrow.size() * 4);
+  EXPECT_EQ(std::memcmp(data.data(), want.parent.narrow.data(), data.size()), 0);
+  const CliResult a = run("run area-opening --input texture:150x40:name=grass --area 20 --output " + path("a.npy") +
+                          " --json " + path("a.json"));
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(path("a.json"))).at("variant"), expected);
+  o.area = 20;
+  const maxtree::AreaResult want_area = maxtree::find_area_variant("seq").run(img, o);
+  const std::string area = npy_data(path("a.npy"), "|u1", "(40, 150)");
+  ASSERT_EQ(area.size(), want_area.image.bytes());
+  EXPECT_EQ(std::memcmp(area.data(), want_area.image.raw(), area.size()), 0);
 }
 
 TEST_F(MaxtreeCli, AreaOpeningFileHasTheInputDtypeAndEqualsSeq) {

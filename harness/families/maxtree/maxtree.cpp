@@ -2,6 +2,7 @@
 // dataset; the reference is seq; every variant's parent image must equal it exactly (the normal
 // form of algorithms/maxtree/maxtree.hpp is unique).
 #include "core/atomic_file.hpp"
+#include "core/gpu.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/families/maxtree/common.hpp"
@@ -75,7 +76,8 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
   int run_command(const cli::Args& a, const Options& opt) const override {
     const std::string input = a.need("input"), output = a.get("output"), json_out = a.get("json");
     if (output.empty() && json_out.empty()) throw cli::UsageError("run maxtree needs --output and/or --json");
-    const Variant& v = find_variant(a.get("variant", "omp"));
+    // No --variant: the fastest exact one the machine runs (gpu-opt with a GPU, omp without).
+    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
     const HostImage img = load_checked(input, opt);
     const Result r = v.run(img, opt);
     if (!output.empty()) {
