@@ -113,7 +113,7 @@ REPIX_HD void load_column(const T* f, std::int64_t nx, std::int64_t x0, std::int
 //  - 4-connectivity: the edge to the left neighbour unless gpu_core::grid_prunes finds it implied;
 //  - 8-connectivity, row 0: the edge to the left neighbour;
 //  - 8-connectivity, below row 0, one zip for the 2x2 block of columns lx - 1, lx and rows ly - 1,
-//    ly (Blin et al.'s published tile kernel prunes the same way): between the higher pixel of
+//    ly (as Blin et al.'s published border-merge kernels do): between the higher pixel of
 //    each column pair (m of {l, l - kTileW}, M of {l - 1, l - 1 - kTileW}), left out when both are
 //    in row ly - 1. Why it is enough: in 8-connectivity the block is a clique; at any level v, the
 //    pixels >= v of one column pair are joined through their vertical edge (both >= v) or are one
