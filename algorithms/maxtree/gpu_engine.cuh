@@ -260,8 +260,6 @@ class Engine : public EngineBase {
       settle_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), n);
       REPIX_CUDA_LAUNCH();
       out_ = par_.get();
-      spare_ = a_.get();
-      free_ = b_.get();
     } else {
       I* cur = a_.get();
       I* next = b_.get();
@@ -282,8 +280,6 @@ class Engine : public EngineBase {
         std::swap(cur, next);
       }
       out_ = next;  // the buffer `cur` is not: written by the last pass
-      spare_ = cur;
-      free_ = par_.get();  // the tree is not needed once out_ holds the normal form
       normal_form_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), cur, out_, n);
       REPIX_CUDA_LAUNCH();
     }
@@ -300,8 +296,7 @@ class Engine : public EngineBase {
     const T* f = static_cast<const T*>(image);
     const std::int64_t n = g_.n();
     const auto bytes = static_cast<std::size_t>(n) * sizeof(I);
-    I* area = free_;
-    I* pending = spare_;
+    const auto [area, pending] = spare_arrays();
     nvtx::Range r("area-filter");
     REPIX_CUDA(cudaMemsetAsync(area, 0, bytes, s));
     REPIX_CUDA(cudaMemsetAsync(pending, 0, bytes, s));
@@ -311,8 +306,8 @@ class Engine : public EngineBase {
     REPIX_CUDA_LAUNCH();
     accumulate_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, out_, area, pending, n);
     REPIX_CUDA_LAUNCH();
-    I* cur = spare_;  // the counts are spent: the links go there, the jumps between it and area's array
-    I* next = free_;
+    I* cur = pending;  // the counts are spent: the links go there, the jumps between it and area's array
+    I* next = area;
     filter_link_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, out_, area, cur, n, min_area);
     REPIX_CUDA_LAUNCH();
     for (bool changed = true; changed;) {
@@ -382,6 +377,16 @@ class Engine : public EngineBase {
   std::int64_t tiles_ = 0;  // set by variants that build tiles
 
  private:
+  // The two arrays of the three that do not hold the normal form (once compute() has run, the
+  // tree is not needed any more): the area filter's scratch.
+  std::pair<I*, I*> spare_arrays() const {
+    I* const all[3] = {par_.get(), a_.get(), b_.get()};
+    std::pair<I*, I*> two{nullptr, nullptr};
+    for (I* buffer : all)
+      if (buffer != out_) (two.first ? two.second : two.first) = buffer;
+    return two;
+  }
+
   // One pass of a kernel that sets flag_ (launch() enqueues it on s): the flag cleared before, read
   // back after (a host sync).
   template <class Launch>
@@ -400,9 +405,7 @@ class Engine : public EngineBase {
 
   DeviceBuffer<I> par_, a_, b_;
   DeviceBuffer<unsigned> flag_;
-  I* out_ = nullptr;
-  I* spare_ = nullptr;  // buffers that do not hold the normal form: the area filter's scratch
-  I* free_ = nullptr;
+  I* out_ = nullptr;  // the array of the three holding the normal form after compute()
   std::unique_ptr<CudaEvent> start_, built_, merged_, done_, filtered_;
   bool computed_ = false;
   bool area_filtered_ = false;  // area_filter() ran after the last compute()

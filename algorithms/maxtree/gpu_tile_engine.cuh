@@ -64,29 +64,6 @@ __global__ void __launch_bounds__(kTileW * kTileH)
   par[gp] = gpu_core::tile_to_global<I>(local, x0, y0, g.nx);
 }
 
-// The border merges' grids are 2-D (border, row) and (column, border), grid-stride in both, with no
-// 64-bit division of a flat index in every thread as the 1-D form had. Measured on the H100 at
-// 6000x4000 (ncu, 9fe8f91 -> 78d7e70), that division was not what made gpu-packed's merges twice as
-// long as Blin's: horizontal 683 -> 674 us, vertical 790 -> 785 us, about 130 instructions a thread
-// before and after, where Blin's execute about 60 (each of our steps re-tests the order and
-// reloads both levels; see gpu_core::merge_step for why carrying them did not help).
-struct BorderGrid {
-  dim3 blocks, threads;
-};
-// gridDim.y is at most 65535: the kernels stride over what it does not cover.
-inline BorderGrid border_grid(std::int64_t fast, std::int64_t slow, unsigned threads_fast, unsigned threads_slow) {
-  const auto cover = [](std::int64_t n, unsigned t, std::int64_t cap) {
-    return static_cast<unsigned>(std::clamp<std::int64_t>((n + t - 1) / t, 1, cap));
-  };
-  return {dim3(cover(fast, threads_fast, std::int64_t(1) << 20), cover(slow, threads_slow, 65535)),
-          dim3(threads_fast, threads_slow)};
-}
-#define REPIX_MAXTREE_FOR_EACH_2D(fast, n_fast, slow, n_slow)                                                   \
-  for (std::int64_t slow = blockIdx.y * std::int64_t(blockDim.y) + threadIdx.y; slow < (n_slow);              \
-       slow += std::int64_t(gridDim.y) * blockDim.y)                                                             \
-    for (std::int64_t fast = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; fast < (n_fast);            \
-         fast += std::int64_t(gridDim.x) * blockDim.x)
-
 // The merges of pixel (x, y) on a tile column's left border (x = k * kTileW, k >= 1) with its
 // neighbours across it (gpu_core::for_each_horizontal_merge_edge); kPrune: only the zips
 // gpu_core::for_each_column_border_zip leaves (gpu-packed, gpu-opt).
@@ -115,18 +92,22 @@ __device__ void merge_across_row_border(const T* __restrict__ f, I* par, const G
                                          [&](std::int64_t nx, std::int64_t ny) { zip(y * g.nx + x, ny * g.nx + nx); });
 }
 
-// One thread per pixel of the tile columns' left borders x = k * kTileW, 1 <= k < tiles_x (grid:
-// border_grid(tiles_x - 1, rows)).
+// One thread per pixel of the tile columns' left borders x = k * kTileW, 1 <= k < tiles_x. (A 2-D
+// grid without this flat index's 64-bit division and modulo in every thread measured the same on the
+// H100 at 6000x4000: 683 -> 674 us here, 790 -> 785 us in the vertical merge, 9fe8f91 -> 78d7e70; the
+// merges' ~130 instructions a thread, twice Blin's, are in the zip's steps: gpu_core::merge_step.)
 template <class Mem, bool kPrune, class T, class I>
 __global__ void horizontal_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_x) {
-  REPIX_MAXTREE_FOR_EACH_2D(k, tiles_x - 1, y, g.ny) merge_across_column_border<Mem, kPrune>(f, par, g, (1 + k) * kTileW, y);
+  const std::int64_t borders = tiles_x - 1;
+  REPIX_MAXTREE_FOR_EACH_PIXEL(i, borders * g.ny)
+  merge_across_column_border<Mem, kPrune>(f, par, g, (1 + i % borders) * kTileW, i / borders);
 }
 
-// One thread per pixel of the tile rows' top borders y = k * kTileH, 1 <= k < tiles_y (grid:
-// border_grid(columns, tiles_y - 1)).
+// One thread per pixel of the tile rows' top borders y = k * kTileH, 1 <= k < tiles_y.
 template <class Mem, bool kPrune, class T, class I>
 __global__ void vertical_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_y) {
-  REPIX_MAXTREE_FOR_EACH_2D(x, g.nx, k, tiles_y - 1) merge_across_row_border<Mem, kPrune>(f, par, g, x, (1 + k) * kTileH);
+  REPIX_MAXTREE_FOR_EACH_PIXEL(i, (tiles_y - 1) * g.nx)
+  merge_across_row_border<Mem, kPrune>(f, par, g, i % g.nx, (1 + i / g.nx) * kTileH);
 }
 
 // gpu-opt's border merges, both in one grid of 256-thread blocks: the first h.blocks take the
@@ -169,7 +150,7 @@ struct SeminarPolicy {
   static constexpr bool kCompress = false;
   using Mem = DeviceAtomics;
   static constexpr int kWalkHops = 0;
-  static constexpr bool kPruneBorders = false;  // gpu_core::{horizontal,vertical}_border_prunes in the merges
+  static constexpr bool kPruneBorders = false;  // the merges zip gpu_core::for_each_{column,row}_border_zip's
   static constexpr bool kInPlaceFlatten = false;  // the engine's in_place_flatten()
   static constexpr bool kFusedBorderMerges = false;  // border_merge_kernel: both merges in one grid
 };
@@ -224,16 +205,15 @@ class TileBuild : public Engine<T, I> {
     }
     if (tiles_y() > 1) {
       nvtx::Range r("merge-vertical");
-      const BorderGrid grid = border_grid(this->g_.nx, tiles_y() - 1, kThreads, 1);
-      vertical_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I><<<grid.blocks, grid.threads, 0, s>>>(f, par, this->g_, tiles_y());
+      vertical_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I>
+          <<<blocks_for((tiles_y() - 1) * this->g_.nx), kThreads, 0, s>>>(f, par, this->g_, tiles_y());
       REPIX_CUDA_LAUNCH();
     }
   }
   // The merges across the tile column borders (tiles_x() > 1).
   virtual void horizontal(const T* f, I* par, cudaStream_t s) {
-    // 32 borders by 8 rows a block: a 6000-wide image has 93 borders, three warps' worth.
-    const BorderGrid grid = border_grid(tiles_x() - 1, this->g_.ny, 32, 8);
-    horizontal_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I><<<grid.blocks, grid.threads, 0, s>>>(f, par, this->g_, tiles_x());
+    horizontal_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I>
+        <<<blocks_for((tiles_x() - 1) * this->g_.ny), kThreads, 0, s>>>(f, par, this->g_, tiles_x());
     REPIX_CUDA_LAUNCH();
   }
   int walk_hops() const override { return Policy::kWalkHops; }

@@ -96,7 +96,7 @@ REPIX_HD int compressed_parent(const T* s_f, const Word* w, int l) {
 }
 
 // The three phases of the packed tile build for the thread of tile column lx, between the
-// kernel's two barriers (gpu_packed.cu), so the tests run the kernel's own code on the CPU: tile
+// kernel's two barriers (packed_engine.cuh), so the tests run the kernel's own code on the CPU: tile
 // origin (x0, y0) of an image of width nx, w x h pixels of the tile in the image, lx < w.
 // Phase 1: the column's levels from the image (a row of the tile: 64 consecutive pixels over the
 // block's threads), its 1-D tree, packed.
