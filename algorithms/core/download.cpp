@@ -23,6 +23,8 @@ Staging& staging() {
   return *s;
 }
 
+}  // namespace
+
 bool is_pinned(const void* host) {
   cudaPointerAttributes a{};
   if (cudaPointerGetAttributes(&a, host) != cudaSuccess) {
@@ -31,8 +33,6 @@ bool is_pinned(const void* host) {
   }
   return a.type == cudaMemoryTypeHost;
 }
-
-}  // namespace
 
 void download(void* host, const void* device, std::size_t bytes, cudaStream_t stream) {
   if (bytes < kDownloadDirectBelow || is_pinned(host)) {

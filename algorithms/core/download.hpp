@@ -34,6 +34,10 @@ constexpr std::size_t kDownloadDirectBelow = std::size_t(32) << 20;
 // uses the shared staging buffers).
 void download(void* host, const void* device, std::size_t bytes, cudaStream_t stream);
 
+// True when `host` is page-locked memory the CUDA runtime knows (cudaHostAlloc, cudaHostRegister):
+// a device-to-host copy into it is one DMA, with no staging.
+bool is_pinned(const void* host);
+
 // Takes the first-touch page faults of fresh host memory now, in parallel (a write to each 4 KB
 // page; the contents are then unspecified): for an output that a later download() fills, called
 // from a host thread while the GPU computes, so the download's host copy finds its pages mapped.

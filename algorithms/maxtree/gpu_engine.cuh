@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <future>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -26,6 +25,7 @@
 #include "core/error.hpp"
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
+#include "core/pinned_pool.hpp"
 #include "core/reuse_cache.hpp"
 #include "maxtree/area_core.hpp"
 #include "maxtree/gpu_core.hpp"
@@ -119,11 +119,14 @@ __global__ void walk_kernel(const T* __restrict__ f, const I* __restrict__ par, 
   if (any) atomicOr(unfinished, 1u);
 }
 
-// gpu-opt's flatten: the normal form in place, every pixel at once (gpu_core::settle, where the
-// concurrent walks are shown to end where a lone one would), with relaxed atomic loads and stores.
+// gpu-opt's flatten: the normal form in place, the pixels [begin, end) at once (gpu_core::settle,
+// where the concurrent walks are shown to end where a lone one would), with relaxed atomic loads
+// and stores. A walk writes only its own pixel's entry, once, its final value: the entries of a band
+// of pixels are final when the band's launch ends, whatever the others still do (the end-to-end
+// run downloads each band then).
 template <class T, class I>
-__global__ void settle_kernel(const T* __restrict__ f, I* par, std::int64_t n) {
-  REPIX_MAXTREE_FOR_EACH_PIXEL(p, n) gpu_core::settle(f, par, static_cast<I>(p), RelaxedLoadAtomics{});
+__global__ void settle_kernel(const T* __restrict__ f, I* par, std::int64_t begin, std::int64_t end) {
+  REPIX_MAXTREE_FOR_EACH_PIXEL(k, end - begin) gpu_core::settle(f, par, static_cast<I>(begin + k), RelaxedLoadAtomics{});
 }
 
 // Flatten pass 2, one round (gpu_core::jump): reads `in`, writes `out` (never the same buffer: no
@@ -208,14 +211,11 @@ class EngineBase {
   virtual ~EngineBase() = default;
   virtual void setup(const Geom& g, cudaStream_t s) = 0;
   virtual void compute(const void* image, cudaStream_t s) = 0;
-  // The parent image into `storage` where it is the right vector already sized (parent_storage()),
-  // else into a fresh one.
-  virtual Result result(cudaStream_t s, ParentImage storage) = 0;
-  // An output parent image of this engine's size and index width, its pages mapped (core/
-  // download.hpp's prefault): what result() would otherwise allocate and fault page by page in the
-  // download's host copy (96 MB at 6000x4000). Touches no engine state: callable while compute()
-  // runs on another thread.
-  virtual ParentImage parent_storage() const = 0;
+  // The parent image of the last compute(), downloaded (a synchronisation of s).
+  virtual Result result(cudaStream_t s) = 0;
+  // compute() and result() in one, the download overlapped with the flatten where it can be: the
+  // end-to-end run's (compute_to_host()).
+  virtual Result compute_to_host(const void* image, cudaStream_t s) = 0;
   virtual Stats stats() const = 0;
   // The area opening of the image compute() last saw (the same `image`), into `out` (the image's
   // element type, one per pixel, device memory), asynchronously on s; stats().filter_ms times it.
@@ -232,6 +232,9 @@ class Engine : public EngineBase {
     a_.allocate(n);
     b_.allocate(n);
     flag_.allocate(1);
+    copies_ = std::make_unique<CudaStream>();
+    band_done_ = std::make_unique<CudaEvent>(cudaEventDisableTiming);
+    copied_ = std::make_unique<CudaEvent>(cudaEventDisableTiming);
     start_ = std::make_unique<CudaEvent>();
     built_ = std::make_unique<CudaEvent>();
     merged_ = std::make_unique<CudaEvent>();
@@ -242,50 +245,38 @@ class Engine : public EngineBase {
 
   void compute(const void* image, cudaStream_t s) override {
     const T* f = static_cast<const T*>(image);
-    const std::int64_t n = g_.n();
-    start_->record(s);
+    tree(f, s);
+    flatten(f, s, nullptr);
+  }
+
+  Result result(cudaStream_t s) override {
+    if (!computed_) throw Error("internal: maxtree GPU plan result() before compute()");
+    Result r = output();
+    download(r.parent.template data<I>().data(), out_, static_cast<std::size_t>(g_.n()) * sizeof(I), s);
+    r.stats = stats();
+    return r;
+  }
+
+  // The tree's kernels are queued first; the output is then allocated on the host while they run:
+  // a pinned block of the pool (core/pinned_pool.hpp), which the flatten's bands come down into
+  // as each is final (flatten()), or where none can be had, pageable memory whose pages are mapped
+  // now (prefault) for download()'s staged copy after the flatten.
+  Result compute_to_host(const void* image, cudaStream_t s) override {
+    const T* f = static_cast<const T*>(image);
+    tree(f, s);
+    Result r = output();
+    I* host = r.parent.template data<I>().data();
+    const std::size_t bytes = static_cast<std::size_t>(g_.n()) * sizeof(I);
+    const bool pinned = is_pinned(host);
+    if (!pinned) prefault(host, bytes);
+    flatten(f, s, pinned ? host : nullptr);
     {
-      nvtx::Range r("build");
-      if (!build_writes_every_parent()) {
-        init_parent_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), n);
-        REPIX_CUDA_LAUNCH();
-      }
-      build(f, par_.get(), s);
+      nvtx::Range r_d2h("d2h", static_cast<std::int64_t>(bytes));
+      if (pinned) REPIX_CUDA(cudaStreamSynchronize(s));  // flatten() queued the copies, s waits for them
+      else download(host, out_, bytes, s);
     }
-    built_->record(s);
-    merge(f, par_.get(), s);
-    merged_->record(s);
-    nvtx::Range flatten("flatten");
-    if (in_place_flatten()) {  // gpu-opt: one pass, no host sync
-      settle_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), n);
-      REPIX_CUDA_LAUNCH();
-      out_ = par_.get();
-    } else {
-      I* cur = a_.get();
-      I* next = b_.get();
-      // Pass 1: each pixel's same-level parent (then jump rounds until a round changes nothing:
-      // log2(longest same-level chain) + 1 rounds, a host sync each), or with walk_hops() > 0 the
-      // end of each chain as far as that many links reach (jump rounds only if one did not).
-      bool jumps = true;
-      if (walk_hops() > 0) {
-        jumps = flagged_pass(s, [&] {
-          walk_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n, walk_hops(), flag_.get());
-        });
-      } else {
-        same_level_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n);
-        REPIX_CUDA_LAUNCH();
-      }
-      while (jumps) {
-        jumps = flagged_pass(s, [&] { jump_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(cur, next, n, flag_.get()); });
-        std::swap(cur, next);
-      }
-      out_ = next;  // the buffer `cur` is not: written by the last pass
-      normal_form_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), cur, out_, n);
-      REPIX_CUDA_LAUNCH();
-    }
-    done_->record(s);
-    computed_ = true;
-    area_filtered_ = false;
+    r.stats = stats();
+    return r;
   }
 
   // area_core.hpp's steps on the normal form out_: area and child counts (in the two buffers the
@@ -318,28 +309,6 @@ class Engine : public EngineBase {
     REPIX_CUDA_LAUNCH();
     filtered_->record(s);
     area_filtered_ = true;
-  }
-
-  Result result(cudaStream_t s, ParentImage storage) override {
-    if (!computed_) throw Error("internal: maxtree GPU plan result() before compute()");
-    Result r;
-    r.parent = std::move(storage);  // its vector already sized and its pages mapped, or empty
-    r.parent.shape = Shape::d2(g_.nx, g_.ny);
-    r.parent.wide = sizeof(I) == 8;
-    UninitializedVector<I>& out = r.parent.template data<I>();
-    out.resize(static_cast<std::size_t>(g_.n()));  // not zeroed: the download writes every element
-    download(out.data(), out_, out.size() * sizeof(I), s);  // pinned staging, pages touched in parallel
-    r.stats = stats();
-    return r;
-  }
-
-  ParentImage parent_storage() const override {
-    ParentImage p;
-    p.wide = sizeof(I) == 8;
-    UninitializedVector<I>& v = p.template data<I>();
-    v.resize(static_cast<std::size_t>(g_.n()));
-    prefault(v.data(), v.size() * sizeof(I));
-    return p;
   }
 
   Stats stats() const override {
@@ -377,6 +346,110 @@ class Engine : public EngineBase {
   std::int64_t tiles_ = 0;  // set by variants that build tiles
 
  private:
+  // The build and the border merges (build(), merge()), queued on s.
+  void tree(const T* f, cudaStream_t s) {
+    const std::int64_t n = g_.n();
+    start_->record(s);
+    {
+      nvtx::Range r("build");
+      if (!build_writes_every_parent()) {
+        init_parent_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), n);
+        REPIX_CUDA_LAUNCH();
+      }
+      build(f, par_.get(), s);
+    }
+    built_->record(s);
+    merge(f, par_.get(), s);
+    merged_->record(s);
+  }
+
+  // The normal form from the merged tree into out_, queued on s. With `host` (pinned memory of
+  // n elements) the normal form also comes down into it, s waiting for the copies.
+  void flatten(const T* f, cudaStream_t s, I* host) {
+    nvtx::Range range("flatten");
+    if (in_place_flatten()) {
+      settle_in_bands(f, s, host);
+    } else {
+      flatten_by_jumps(f, s);
+      done_->record(s);
+      if (host)
+        REPIX_CUDA(cudaMemcpyAsync(host, out_, static_cast<std::size_t>(g_.n()) * sizeof(I), cudaMemcpyDeviceToHost, s));
+    }
+    computed_ = true;
+    area_filtered_ = false;
+  }
+
+  // gpu-opt's flatten: settle_kernel in place, one pass, no host sync. With `host`, in bands of
+  // pixels, each band's copy on the copy stream as soon as its launch ends (its entries are final
+  // then: settle_kernel), so that only the last band's copy comes after the flatten.
+  void settle_in_bands(const T* f, cudaStream_t s, I* host) {
+    const std::int64_t n = g_.n();
+    out_ = par_.get();
+    const std::int64_t bands = host ? download_bands(n) : 1;
+    for (std::int64_t b = 0; b < bands; ++b) {
+      const std::int64_t begin = n * b / bands, end = n * (b + 1) / bands;
+      settle_kernel<T, I><<<blocks_for(end - begin), kThreads, 0, s>>>(f, par_.get(), begin, end);
+      REPIX_CUDA_LAUNCH();
+      if (!host) continue;
+      band_done_->record(s);  // a wait takes the event's latest record: one event serves every band
+      REPIX_CUDA(cudaStreamWaitEvent(copies_->get(), band_done_->get(), 0));
+      REPIX_CUDA(cudaMemcpyAsync(host + begin, out_ + begin, static_cast<std::size_t>(end - begin) * sizeof(I),
+                                 cudaMemcpyDeviceToHost, copies_->get()));
+    }
+    done_->record(s);
+    if (host) {
+      copied_->record(copies_->get());
+      REPIX_CUDA(cudaStreamWaitEvent(s, copied_->get(), 0));
+    }
+  }
+
+  // The seminar's flatten and gpu-compressed's: into a_ or b_ (out_ says which), passes with a host
+  // sync each.
+  void flatten_by_jumps(const T* f, cudaStream_t s) {
+    const std::int64_t n = g_.n();
+    I* cur = a_.get();
+    I* next = b_.get();
+    // Pass 1: each pixel's same-level parent (then jump rounds until a round changes nothing:
+    // log2(longest same-level chain) + 1 rounds, a host sync each), or with walk_hops() > 0 the
+    // end of each chain as far as that many links reach (jump rounds only if one did not).
+    bool jumps = true;
+    if (walk_hops() > 0) {
+      jumps = flagged_pass(s, [&] {
+        walk_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n, walk_hops(), flag_.get());
+      });
+    } else {
+      same_level_kernel<T, I><<<blocks_for(n), kThreads, 0, s>>>(f, par_.get(), cur, n);
+      REPIX_CUDA_LAUNCH();
+    }
+    while (jumps) {
+      jumps = flagged_pass(s, [&] { jump_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(cur, next, n, flag_.get()); });
+      std::swap(cur, next);
+    }
+    out_ = next;  // the buffer `cur` is not: written by the last pass
+    normal_form_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), cur, out_, n);
+    REPIX_CUDA_LAUNCH();
+  }
+
+  // The bands of the flatten's banded download: about an eighth of the parent image each, at least
+  // kPinnedPoolMinBytes (a copy of a few MB or more runs at the link's speed; the launch and the
+  // copy's set-up cost microseconds), so that all but the last band's copy run under the flatten.
+  static std::int64_t download_bands(std::int64_t n) {
+    const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(I));
+    return std::clamp<std::int64_t>(bytes / static_cast<std::int64_t>(kPinnedPoolMinBytes), 1, 8);
+  }
+
+  // An output of this engine's size and index width, its memory from the pinned pool where one of
+  // its blocks can be had (else the heap), not initialised.
+  Result output() const {
+    Result r;
+    r.parent.shape = Shape::d2(g_.nx, g_.ny);
+    r.parent.wide = sizeof(I) == 8;
+    UninitializedVector<I>& v = r.parent.template data<I>();
+    v = UninitializedVector<I>(DefaultInitAllocator<I>(&pinned_host_pool()));
+    v.resize(static_cast<std::size_t>(g_.n()));
+    return r;
+  }
+
   // The two arrays of the three that do not hold the normal form (once compute() has run, the
   // tree is not needed any more): the area filter's scratch.
   std::pair<I*, I*> spare_arrays() const {
@@ -405,6 +478,8 @@ class Engine : public EngineBase {
 
   DeviceBuffer<I> par_, a_, b_;
   DeviceBuffer<unsigned> flag_;
+  std::unique_ptr<CudaStream> copies_;                // the banded download's (settle_in_bands)
+  std::unique_ptr<CudaEvent> band_done_, copied_;     // its hand-overs between s and copies_
   I* out_ = nullptr;  // the array of the three holding the normal form after compute()
   std::unique_ptr<CudaEvent> start_, built_, merged_, done_, filtered_;
   bool computed_ = false;
@@ -441,16 +516,14 @@ class Plan final : public DevicePlan {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
     engine_->compute(in.at(0), s);
   }
-  Result result(cudaStream_t s) override { return result(s, ParentImage{}); }
-  // The same into storage from parent_storage() (run_end_to_end's, mapped while the GPU computed).
-  Result result(cudaStream_t s, ParentImage storage) {
+  Result result(cudaStream_t s) override {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
-    return engine_->result(s, std::move(storage));
+    return engine_->result(s);
   }
-  // The engine's parent_storage() (run_end_to_end maps it on another thread while compute() runs).
-  ParentImage parent_storage() const {
+  // compute() and result() in one, the download overlapped with the flatten (run_end_to_end's).
+  Result compute_to_host(const DeviceInputs& in, cudaStream_t s) {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
-    return engine_->parent_storage();
+    return engine_->compute_to_host(in.at(0), s);
   }
   Stats stats() const override { return engine_ ? engine_->stats() : Stats{}; }
 
@@ -502,11 +575,12 @@ struct EndToEndWorkspace {
   PlanT plan;
 };
 
-// True for a plan that can hand out its output storage ahead of result() (Plan::parent_storage).
+// True for a plan whose compute and download are one call (Plan::compute_to_host).
 template <class P, class = void>
-struct HasParentStorage : std::false_type {};
+struct HasComputeToHost : std::false_type {};
 template <class P>
-struct HasParentStorage<P, std::void_t<decltype(std::declval<const P&>().parent_storage())>> : std::true_type {};
+struct HasComputeToHost<P, std::void_t<decltype(std::declval<P&>().compute_to_host(DeviceInputs{}, cudaStream_t{}))>>
+    : std::true_type {};
 
 // An end-to-end run through PlanT (NVTX `name`, then init (first call of a key only), h2d, kernel,
 // d2h): the workspace of the last call with the same dtype, shape, connectivity, index width and
@@ -526,27 +600,22 @@ auto run_end_to_end(const char* name, const HostImage& image, const Options& opt
     ws->plan.setup({image.dtype(), image.shape()}, opt, ws->stream.get());
   }
   cudaStream_t s = ws->stream.get();
-  // The tree's output (4 or 8 bytes a pixel) is allocated and its pages mapped on another host
-  // thread while the upload and the kernels run, instead of page by page in the download's host
-  // copy after them (core/download.hpp's prefault); from a megapixel up, where the faults (a
-  // thousand pages and more) outweigh starting a thread and its OpenMP team.
-  std::future<ParentImage> storage;
-  if constexpr (HasParentStorage<PlanT>::value)
-    if (image.size() >= (std::int64_t(1) << 20))
-      storage = std::async(std::launch::async, [&plan = ws->plan] { return plan.parent_storage(); });
   {
     nvtx::Range r("h2d", static_cast<std::int64_t>(image.bytes()));
     REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), image.raw(), image.bytes(), cudaMemcpyHostToDevice, s));
   }
-  {
-    nvtx::Range r("kernel");
-    ws->plan.compute({ws->d_in.get()}, s);
-  }
-  nvtx::Range r("d2h");
   auto result = [&] {
-    if constexpr (HasParentStorage<PlanT>::value)
-      return ws->plan.result(s, storage.valid() ? storage.get() : ParentImage{});
-    else return ws->plan.result(s);
+    if constexpr (HasComputeToHost<PlanT>::value) {
+      nvtx::Range r("kernel");  // with the engine's `d2h` inside it: the download overlaps the flatten
+      return ws->plan.compute_to_host({ws->d_in.get()}, s);
+    } else {
+      {
+        nvtx::Range r("kernel");
+        ws->plan.compute({ws->d_in.get()}, s);
+      }
+      nvtx::Range r("d2h");
+      return ws->plan.result(s);
+    }
   }();
   cache.put(key, std::move(ws));
   return result;

@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/download.hpp"
 #include "core/gpu.hpp"
+#include "core/pinned_pool.hpp"
 #include "maxtree/maxtree.hpp"
 #include "maxtree/test_images.hpp"
 #include "support/variants.hpp"
@@ -108,17 +110,37 @@ TEST_P(MaxtreeGpuVariant, EndToEndWorkspaceReusedAcrossCallsMatchesSeq) {
   }
 }
 
-// From a megapixel up the end-to-end run maps its output's pages on a host thread while the GPU
-// computes (gpu_engine.cuh's run_end_to_end, Plan::parent_storage): a 1100x1000 image twice (a new
-// workspace, then the reused one), 8 and 16 bits, equal to seq. Its GPU work is the smaller tests';
-// compute-sanitizer leaves it out (device-check's filter: *Megapixel*), racecheck would take hours.
+// From 4 MiB of output up the end-to-end run's parent image is a pinned block of the pool
+// (core/pinned_pool.hpp), which gpu-opt fills in bands as its flatten finishes each
+// (gpu_engine.cuh's settle_in_bands; the others in one copy after the flatten): 8 and 16 bits at
+// 1100x1000 (4.4 MB: one band), the same with int64 indices (8.8 MB: two), 2048x1537 (12.6 MB:
+// three, of sizes that do not divide evenly), each twice (a new workspace and a freshly pinned
+// block, then the reused workspace and the block back from the pool), equal to seq. Its GPU work is
+// the smaller tests'; compute-sanitizer leaves it out (device-check's filter: *Megapixel*),
+// racecheck would take hours.
 TEST_P(MaxtreeGpuVariant, EndToEndFromAMegapixelMatchesSeq) {
   const Variant& v = find_variant(GetParam());
-  for (const DType dt : {DType::u8, DType::u16}) {
-    const HostImage img = test::random_image(dt, 1100, 1000, dt == DType::u8 ? 40 : 65536, 95);
-    const Result want = find_variant("seq").run(img, Options{});
-    for (int call = 0; call < 2; ++call)
-      ASSERT_TRUE(v.run(img, Options{}).parent == want.parent) << v.id << ", " << dtype_name(dt) << ", call " << call;
+  struct Case {
+    DType dtype;
+    std::int64_t nx, ny;
+    bool wide;
+  };
+  for (const Case& c : {Case{DType::u8, 1100, 1000, false}, Case{DType::u16, 1100, 1000, false},
+                        Case{DType::u8, 1100, 1000, true}, Case{DType::u8, 2048, 1537, false}}) {
+    const HostImage img = test::random_image(c.dtype, c.nx, c.ny, c.dtype == DType::u8 ? 40 : 65536, 95);
+    Options o;
+    o.wide_index = c.wide;
+    const Result want = find_variant("seq").run(img, o);
+    const std::string what = v.id + ", " + dtype_name(c.dtype) + " " + std::to_string(c.nx) + "x" + std::to_string(c.ny) +
+                             (c.wide ? ", int64" : "");
+    for (int call = 0; call < 2; ++call) {
+      const PinnedPoolCounters before = pinned_pool_counters();
+      const Result got = v.run(img, o);
+      ASSERT_TRUE(got.parent == want.parent) << what << ", call " << call;
+      const void* data = c.wide ? static_cast<const void*>(got.parent.wide_.data()) : got.parent.narrow.data();
+      EXPECT_TRUE(is_pinned(data)) << what << ", call " << call;
+      if (call == 1) EXPECT_EQ(pinned_pool_counters().reused, before.reused + 1) << what << ": the first call's block";
+    }
   }
 }
 
