@@ -110,12 +110,14 @@ TEST_P(MaxtreeGpuVariant, EndToEndWorkspaceReusedAcrossCallsMatchesSeq) {
   }
 }
 
-// From 4 MiB of output up the end-to-end run's parent image is a pinned block of the pool
-// (core/pinned_pool.hpp), which gpu-opt fills in bands as its flatten finishes each
-// (gpu_engine.cuh's settle_in_bands; the others in one copy after the flatten): 8 and 16 bits at
-// 1100x1000 (4.4 MB: one band), the same with int64 indices (8.8 MB: two), 2048x1537 (12.6 MB:
-// three, of sizes that do not divide evenly), each twice (a new workspace and a freshly pinned
-// block, then the reused workspace and the block back from the pool), equal to seq. Its GPU work is
+// The end-to-end run's bands. From 4 MiB of output up its parent image is a pinned block of the
+// pool (core/pinned_pool.hpp), which gpu-opt fills in bands as its flatten finishes each
+// (gpu_engine.cuh's settle_in_bands; the others in one copy after the flatten); from 2 MiB of input
+// up the tiled variants upload and build in bands of tile rows (upload_and_build). 8 bits at
+// 1100x1000 (one band each way), 16 bits (two upload bands of 512 and 488 rows), int64 indices
+// (two download bands), 2048x1537 (three each way, of sizes that do not divide evenly), each twice
+// (a new workspace and a freshly pinned block, then the reused workspace and the block back from
+// the pool), equal to seq. Its GPU work is
 // the smaller tests'; compute-sanitizer leaves it out (device-check's filter: *Megapixel*),
 // racecheck would take hours.
 TEST_P(MaxtreeGpuVariant, EndToEndFromAMegapixelMatchesSeq) {
