@@ -59,19 +59,16 @@ void download(void* host, const void* device, std::size_t bytes, cudaStream_t st
     // Buffer (i + 1) % 2 last held chunk i - 1, which the host finished copying out below.
     if (i + 1 < chunks) issue(i + 1);
     REPIX_CUDA(cudaEventSynchronize(arrived[i % 2].get()));
-    parallel_copy(dst + i * chunk, st.buffer[i % 2], length(i));
-  }
-}
-
-void parallel_copy(void* to, const void* from, std::size_t bytes) {
-  constexpr std::size_t kSlice = std::size_t(256) << 10;
-  auto* dst = static_cast<unsigned char*>(to);
-  const auto* src = static_cast<const unsigned char*>(from);
-  const long long slices = static_cast<long long>((bytes + kSlice - 1) / kSlice);
-#pragma omp parallel for schedule(static) if (slices > 1)
-  for (long long k = 0; k < slices; ++k) {
-    const std::size_t at = static_cast<std::size_t>(k) * kSlice;
-    std::memcpy(dst + at, src + at, std::min(kSlice, bytes - at));
+    const auto* from = static_cast<const unsigned char*>(st.buffer[i % 2]);
+    unsigned char* to = dst + i * chunk;
+    const std::size_t n = length(i);
+    constexpr std::size_t kSlice = std::size_t(1) << 20;
+    const long long slices = static_cast<long long>((n + kSlice - 1) / kSlice);
+#pragma omp parallel for schedule(static)
+    for (long long k = 0; k < slices; ++k) {
+      const std::size_t at = static_cast<std::size_t>(k) * kSlice;
+      std::memcpy(to + at, from + at, std::min(kSlice, n - at));
+    }
   }
 }
 

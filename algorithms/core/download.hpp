@@ -34,10 +34,6 @@ constexpr std::size_t kDownloadDirectBelow = std::size_t(32) << 20;
 // uses the shared staging buffers).
 void download(void* host, const void* device, std::size_t bytes, cudaStream_t stream);
 
-// std::memcpy of `bytes` in slices of 256 KB over the host's OpenMP threads: a copy between pinned
-// staging and pageable memory runs at what the host's memory gives many cores, not one.
-void parallel_copy(void* to, const void* from, std::size_t bytes);
-
 // True when `host` is page-locked memory the CUDA runtime knows (cudaHostAlloc, cudaHostRegister):
 // a device-to-host copy into it is one DMA, with no staging.
 bool is_pinned(const void* host);

@@ -213,10 +213,9 @@ class EngineBase {
   virtual void compute(const void* image, cudaStream_t s) = 0;
   // The parent image of the last compute(), downloaded (a synchronisation of s).
   virtual Result result(cudaStream_t s) = 0;
-  // The upload of `host_image` (the host's, pageable or pinned) into `image` (device memory of the
-  // image's size), compute() and result() in one, the upload overlapped with the build and the
-  // download with the flatten where the variant allows: the end-to-end run's.
-  virtual Result compute_to_host(const void* host_image, void* image, cudaStream_t s) = 0;
+  // compute() and result() in one, the download overlapped with the flatten where it can be: the
+  // end-to-end run's (compute_to_host()).
+  virtual Result compute_to_host(const void* image, cudaStream_t s) = 0;
   virtual Stats stats() const = 0;
   // The area opening of the image compute() last saw (the same `image`), into `out` (the image's
   // element type, one per pixel, device memory), asynchronously on s; stats().filter_ms times it.
@@ -235,7 +234,6 @@ class Engine : public EngineBase {
     flag_.allocate(1);
     copies_ = std::make_unique<CudaStream>();
     band_done_ = std::make_unique<CudaEvent>(cudaEventDisableTiming);
-    uploaded_ = std::make_unique<CudaEvent>(cudaEventDisableTiming);
     copied_ = std::make_unique<CudaEvent>(cudaEventDisableTiming);
     start_ = std::make_unique<CudaEvent>();
     built_ = std::make_unique<CudaEvent>();
@@ -259,15 +257,13 @@ class Engine : public EngineBase {
     return r;
   }
 
-  // The tree's kernels are queued first, with the upload in bands where the variant builds in bands
-  // (upload_and_build()); the output is then allocated on the host while they run: a pinned block
-  // of the pool (core/pinned_pool.hpp), which the flatten's bands come down into as each is final
-  // (flatten()), or where none can be had, pageable memory whose pages are mapped now (prefault)
-  // for download()'s staged copy after the flatten.
-  Result compute_to_host(const void* host_image, void* image, cudaStream_t s) override {
-    T* f = static_cast<T*>(image);
-    PinnedBlock staging;  // the upload's, if it takes one: given back once s is done (below)
-    tree(f, s, static_cast<const T*>(host_image), &staging);
+  // The tree's kernels are queued first; the output is then allocated on the host while they run:
+  // a pinned block of the pool (core/pinned_pool.hpp), which the flatten's bands come down into
+  // as each is final (flatten()), or where none can be had, pageable memory whose pages are mapped
+  // now (prefault) for download()'s staged copy after the flatten.
+  Result compute_to_host(const void* image, cudaStream_t s) override {
+    const T* f = static_cast<const T*>(image);
+    tree(f, s);
     Result r = output();
     I* host = r.parent.template data<I>().data();
     const std::size_t bytes = static_cast<std::size_t>(g_.n()) * sizeof(I);
@@ -336,13 +332,6 @@ class Engine : public EngineBase {
   // whose same-level chains are short (gpu-compressed's tiles); 0: pointer jumping from the
   // first link (the seminar's flatten).
   virtual int walk_hops() const { return 0; }
-  // > 0: build() can also run in bands of whole rows, a multiple of this many rows each but the last
-  // (build_band()): the end-to-end run uploads the image band by band, each band's build under the
-  // next band's copy. 0: build() only.
-  virtual std::int64_t band_rows() const { return 0; }
-  // build() of rows [y0, y1) only: y0 a multiple of band_rows(), y1 too or the image's height. The
-  // bands of one compute cover the image once, top down.
-  virtual void build_band(const T*, I*, cudaStream_t, std::int64_t, std::int64_t) {}
   // true: the flatten is settle_kernel's one pass in place (walk_hops() is then not used).
   virtual bool in_place_flatten() const { return false; }
   // true: build() writes par[p] for every pixel, so the engine leaves out the identity it would
@@ -357,9 +346,8 @@ class Engine : public EngineBase {
   std::int64_t tiles_ = 0;  // set by variants that build tiles
 
  private:
-  // The build and the border merges (build(), merge()), queued on s; with `host`, f uploaded from
-  // it first (upload_and_build(), which may take a pinned block into `staging`).
-  void tree(const T* f, cudaStream_t s, const T* host = nullptr, PinnedBlock* staging = nullptr) {
+  // The build and the border merges (build(), merge()), queued on s.
+  void tree(const T* f, cudaStream_t s) {
     const std::int64_t n = g_.n();
     start_->record(s);
     {
@@ -368,57 +356,11 @@ class Engine : public EngineBase {
         init_parent_kernel<I><<<blocks_for(n), kThreads, 0, s>>>(par_.get(), n);
         REPIX_CUDA_LAUNCH();
       }
-      if (host) upload_and_build(host, const_cast<T*>(f), s, *staging);
-      else build(f, par_.get(), s);
+      build(f, par_.get(), s);
     }
     built_->record(s);
     merge(f, par_.get(), s);
     merged_->record(s);
-  }
-
-  // The image's upload from `host` into f and the build. Where the variant builds in bands of rows
-  // (band_rows() > 0), band by band: each band's copy on the copy stream, its build on s after it,
-  // so that a band's build runs under the next band's copy. From pageable memory each band first
-  // goes into a pinned block of the pool (`staging`, released by the caller once s is done), copied
-  // by the host's threads (parallel_copy): cudaMemcpyAsync from pageable memory returns only once
-  // the driver has staged the bytes itself, on one thread, and in eight such calls the upload of
-  // 24 MB took about 3.5 ms on the lent H100 against about 0.7 ms in one (3ccd60c). Without a
-  // pinned block (none to be had), one plain copy and build(). build_ms counts from the first copy.
-  void upload_and_build(const T* host, T* f, cudaStream_t s, PinnedBlock& staging) {
-    const std::size_t bytes = static_cast<std::size_t>(g_.n()) * sizeof(T);
-    const T* from = host;
-    if (band_rows() > 0 && upload_bands(g_.n()) > 1 && !is_pinned(host)) {
-      staging = PinnedBlock(bytes);
-      from = static_cast<const T*>(staging.get());
-    }
-    if (band_rows() == 0 || upload_bands(g_.n()) == 1 || !from) {
-      nvtx::Range r("h2d", static_cast<std::int64_t>(bytes));
-      REPIX_CUDA(cudaMemcpyAsync(f, host, bytes, cudaMemcpyHostToDevice, s));
-      build(f, par_.get(), s);
-      return;
-    }
-    const std::int64_t rows = band_rows(), bands = upload_bands(g_.n());
-    const std::int64_t step = ((g_.ny + bands - 1) / bands + rows - 1) / rows * rows;
-    for (std::int64_t y0 = 0; y0 < g_.ny; y0 += step) {
-      const std::int64_t y1 = std::min(g_.ny, y0 + step);
-      const std::int64_t at = y0 * g_.nx;
-      const std::size_t band_bytes = static_cast<std::size_t>((y1 - y0) * g_.nx) * sizeof(T);
-      {
-        nvtx::Range r("h2d", static_cast<std::int64_t>(band_bytes));
-        if (from != host) parallel_copy(const_cast<T*>(from) + at, host + at, band_bytes);
-        REPIX_CUDA(cudaMemcpyAsync(f + at, from + at, band_bytes, cudaMemcpyHostToDevice, copies_->get()));
-      }
-      uploaded_->record(copies_->get());
-      REPIX_CUDA(cudaStreamWaitEvent(s, uploaded_->get(), 0));
-      build_band(f, par_.get(), s, y0, y1);
-    }
-  }
-
-  // The bands of the banded upload: about an eighth of the image each, at least 1 MiB (below, the
-  // copies' and launches' set-up costs more than the overlap gives).
-  static std::int64_t upload_bands(std::int64_t n) {
-    const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(T));
-    return std::clamp<std::int64_t>(bytes >> 20, 1, 8);
   }
 
   // The normal form from the merged tree into out_, queued on s. With `host` (pinned memory of
@@ -489,11 +431,11 @@ class Engine : public EngineBase {
   }
 
   // The bands of the flatten's banded download: about an eighth of the parent image each, at least
-  // 4 MiB (a copy of a few MB or more runs at the link's speed; the launch and the copy's set-up
-  // cost microseconds), so that all but the last band's copy run under the flatten.
+  // kPinnedPoolMinBytes (a copy of a few MB or more runs at the link's speed; the launch and the
+  // copy's set-up cost microseconds), so that all but the last band's copy run under the flatten.
   static std::int64_t download_bands(std::int64_t n) {
     const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(I));
-    return std::clamp<std::int64_t>(bytes >> 22, 1, 8);
+    return std::clamp<std::int64_t>(bytes / static_cast<std::int64_t>(kPinnedPoolMinBytes), 1, 8);
   }
 
   // An output of this engine's size and index width, its memory from the pinned pool where one of
@@ -536,8 +478,8 @@ class Engine : public EngineBase {
 
   DeviceBuffer<I> par_, a_, b_;
   DeviceBuffer<unsigned> flag_;
-  std::unique_ptr<CudaStream> copies_;  // the banded upload's and download's (compute_to_host)
-  std::unique_ptr<CudaEvent> uploaded_, band_done_, copied_;  // their hand-overs between s and copies_
+  std::unique_ptr<CudaStream> copies_;                // the banded download's (settle_in_bands)
+  std::unique_ptr<CudaEvent> band_done_, copied_;     // its hand-overs between s and copies_
   I* out_ = nullptr;  // the array of the three holding the normal form after compute()
   std::unique_ptr<CudaEvent> start_, built_, merged_, done_, filtered_;
   bool computed_ = false;
@@ -578,10 +520,10 @@ class Plan final : public DevicePlan {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
     return engine_->result(s);
   }
-  // The upload, compute() and result() in one, overlapped where the engine can (run_end_to_end's).
-  Result compute_to_host(const void* host_image, void* image, cudaStream_t s) {
+  // compute() and result() in one, the download overlapped with the flatten (run_end_to_end's).
+  Result compute_to_host(const DeviceInputs& in, cudaStream_t s) {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
-    return engine_->compute_to_host(host_image, image, s);
+    return engine_->compute_to_host(in.at(0), s);
   }
   Stats stats() const override { return engine_ ? engine_->stats() : Stats{}; }
 
@@ -637,7 +579,7 @@ struct EndToEndWorkspace {
 template <class P, class = void>
 struct HasComputeToHost : std::false_type {};
 template <class P>
-struct HasComputeToHost<P, std::void_t<decltype(std::declval<P&>().compute_to_host(nullptr, nullptr, cudaStream_t{}))>>
+struct HasComputeToHost<P, std::void_t<decltype(std::declval<P&>().compute_to_host(DeviceInputs{}, cudaStream_t{}))>>
     : std::true_type {};
 
 // An end-to-end run through PlanT (NVTX `name`, then init (first call of a key only), h2d, kernel,
@@ -658,16 +600,21 @@ auto run_end_to_end(const char* name, const HostImage& image, const Options& opt
     ws->plan.setup({image.dtype(), image.shape()}, opt, ws->stream.get());
   }
   cudaStream_t s = ws->stream.get();
+  // One copy, before the build: uploading in bands of tile rows, each band's build under the next
+  // band's copy, measured slower (gpu-opt, 6000x4000 8-bit, a lent H200, one process at 79ed85b:
+  // this one pageable copy 4.44 ms end to end; eight pageable copies on a second stream 5.49;
+  // eight bands staged through a pinned block by the host's threads 5.60; one such staged copy
+  // 5.04; one staged by a single memcpy 8.20). The driver's one pageable copy beats any staging
+  // of ours here, and a band's copy call holds the host while the GPU would need the next launch.
+  {
+    nvtx::Range r("h2d", static_cast<std::int64_t>(image.bytes()));
+    REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), image.raw(), image.bytes(), cudaMemcpyHostToDevice, s));
+  }
   auto result = [&] {
     if constexpr (HasComputeToHost<PlanT>::value) {
-      // The engine's `h2d` and `d2h` ranges inside: the upload overlaps the build, the download the flatten.
-      nvtx::Range r("kernel");
-      return ws->plan.compute_to_host(image.raw(), ws->d_in.get(), s);
+      nvtx::Range r("kernel");  // with the engine's `d2h` inside it: the download overlaps the flatten
+      return ws->plan.compute_to_host({ws->d_in.get()}, s);
     } else {
-      {
-        nvtx::Range r("h2d", static_cast<std::int64_t>(image.bytes()));
-        REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), image.raw(), image.bytes(), cudaMemcpyHostToDevice, s));
-      }
       {
         nvtx::Range r("kernel");
         ws->plan.compute({ws->d_in.get()}, s);

@@ -22,8 +22,8 @@ namespace repix::maxtree::gpu {
 using gpu_core::kTileH;
 using gpu_core::kTileW;
 
-// One block of kTileW x kTileH threads per tile (1-D grid of tiles, row-major: tiles_x per row,
-// from tile first_tile on). Threads outside the image (the last tiles) take part in the barriers only.
+// One block of kTileW x kTileH threads per tile (1-D grid of tiles, row-major: tiles_x per row).
+// Threads outside the image (the last tiles) take part in the barriers only.
 // Policy (see SeminarPolicy below): `static bool skip(const T* s_f, int l, int ln)`, true for an
 // in-tile edge (l, ln) (local indices) whose merge the tile's other edges already imply (gpu-grid),
 // false for every edge (gpu-tile); `kColumnTrees`: one thread a column first builds the column's
@@ -36,11 +36,10 @@ using gpu_core::kTileW;
 // `kFusedBorderMerges`: both border merges in one grid, border_merge_kernel (gpu-opt).
 template <class Policy, class T, class I>
 __global__ void __launch_bounds__(kTileW * kTileH)
-    tile_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x, std::int64_t first_tile) {
+    tile_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
   __shared__ T s_f[kTileW * kTileH];
   __shared__ std::int32_t s_par[kTileW * kTileH];
-  const std::int64_t tile = first_tile + blockIdx.x;
-  const std::int64_t x0 = (tile % tiles_x) * kTileW, y0 = (tile / tiles_x) * kTileH;
+  const std::int64_t x0 = (blockIdx.x % tiles_x) * kTileW, y0 = (blockIdx.x / tiles_x) * kTileH;
   const int w = static_cast<int>(min(std::int64_t(kTileW), g.nx - x0));
   const int h = static_cast<int>(min(std::int64_t(kTileH), g.ny - y0));
   const int lx = threadIdx.x, ly = threadIdx.y, l = ly * kTileW + lx;
@@ -186,17 +185,9 @@ class TileBuild : public Engine<T, I> {
   std::int64_t tiles_x() const { return (this->g_.nx + kTileW - 1) / kTileW; }
   std::int64_t tiles_y() const { return (this->g_.ny + kTileH - 1) / kTileH; }
 
-  void build(const T* f, I* par, cudaStream_t s) override { build_tile_rows(f, par, s, 0, tiles_y()); }
-  // The end-to-end run's bands: whole tile rows.
-  std::int64_t band_rows() const override { return kTileH; }
-  void build_band(const T* f, I* par, cudaStream_t s, std::int64_t y0, std::int64_t y1) override {
-    build_tile_rows(f, par, s, y0 / kTileH, (y1 + kTileH - 1) / kTileH);
-  }
-  // The tiles of tile rows [first, end).
-  virtual void build_tile_rows(const T* f, I* par, cudaStream_t s, std::int64_t first, std::int64_t end) {
+  void build(const T* f, I* par, cudaStream_t s) override {
     this->tiles_ = tiles_x() * tiles_y();
-    tile_build_kernel<Policy, T, I><<<static_cast<unsigned>((end - first) * tiles_x()), dim3(kTileW, kTileH), 0, s>>>(
-        f, par, this->g_, tiles_x(), first * tiles_x());
+    tile_build_kernel<Policy, T, I><<<static_cast<unsigned>(this->tiles_), dim3(kTileW, kTileH), 0, s>>>(f, par, this->g_, tiles_x());
     REPIX_CUDA_LAUNCH();
   }
   void merge(const T* f, I* par, cudaStream_t s) override {

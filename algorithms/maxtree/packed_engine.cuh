@@ -30,15 +30,14 @@ struct SharedWordAtomics {
   }
 };
 
-// One block of kTileW threads per tile (1-D grid of tiles, row-major: tiles_x per row, from tile
-// first_tile on); thread lx owns tile column lx. Columns outside the image (the last tiles) take part in the barriers only.
+// One block of kTileW threads per tile (1-D grid of tiles, row-major: tiles_x per row); thread lx
+// owns tile column lx. Columns outside the image (the last tiles) take part in the barriers only.
 template <class T, class I>
 __global__ void __launch_bounds__(kTileW)
-    packed_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x, std::int64_t first_tile) {
+    packed_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
   __shared__ T s_f[kTileW * kTileH];
   __shared__ Word s_w[kTileW * kTileH];
-  const std::int64_t tile = first_tile + blockIdx.x;
-  const std::int64_t x0 = (tile % tiles_x) * kTileW, y0 = (tile / tiles_x) * kTileH;
+  const std::int64_t x0 = (blockIdx.x % tiles_x) * kTileW, y0 = (blockIdx.x / tiles_x) * kTileH;
   const int w = static_cast<int>(min(std::int64_t(kTileW), g.nx - x0));
   const int h = static_cast<int>(min(std::int64_t(kTileH), g.ny - y0));
   const int lx = threadIdx.x;
@@ -55,10 +54,9 @@ struct PackedTiles {
   template <class T, class I>
   class type final : public TileBuild<Policy, T, I> {
    protected:
-    void build_tile_rows(const T* f, I* par, cudaStream_t s, std::int64_t first, std::int64_t end) override {
+    void build(const T* f, I* par, cudaStream_t s) override {
       this->tiles_ = this->tiles_x() * this->tiles_y();
-      packed_build_kernel<T, I><<<static_cast<unsigned>((end - first) * this->tiles_x()), kTileW, 0, s>>>(
-          f, par, this->g_, this->tiles_x(), first * this->tiles_x());
+      packed_build_kernel<T, I><<<static_cast<unsigned>(this->tiles_), kTileW, 0, s>>>(f, par, this->g_, this->tiles_x());
       REPIX_CUDA_LAUNCH();
     }
   };
