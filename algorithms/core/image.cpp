@@ -2,10 +2,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 
+#include "core/download.hpp"  // is_pinned
 #include "core/gpu.hpp"
 
 namespace repix {
@@ -73,11 +75,22 @@ HostBuffer::HostBuffer(std::size_t bytes, bool pinned) : bytes_(bytes) {
   if (!ptr_) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
 }
 
+HostBuffer::HostBuffer(std::size_t bytes, HostMemorySource& source) : bytes_(bytes) {
+  if (bytes == 0) return;
+  if ((ptr_ = source.allocate(bytes))) {
+    source_ = &source;
+    pinned_ = is_pinned(ptr_);
+    return;
+  }
+  *this = HostBuffer(bytes, false);
+}
+
 HostBuffer::HostBuffer(HostBuffer&& o) noexcept
-    : ptr_(o.ptr_), bytes_(o.bytes_), pinned_(o.pinned_) {
+    : ptr_(o.ptr_), bytes_(o.bytes_), pinned_(o.pinned_), source_(o.source_) {
   o.ptr_ = nullptr;
   o.bytes_ = 0;
   o.pinned_ = false;
+  o.source_ = nullptr;
 }
 
 HostBuffer& HostBuffer::operator=(HostBuffer&& o) noexcept {
@@ -86,9 +99,11 @@ HostBuffer& HostBuffer::operator=(HostBuffer&& o) noexcept {
     ptr_ = o.ptr_;
     bytes_ = o.bytes_;
     pinned_ = o.pinned_;
+    source_ = o.source_;
     o.ptr_ = nullptr;
     o.bytes_ = 0;
     o.pinned_ = false;
+    o.source_ = nullptr;
   }
   return *this;
 }
@@ -97,14 +112,22 @@ HostBuffer::~HostBuffer() { release(); }
 
 void HostBuffer::release() {
   if (!ptr_) return;
-  if (pinned_) cudaFreeHost(ptr_);
+  if (source_) source_->release(ptr_, bytes_);
+  else if (pinned_) cudaFreeHost(ptr_);
   else std::free(ptr_);
   ptr_ = nullptr;
+  source_ = nullptr;
 }
 
 HostImage::HostImage(DType dtype, Shape shape, bool pinned)
     : dtype_(dtype), shape_(shape),
       buf_(static_cast<std::size_t>(shape.size()) * dtype_size(dtype), pinned) {
+  if (shape.size() <= 0) throw Error("empty image (shape " + shape.str() + ")");
+}
+
+HostImage::HostImage(DType dtype, Shape shape, HostMemorySource& source)
+    : dtype_(dtype), shape_(shape),
+      buf_(static_cast<std::size_t>(std::max<std::int64_t>(shape.size(), 0)) * dtype_size(dtype), source) {
   if (shape.size() <= 0) throw Error("empty image (shape " + shape.str() + ")");
 }
 

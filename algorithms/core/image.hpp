@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/uninitialized_vector.hpp"  // HostMemorySource
 
 namespace repix {
 
@@ -53,10 +54,14 @@ struct ImageView {
 
 // Host storage. Pinned (page-locked) storage is used when asked for and a CUDA device exists,
 // so that host-to-device copies run at full PCIe speed; otherwise 64-byte aligned heap memory.
+// Or a block of a HostMemorySource (core/uninitialized_vector.hpp; e.g. the pinned pool of
+// core/pinned_pool.hpp, whose blocks are pinned once and reused), given back to it at the end;
+// the heap's where it cannot serve.
 class HostBuffer {
  public:
   HostBuffer() = default;
   explicit HostBuffer(std::size_t bytes, bool pinned = false);
+  HostBuffer(std::size_t bytes, HostMemorySource& source);
   HostBuffer(HostBuffer&&) noexcept;
   HostBuffer& operator=(HostBuffer&&) noexcept;
   HostBuffer(const HostBuffer&) = delete;
@@ -72,12 +77,14 @@ class HostBuffer {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
   bool pinned_ = false;
+  HostMemorySource* source_ = nullptr;  // where ptr_ came from, if not from here
 };
 
 class HostImage {
  public:
   HostImage() = default;
   HostImage(DType dtype, Shape shape, bool pinned = false);
+  HostImage(DType dtype, Shape shape, HostMemorySource& source);  // its storage from `source` (HostBuffer)
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }

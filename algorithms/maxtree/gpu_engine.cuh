@@ -550,7 +550,9 @@ class AreaPlan final : public AreaDevicePlan {
   }
   AreaResult result(cudaStream_t s) override {
     if (!engine_) throw Error("internal: maxtree GPU area plan used before setup()");
-    AreaResult r{HostImage(in_.dtype, in_.shape), {}};
+    // The output in a pinned block of the pool where it is large enough (pinned_pool.hpp), so the
+    // download is one DMA into memory already mapped, as the tree's parent image.
+    AreaResult r{HostImage(in_.dtype, in_.shape, pinned_host_pool()), {}};
     download(r.image.raw(), out_.get(), r.image.bytes(), s);  // synchronises s: the events are done
     r.stats = engine_->stats();
     return r;

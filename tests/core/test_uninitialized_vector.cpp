@@ -1,3 +1,4 @@
+// HostBuffer and HostImage on a HostMemorySource too (core/image.hpp), moves included.
 // UninitializedVector's allocator with a HostMemorySource (core/uninitialized_vector.hpp): memory
 // from the source where it serves, the heap where it does not, each block given back where it came
 // from; copies on the heap, moves and swaps carrying the source with the memory. A fake source that
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/image.hpp"
 #include "core/uninitialized_vector.hpp"
 
 namespace repix {
@@ -103,6 +105,29 @@ TEST(UninitializedVector, AllocatorsCompareEqualExactlyWhenTheirSourcesAre) {
   EXPECT_EQ(DefaultInitAllocator<int>(&a), DefaultInitAllocator<long>(&a));
   EXPECT_NE(DefaultInitAllocator<int>(&a), DefaultInitAllocator<int>(&b));
   EXPECT_NE(DefaultInitAllocator<int>(&a), DefaultInitAllocator<int>());
+}
+
+TEST(HostBufferOnASource, TakesItsBlockFromTheSourceAndGivesItBackOnce) {
+  ArenaSource source(64);
+  {
+    HostImage image(DType::u16, Shape::d2(10, 5), source);  // 100 bytes: the source's
+    EXPECT_TRUE(source.owns(image.raw()));
+    EXPECT_FALSE(image.pinned());  // the arena is plain memory (the pinned pool's blocks say pinned)
+    image.data<std::uint16_t>()[49] = 7;
+    HostImage moved = std::move(image);
+    EXPECT_EQ(moved.data<std::uint16_t>()[49], 7);
+    EXPECT_EQ(source.released(), 0);
+  }
+  EXPECT_EQ(source.live(), 0u);
+  EXPECT_EQ(source.released(), 1);
+}
+
+TEST(HostBufferOnASource, FallsBackToTheHeapWhereTheSourceDoesNotServe) {
+  ArenaSource source(1 << 20);
+  HostBuffer buffer(100, source);
+  ASSERT_NE(buffer.data(), nullptr);
+  EXPECT_FALSE(source.owns(buffer.data()));
+  EXPECT_EQ(buffer.bytes(), 100u);
 }
 
 }  // namespace
