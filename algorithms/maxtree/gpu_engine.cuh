@@ -269,11 +269,16 @@ class Engine : public EngineBase {
     const std::size_t bytes = static_cast<std::size_t>(g_.n()) * sizeof(I);
     const bool pinned = is_pinned(host);
     if (!pinned) prefault(host, bytes);
-    flatten(f, s, pinned ? host : nullptr);
-    {
+    try {
+      flatten(f, s, pinned ? host : nullptr);
       nvtx::Range r_d2h("d2h", static_cast<std::int64_t>(bytes));
       if (pinned) REPIX_CUDA(cudaStreamSynchronize(s));  // flatten() queued the copies, s waits for them
       else download(host, out_, bytes, s);
+    } catch (...) {
+      // No copy may still write into the block when it goes back to the pool with r.
+      cudaStreamSynchronize(copies_->get());
+      cudaStreamSynchronize(s);
+      throw;
     }
     r.stats = stats();
     return r;
