@@ -20,6 +20,7 @@ namespace {
 struct OptPolicy : PackedPolicy {
   static constexpr bool kInPlaceFlatten = true;
   static constexpr bool kFusedBorderMerges = true;
+  static constexpr bool kMonotoneZip = true;
 };
 
 }  // namespace

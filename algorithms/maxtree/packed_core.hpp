@@ -60,6 +60,69 @@ REPIX_HD void merge(const T* s_f, Word* w, int a, int b, const Mem& mem) {
   }
 }
 
+// ---- gpu-opt's zip: the seminar's monotone one (Blin et al.'s uf_zip, read in their code, not copied) ----
+// The same words and order, a different walk: instead of one step a shared access with both
+// levels read again from s_f (the atomics' "memory" clobber forces the reloads), the zip climbs in
+// tight loops that read only the words, carrying the two levels from what the words hold, and
+// hangs a level root with one atomicMax: a pixel's parent only ever moves nearer to it, i.e. up in
+// the key (parent level, parent index) that pack() puts in the word's bits from high to low, so
+// the largest key is the nearest parent and the maximum never loses a concurrent hang (what the
+// validated CAS of merge_step retries). A root's word holds itself, a key above every parent's, so
+// a root is hung with a CAS (its one word read by the climb: a root only stops being one). No
+// halving: the hang only raises keys, the halving lowers them.
+
+// From x (level fx >= v), up x's chain while the parent's level is >= v: the last pixel of the
+// chain at a level >= v (x's node's level root when v is x's level). wx: its word; fx: its level.
+template <class Mem>
+REPIX_HD int climb_while_at_least(const Word* w, int x, std::uint32_t& fx, std::uint32_t v, Word& wx, const Mem& mem) {
+  for (;;) {
+    wx = mem.load(w + x);
+    const int p = index_of(wx);
+    if (p == x || level_of(wx) < v) return x;
+    fx = level_of(wx);
+    x = p;
+  }
+}
+
+// The merge of the trees of a and b (local indices of one tile). `mem` provides load(const Word*),
+// cas(Word*, expected, desired) -> bool and fetch_max(Word*, Word) -> Word (the old word).
+template <class T, class Mem>
+REPIX_HD void monotone_zip(const T* s_f, Word* w, int a, int b, const Mem& mem) {
+  std::uint32_t fa = s_f[a], fb = s_f[b];
+  Word wa, wb;
+  for (;;) {
+    if (fb < fa) {  // a the lower: a's node goes somewhere on b's chain
+      const int t = a;
+      a = b;
+      b = t;
+      const std::uint32_t ft = fa;
+      fa = fb;
+      fb = ft;
+    }
+    a = climb_while_at_least(w, a, fa, fa, wa, mem);  // a's level root
+    b = climb_while_at_least(w, b, fb, fa, wb, mem);  // the last of b's chain at a level >= fa
+    if (a == b) return;
+    if (fb == fa && b < a) {  // one level: the larger index hangs on the smaller
+      const int t = a;
+      a = b;
+      b = t;
+      wb = wa;
+    }
+    // b's parent is below fa (or b a root): a goes between them.
+    const Word hang = pack(fa, a);
+    if (index_of(wb) == b) {
+      if (mem.cas(w + b, wb, hang)) return;
+      continue;  // b got a parent meanwhile: climb again
+    }
+    const Word old = mem.fetch_max(w + b, hang);
+    if (old == hang) return;  // another zip hung b on a already
+    // Hung (old < hang): b's old parent, below a, goes on with a's chain. Not hung (old > hang):
+    // b's parent moved nearer than a meanwhile, and a goes on with that parent's chain.
+    b = index_of(old);
+    fb = level_of(old);
+  }
+}
+
 // Column lx's 1-D tree (gpu_core::build_column_tree, which writes local indices into the words),
 // then each of the column's words packed with its parent's level, in place: the thread owns its
 // column until the next barrier.
@@ -141,11 +204,15 @@ REPIX_HD void for_each_tile_zip(const T* s_f, int lx, int ly, int connectivity, 
   if (m == l || M == l - 1) fn(m, M);
 }
 
-// Phase 2: the column's zips with the column on its left, row by row (for_each_tile_zip).
-template <class T, class Mem>
+// Phase 2: the column's zips with the column on its left, row by row (for_each_tile_zip), with
+// merge (gpu-packed) or, kMonotone, monotone_zip (gpu-opt).
+template <bool kMonotone = false, class T, class Mem>
 REPIX_HD void zip_column(const T* s_f, Word* s_w, int h, int connectivity, int lx, const Mem& mem) {
   for (int ly = 0; ly < h; ++ly)
-    for_each_tile_zip(s_f, lx, ly, connectivity, [&](int a, int b) { merge(s_f, s_w, a, b, mem); });
+    for_each_tile_zip(s_f, lx, ly, connectivity, [&](int a, int b) {
+      if (kMonotone) monotone_zip(s_f, s_w, a, b, mem);
+      else merge(s_f, s_w, a, b, mem);
+    });
 }
 
 // Phase 3: the column's compressed parents, in global indices, into the image's parent array.

@@ -28,11 +28,14 @@ struct SharedWordAtomics {
   __device__ __forceinline__ bool cas(Word* p, Word expected, Word desired) const {
     return atomicCAS(p, expected, desired) == expected;
   }
+  // monotone_zip's hang (ATOMS.MAX: block scope is all the tile's threads).
+  __device__ __forceinline__ Word fetch_max(Word* p, Word v) const { return atomicMax_block(p, v); }
 };
 
 // One block of kTileW threads per tile (1-D grid of tiles, row-major: tiles_x per row); thread lx
 // owns tile column lx. Columns outside the image (the last tiles) take part in the barriers only.
-template <class T, class I>
+// kMonotone: the zips are packed_core::monotone_zip (gpu-opt), else packed_core::merge (gpu-packed).
+template <bool kMonotone, class T, class I>
 __global__ void __launch_bounds__(kTileW)
     packed_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
   __shared__ T s_f[kTileW * kTileH];
@@ -44,7 +47,7 @@ __global__ void __launch_bounds__(kTileW)
   const bool inside = lx < w;
   if (inside) packed_core::load_column(f, g.nx, x0, y0, h, lx, s_f, s_w);
   __syncthreads();  // every column's levels and tree in place (plain stores) before the zips read them
-  if (inside) packed_core::zip_column(s_f, s_w, h, g.conn, lx, SharedWordAtomics{});
+  if (inside) packed_core::zip_column<kMonotone>(s_f, s_w, h, g.conn, lx, SharedWordAtomics{});
   __syncthreads();  // every zip of the tile done before its tree is read (plain loads from here)
   if (inside) packed_core::write_column(s_f, s_w, g.nx, x0, y0, h, lx, par);
 }
@@ -56,7 +59,7 @@ struct PackedTiles {
    protected:
     void build(const T* f, I* par, cudaStream_t s) override {
       this->tiles_ = this->tiles_x() * this->tiles_y();
-      packed_build_kernel<T, I><<<static_cast<unsigned>(this->tiles_), kTileW, 0, s>>>(f, par, this->g_, this->tiles_x());
+      packed_build_kernel<Policy::kMonotoneZip, T, I><<<static_cast<unsigned>(this->tiles_), kTileW, 0, s>>>(f, par, this->g_, this->tiles_x());
       REPIX_CUDA_LAUNCH();
     }
   };
@@ -65,6 +68,7 @@ struct PackedTiles {
 // gpu-packed's policy: gpu-compressed's, the border merges grid-pruned too.
 struct PackedPolicy : CompressedPolicy {
   static constexpr bool kPruneBorders = true;
+  static constexpr bool kMonotoneZip = false;  // the tile's zips: packed_core::merge (true: monotone_zip)
 };
 
 }  // namespace repix::maxtree::gpu

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <thread>
 #include <type_traits>
@@ -38,6 +39,33 @@ struct HostWordAtomics {
   Word load(const Word* p) const { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
   bool cas(Word* p, Word expected, Word desired) const {
     return __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+  Word fetch_max(Word* p, Word v) const {  // GCC has no __atomic_fetch_max
+    Word old = load(p);
+    while (old < v && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    }
+    return old;
+  }
+};
+
+// HostWordAtomics that give up the core before one access in eight (a per-thread seeded draw), so
+// that threads zipping one tile interleave at many more points than the scheduler's time slices.
+struct YieldingWordAtomics : HostWordAtomics {
+  static void maybe_yield() {
+    thread_local std::minstd_rand draw(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    if (draw() % 8 == 0) std::this_thread::yield();
+  }
+  Word load(const Word* p) const {
+    maybe_yield();
+    return HostWordAtomics::load(p);
+  }
+  bool cas(Word* p, Word expected, Word desired) const {
+    maybe_yield();
+    return HostWordAtomics::cas(p, expected, desired);
+  }
+  Word fetch_max(Word* p, Word v) const {
+    maybe_yield();
+    return HostWordAtomics::fetch_max(p, v);
   }
 };
 
@@ -329,7 +357,8 @@ enum class Schedule {
   tiled_column_trees,
   tiled_border,        // gpu-border: gpu-grid's tiles, the horizontal merges on border trees
   tiled_border_small,  // the same with compact trees of 40 nodes: most strips fall back
-  tiled_packed,        // gpu-packed and gpu-opt: column trees, grid pruning, zips on packed words interleaved
+  tiled_packed,        // gpu-packed: column trees, grid pruning, zips on packed words interleaved
+  tiled_monotone,      // gpu-opt: the same with packed_core::monotone_zip, its columns' zips on threads
 };
 
 template <class T>
@@ -359,7 +388,7 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
     }
   } else if (how == Schedule::tiled || how == Schedule::tiled_grid_pruned || how == Schedule::tiled_compressed ||
              how == Schedule::tiled_column_trees || how == Schedule::tiled_border || how == Schedule::tiled_border_small ||
-             how == Schedule::tiled_packed) {
+             how == Schedule::tiled_packed || how == Schedule::tiled_monotone) {
     // As gpu-tile runs: each tile in its own local arrays (levels, parents in local indices), its
     // edges merged in a random order, the tree written back in global indices; then the
     // horizontal merge's edges, then the vertical merge's, each in a random order. gpu-grid: the
@@ -381,7 +410,7 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         const std::int64_t x = x0 + l % kTileW, y = y0 + l / kTileW;
         if (x < W && y < img.shape().ny) s_f[l] = f[y * W + x];
       }
-      if (how == Schedule::tiled_packed) {
+      if (how == Schedule::tiled_packed || how == Schedule::tiled_monotone) {
         // The kernel's own phases (packed_core::load_column, zip_column, write_column), its threads'
         // columns in a shuffled order; the zips either a column at a time (as zip_column runs them) or,
         // on odd seeds, step by step interleaved across the tile (what concurrent threads can do).
@@ -405,7 +434,23 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         }
         expect_column_trees(p_f.data(), column_par, w, h);
         const HostWordAtomics wmem;
-        if (seed % 2 == 0) {
+        if (how == Schedule::tiled_monotone) {
+          // gpu-opt's zips: a column at a time on even seeds; on odd ones, the columns on 4 threads
+          // (column lx on thread lx % 4) zipping concurrently, each access a chance to yield.
+          std::shuffle(columns.begin(), columns.end(), rng);
+          if (seed % 2 == 0) {
+            for (const int lx : columns) packed_core::zip_column<true>(p_f.data(), words.data(), h, connectivity, lx, wmem);
+          } else {
+            std::vector<std::thread> zippers;
+            for (int t = 0; t < 4; ++t)
+              zippers.emplace_back([&, t] {
+                for (const int lx : columns)
+                  if (lx % 4 == t)
+                    packed_core::zip_column<true>(p_f.data(), words.data(), h, connectivity, lx, YieldingWordAtomics{});
+              });
+            for (std::thread& z : zippers) z.join();
+          }
+        } else if (seed % 2 == 0) {
           std::shuffle(columns.begin(), columns.end(), rng);
           for (const int lx : columns) packed_core::zip_column(p_f.data(), words.data(), h, connectivity, lx, wmem);
         } else {
@@ -448,7 +493,7 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         if (x < W && y < img.shape().ny) par[y * W + x] = gpu_core::tile_to_global<I>(local, x0, y0, W);
       }
     }
-    if (how == Schedule::tiled_packed) {  // gpu-packed's and gpu-opt's border zips, as the kernels make them
+    if (how == Schedule::tiled_packed || how == Schedule::tiled_monotone) {  // gpu-packed's and gpu-opt's border zips
       const std::int64_t H = img.shape().ny;
       const std::int64_t tiles_x = (W + kTileW - 1) / kTileW, tiles_y = (H + kTileH - 1) / kTileH;
       auto keep = [](std::vector<std::pair<I, I>>& list) {
@@ -462,7 +507,7 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       for (std::int64_t k = 1; k < tiles_y; ++k)
         for (std::int64_t x = 0; x < W; ++x) gpu_core::for_each_row_border_zip(f, W, connectivity, x, k * kTileH, keep(t.vertical));
     }
-    if (how == Schedule::tiled_packed) {
+    if (how == Schedule::tiled_packed || how == Schedule::tiled_monotone) {
       // gpu-opt merges both borders' edges in one grid (border_merge_kernel): one shuffled list,
       // merged edge by edge on even seeds, step by step interleaved on odd ones.
       std::vector<std::pair<I, I>> borders = t.horizontal;
@@ -513,7 +558,7 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
   for (const Schedule how :
        {Schedule::shuffled, Schedule::interleaved, Schedule::threads, Schedule::tiled, Schedule::tiled_grid_pruned,
         Schedule::tiled_compressed, Schedule::tiled_column_trees, Schedule::tiled_border, Schedule::tiled_border_small,
-        Schedule::tiled_packed}) {
+        Schedule::tiled_packed, Schedule::tiled_monotone}) {
     const std::string what = in.name + ", connectivity " + std::to_string(connectivity) + ", schedule " +
                              std::to_string(static_cast<int>(how)) + ", seed " + std::to_string(seed);
     const std::vector<I> par = build<T>(in.image, connectivity, how, seed);
