@@ -9,7 +9,11 @@
 //  - the two border merges in one grid (border_merge_kernel), so that the vertical one fills what
 //    the horizontal one's long climbs leave idle (it ran at 20 % achieved occupancy alone): merges
 //    1.5 -> 0.88 ms, the kernel 2.54 ms = 9.4 Gpx/s (e03e8ca; Blin's code 2.04 ms in the same process,
-//    and slower than this at 16 bits and at 1920x1080).
+//    and slower than this at 16 bits and at 1920x1080);
+//  - the tile's zips are the seminar's monotone zip (packed_core::monotone_zip: tight climbs on the
+//    words, one atomicMax a hang), not gpu-packed's validated CAS: 1920x1080 0.825 -> 0.721 ms
+//    (Blin's 0.784), 8-connectivity 6000x4000 3.08 -> 2.96 ms, 4-connectivity 6000x4000 2.57 -> 2.65
+//    ms (bf75242, results/nvidia-h100-80gb-hbm3/issue14-bf75242/).
 // (Up to e03e8ca these were gpu-packed's, and gpu-compressed was called gpu-opt.)
 #include "maxtree/packed_engine.cuh"
 #include "maxtree/variants.hpp"
@@ -28,7 +32,7 @@ struct OptPolicy : PackedPolicy {
 Variant gpu_opt_variant() {
   return make_gpu_variant<PackedTiles<OptPolicy>::type>(
       "gpu-opt", "beyond-seminar",
-      "gpu-packed with the flatten in one pass in place and both border merges in one grid");
+      "gpu-packed with the seminar's monotone tile zip, the flatten in one pass in place and both border merges in one grid");
 }
 
 }  // namespace repix::maxtree::gpu

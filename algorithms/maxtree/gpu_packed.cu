@@ -19,7 +19,8 @@
 //    with 8-connectivity one zip per 2x2 block across the borders too, as in the tiles
 //    (gpu_core::for_each_column_border_zip, for_each_row_border_zip; not yet measured on a GPU when
 //    written, after 0e9661b: the in-tile blocks took the 8-connected kernel from 9.2 to 5.1 ms).
-// The zip stays ours (a validated CAS, packed_core::merge_step), not the seminar's atomicMin.
+// The zip stays ours (a validated CAS, packed_core::merge_step); gpu-opt takes the seminar's
+// monotone one (packed_core::monotone_zip).
 // Everything else (compressed tiles written out, the two border-merge kernels with relaxed loads, the
 // walk-then-jump flatten) is gpu-compressed's; gpu-opt adds what it changes after the tile build.
 // On the lent H100 (552a805 without the in-place flatten: results/nvidia-h100-80gb-hbm3/
