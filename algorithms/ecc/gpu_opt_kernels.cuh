@@ -90,14 +90,21 @@ __device__ __noinline__ void global_add(const GlobalAcc& g, std::uint32_t key, l
 // the 65536 values, its 4096-slot table fills, and each later key pays 16 failed probes before
 // going to the global bins anyway. uint8 is direct-indexed in both (256 bins fit); float32 is
 // unchanged.
-enum class BlockKind { hash, bins256, none };
+// Presence stays block-private (BlockKind::presence_bits): one bit a value, 8 KiB of shared memory,
+// set with a shared atomicOr, so a voxel costs one global reduction (its VCEC) where it cost two;
+// at the block's end each value it saw is marked in the global presence words unless a load finds
+// it marked already (the grid is at most what is resident: a few hundred blocks, each seeing most
+// values of uniform data, so the flush is a few hundred times 65536 bits, not one per voxel).
+// Nsight Compute at d600990 (results/nvidia-h100-80gb-hbm3/issue15-d600990/) had this step at 85.8 %
+// of L2 throughput with both reductions per voxel.
+enum class BlockKind { hash, bins256, presence_bits };
 // The Mode bits that change the kernels of element type T (the others select gpu-opt's kernel,
 // so no kernel is compiled twice).
 template <class T>
 inline constexpr int modes_for = sizeof(T) == 2 ? kModeDirect16 : sizeof(T) == 4 ? kModeWarpAgg : 0;
 template <class T, int kMode>
 inline constexpr BlockKind block_kind = sizeof(T) == 1                                 ? BlockKind::bins256
-                                        : ((kMode & kModeDirect16) && sizeof(T) == 2) ? BlockKind::none
+                                        : ((kMode & kModeDirect16) && sizeof(T) == 2) ? BlockKind::presence_bits
                                                                                        : BlockKind::hash;
 
 template <class T, BlockKind K>
@@ -130,9 +137,21 @@ struct BlockAccOf<T, BlockKind::bins256> {
 };
 
 template <class T>
-struct BlockAccOf<T, BlockKind::none> {  // threads add straight into the global bins
-  __device__ void init() {}
-  __device__ void flush(const GlobalAcc&) {}
+struct BlockAccOf<T, BlockKind::presence_bits> {  // VCEC straight into the global bins
+  static constexpr int kWords = 65536 / 32;
+  unsigned seen[kWords];  // bit v % 32 of word v / 32: value v occurred in this block
+  __device__ void init() {
+    for (int i = threadIdx.x; i < kWords; i += blockDim.x) seen[i] = 0;
+  }
+  __device__ void mark(std::uint32_t v) { atomicOr(&seen[v >> 5], 1u << (v & 31u)); }
+  __device__ void flush(const GlobalAcc& g) {
+    for (int i = threadIdx.x; i < kWords; i += blockDim.x) {
+      for (unsigned bits = seen[i]; bits != 0; bits &= bits - 1u) {
+        const std::uint32_t v = static_cast<std::uint32_t>(i) * 32u + static_cast<std::uint32_t>(__ffs(bits) - 1);
+        if (*static_cast<volatile const std::uint32_t*>(&g.present[v]) == 0) atomicOr(&g.present[v], 1u);
+      }
+    }
+  }
 };
 
 template <class T, int kMode = kModeOpt>
@@ -156,9 +175,9 @@ struct ThreadAcc {
         ckey = pkey;
       }
       if (psum != 0) atomicAdd(&b.vcec[pkey], psum);
-    } else if constexpr (kind == BlockKind::none) {
+    } else if constexpr (kind == BlockKind::presence_bits) {
       if (pkey != ckey) {
-        atomicOr(&g.present[pkey], 1u);
+        b.mark(pkey);
         ckey = pkey;
       }
       if (psum != 0) atomicAdd(&g.vcec[pkey], static_cast<unsigned long long>(static_cast<long long>(psum)));
