@@ -667,5 +667,72 @@ TEST(MaxtreeGpuCore, MergeZipsTwoChains) {
   EXPECT_EQ(par, (std::vector<I>{0, 0, 1, 2, 3, 4}));
 }
 
+// gpu-opt's monotone zip (packed_core::monotone_zip) on hand-made words: word[p] = pack(level of
+// p's parent, p's parent), a root's word itself.
+std::vector<packed_core::Word> words_of(const std::uint8_t* f, const std::vector<int>& par) {
+  std::vector<packed_core::Word> w(par.size());
+  for (std::size_t p = 0; p < par.size(); ++p) w[p] = packed_core::pack(f[par[p]], par[p]);
+  return w;
+}
+
+TEST(MaxtreeGpuCore, MonotoneZipZipsTwoChainsAndTiesOnTheSmallerIndex) {
+  const std::uint8_t f[6] = {0, 1, 2, 3, 4, 5};
+  std::vector<packed_core::Word> w = words_of(f, {0, 1, 0, 1, 2, 3});  // 4->2->0 and 5->3->1
+  packed_core::monotone_zip(f, w.data(), 5, 4, HostWordAtomics{});
+  EXPECT_EQ(w, words_of(f, {0, 0, 1, 2, 3, 4}));
+  // One level: the larger index hangs on the smaller, whichever order the zip is given.
+  const std::uint8_t g[4] = {7, 7, 7, 7};
+  std::vector<packed_core::Word> v = words_of(g, {0, 1, 2, 3});
+  packed_core::monotone_zip(g, v.data(), 1, 3, HostWordAtomics{});
+  packed_core::monotone_zip(g, v.data(), 2, 0, HostWordAtomics{});
+  packed_core::monotone_zip(g, v.data(), 0, 3, HostWordAtomics{});
+  EXPECT_EQ(v, words_of(g, {0, 0, 0, 1}));
+}
+
+// The word at `target` changed by another zip just before this zip's own atomic on it (the
+// competitor's hang, applied once), to take the branches only concurrency reaches.
+struct InterruptedWordAtomics : HostWordAtomics {
+  packed_core::Word* target = nullptr;
+  packed_core::Word competitor = 0;
+  mutable bool fired = false;
+  void interrupt(packed_core::Word* p) const {
+    if (fired || p != target) return;
+    fired = true;
+    HostWordAtomics::fetch_max(p, competitor);
+  }
+  bool cas(packed_core::Word* p, packed_core::Word expected, packed_core::Word desired) const {
+    interrupt(p);
+    return HostWordAtomics::cas(p, expected, desired);
+  }
+  packed_core::Word fetch_max(packed_core::Word* p, packed_core::Word v) const {
+    interrupt(p);
+    return HostWordAtomics::fetch_max(p, v);
+  }
+};
+
+TEST(MaxtreeGpuCore, MonotoneZipGoesOnFromWhatAConcurrentHangLeft) {
+  const std::uint8_t f[4] = {0, 1, 2, 3};
+  {  // 3 is hung on 2 (nearer than 1) just before the zip of 3 and 1 hangs 3 on 1: its max keeps 2,
+     // and 1 goes on down 2's chain: 3 -> 2 -> 1 -> 0.
+    std::vector<packed_core::Word> w = words_of(f, {0, 0, 0, 0});
+    InterruptedWordAtomics mem;
+    mem.target = &w[3];
+    mem.competitor = packed_core::pack(2, 2);
+    packed_core::monotone_zip(f, w.data(), 3, 1, mem);
+    EXPECT_TRUE(mem.fired);
+    EXPECT_EQ(w, words_of(f, {0, 0, 1, 2}));
+  }
+  {  // Root 1 is hung on 0 by another zip between this zip's climb and its CAS: the CAS fails, the
+     // zip climbs again and finds the chains one.
+    std::vector<packed_core::Word> w = words_of(f, {0, 1, 1, 0});
+    InterruptedWordAtomics mem;
+    mem.target = &w[1];
+    mem.competitor = packed_core::pack(0, 0);
+    packed_core::monotone_zip(f, w.data(), 1, 0, mem);
+    EXPECT_TRUE(mem.fired);
+    EXPECT_EQ(w, words_of(f, {0, 0, 1, 0}));
+  }
+}
+
 }  // namespace
 }  // namespace repix::maxtree
