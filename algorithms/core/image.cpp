@@ -119,15 +119,20 @@ void HostBuffer::release() {
   source_ = nullptr;
 }
 
+namespace {
+// The storage of an image of that shape (none for an empty one: the constructors then throw).
+std::size_t image_bytes(DType dtype, const Shape& shape) {
+  return static_cast<std::size_t>(std::max<std::int64_t>(shape.size(), 0)) * dtype_size(dtype);
+}
+}  // namespace
+
 HostImage::HostImage(DType dtype, Shape shape, bool pinned)
-    : dtype_(dtype), shape_(shape),
-      buf_(static_cast<std::size_t>(shape.size()) * dtype_size(dtype), pinned) {
+    : dtype_(dtype), shape_(shape), buf_(image_bytes(dtype, shape), pinned) {
   if (shape.size() <= 0) throw Error("empty image (shape " + shape.str() + ")");
 }
 
 HostImage::HostImage(DType dtype, Shape shape, HostMemorySource& source)
-    : dtype_(dtype), shape_(shape),
-      buf_(static_cast<std::size_t>(std::max<std::int64_t>(shape.size(), 0)) * dtype_size(dtype), source) {
+    : dtype_(dtype), shape_(shape), buf_(image_bytes(dtype, shape), source) {
   if (shape.size() <= 0) throw Error("empty image (shape " + shape.str() + ")");
 }
 

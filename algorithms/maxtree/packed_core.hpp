@@ -215,7 +215,7 @@ template <bool kMonotone = false, class T, class Mem>
 REPIX_HD void zip_column(const T* s_f, Word* s_w, int h, int connectivity, int lx, const Mem& mem) {
   for (int ly = 0; ly < h; ++ly)
     for_each_tile_zip(s_f, lx, ly, connectivity, [&](int a, int b) {
-      if (kMonotone) monotone_zip(s_f, s_w, a, b, mem);
+      if constexpr (kMonotone) monotone_zip(s_f, s_w, a, b, mem);
       else merge(s_f, s_w, a, b, mem);
     });
 }

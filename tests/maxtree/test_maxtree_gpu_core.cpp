@@ -712,26 +712,24 @@ struct InterruptedWordAtomics : HostWordAtomics {
 
 TEST(MaxtreeGpuCore, MonotoneZipGoesOnFromWhatAConcurrentHangLeft) {
   const std::uint8_t f[4] = {0, 1, 2, 3};
-  {  // 3 is hung on 2 (nearer than 1) just before the zip of 3 and 1 hangs 3 on 1: its max keeps 2,
-     // and 1 goes on down 2's chain: 3 -> 2 -> 1 -> 0.
-    std::vector<packed_core::Word> w = words_of(f, {0, 0, 0, 0});
+  // The zip of a and b on the tree `before`, the competitor's hang written into target's word
+  // just before the zip's own atomic on it, then the tree `after`.
+  const auto zip_interrupted = [&](const std::vector<int>& before, int target, packed_core::Word competitor, int a, int b,
+                                   const std::vector<int>& after) {
+    std::vector<packed_core::Word> w = words_of(f, before);
     InterruptedWordAtomics mem;
-    mem.target = &w[3];
-    mem.competitor = packed_core::pack(2, 2);
-    packed_core::monotone_zip(f, w.data(), 3, 1, mem);
+    mem.target = &w[static_cast<std::size_t>(target)];
+    mem.competitor = competitor;
+    packed_core::monotone_zip(f, w.data(), a, b, mem);
     EXPECT_TRUE(mem.fired);
-    EXPECT_EQ(w, words_of(f, {0, 0, 1, 2}));
-  }
-  {  // Root 1 is hung on 0 by another zip between this zip's climb and its CAS: the CAS fails, the
-     // zip climbs again and finds the chains one.
-    std::vector<packed_core::Word> w = words_of(f, {0, 1, 1, 0});
-    InterruptedWordAtomics mem;
-    mem.target = &w[1];
-    mem.competitor = packed_core::pack(0, 0);
-    packed_core::monotone_zip(f, w.data(), 1, 0, mem);
-    EXPECT_TRUE(mem.fired);
-    EXPECT_EQ(w, words_of(f, {0, 0, 1, 0}));
-  }
+    EXPECT_EQ(w, words_of(f, after));
+  };
+  // 3 is hung on 2 (nearer than 1) just before the zip of 3 and 1 hangs 3 on 1: its max keeps 2,
+  // and 1 goes on down 2's chain: 3 -> 2 -> 1 -> 0.
+  zip_interrupted({0, 0, 0, 0}, 3, packed_core::pack(2, 2), 3, 1, {0, 0, 1, 2});
+  // Root 1 is hung on 0 by another zip between this zip's climb and its CAS: the CAS fails, the
+  // zip climbs again and finds the chains one.
+  zip_interrupted({0, 1, 1, 0}, 1, packed_core::pack(0, 0), 1, 0, {0, 0, 1, 0});
 }
 
 }  // namespace
