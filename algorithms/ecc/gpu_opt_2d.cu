@@ -12,50 +12,66 @@ namespace {
 // Warp-level work items: a 128-column segment times `chunk` rows. Each thread keeps rows y-1, y,
 // y+1 in registers and has the next three rows' loads in flight.
 
-template <class T>
-struct Row2 {
-  Raw4<T> run;
-  float left = kInf, right = kInf;  // lane 0 / lane 31 only
+// A lane's row loads of one work item. Row index r is image row ya - 1 + r (ya: the item's first
+// row); rows lo..hi are inside the image and within the item's reach (its last row's lower
+// neighbour), the others are +inf. The address advances a row at a time, so a load costs no 64-bit
+// multiply and its validity one 32-bit compare: the loads' address arithmetic (int64 row products
+// and bounds per row, branches around the halo loads) was ~57 instructions a row at 9bd36e8 (SASS),
+// as many as the rule itself.
+struct Rows2 {
+  std::uintptr_t a = 0;    // bytes: the next row's run (wraps harmlessly while outside the buffer)
+  std::int64_t stride = 0; // bytes a row
+  int lo = 0, hi = 0;
+  unsigned xmask = 0;      // bits 0-3: run validity along x; bit 4: this lane's halo column inside
+  int halo = 0;            // elements from the run to the halo column: lane 0 -1, lane 31 +4
 };
 
-// Per-item constants of a lane's loads: column base pointer and validity along x.
+// A row's raw loads in flight: the lane's 4 elements and its halo element (lanes 0 and 31; the
+// others load none). Converted to compute values (and +inf outside) when the row is assembled, so
+// the loads stay in flight until then.
 template <class T>
-struct Lane2 {
-  const T* base;       // buf + x0 (row offsets are added per row)
-  unsigned xmask;      // run validity
-  bool lok, rok;       // halo columns x0-1 / x0+4 inside the image
+struct RawRow2 {
+  T v[4];
+  T h;
+  unsigned valid;  // as Rows2::xmask, 0 for a row outside
 };
 
 template <class T, bool kVec>
-__device__ __forceinline__ Row2<T> load_row2(const Lane2<T>& L, const Geom& g, std::int64_t y,
-                                             std::int64_t ylim, int lane) {
-  const bool ok = y >= 0 && y < g.ny && y <= ylim;
-  const T* p = L.base + (ok ? (y - g.b0) * g.nx : 0);
-  Row2<T> r;
-  r.run = load4<T, kVec>(p, ok ? L.xmask : 0u);
-  if (lane == 0) r.left = load1(p - 1, ok && L.lok);
-  if (lane == 31) r.right = load1(p + 4, ok && L.rok);
-  return r;
+__device__ __forceinline__ RawRow2<T> load_row2(Rows2& R, int r) {
+  const bool ok = static_cast<unsigned>(r - R.lo) <= static_cast<unsigned>(R.hi - R.lo);
+  const T* p = reinterpret_cast<const T*>(R.a);
+  R.a += static_cast<std::uintptr_t>(R.stride);
+  RawRow2<T> w;
+  w.valid = ok ? R.xmask : 0u;
+  const Raw4<T> run = load4<T, kVec>(p, w.valid & 0xFu);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) w.v[i] = run.v[i];
+  w.h = T(0);
+  if (w.valid & 0x10u) w.h = __ldg(p + R.halo);
+  return w;
 }
 
 template <class T>
-__device__ __forceinline__ void assemble2(float (&row)[6], const Row2<T>& r, int lane) {
-  assemble(row, conv(r.run, 0), conv(r.run, 1), conv(r.run, 2), conv(r.run, 3), r.left, r.right,
-           lane);
+__device__ __forceinline__ float conv_bit(T v, unsigned valid, int bit) {
+  return ((valid >> bit) & 1u) ? to_compute(v) : kInf;
 }
 
-template <class T, bool kEmit, int kMode>
+template <class T>
+__device__ __forceinline__ void assemble2(float (&row)[6], const RawRow2<T>& w, int lane) {
+  const float h = conv_bit(w.h, w.valid, 4);
+  assemble(row, conv_bit(w.v[0], w.valid, 0), conv_bit(w.v[1], w.valid, 1), conv_bit(w.v[2], w.valid, 2),
+           conv_bit(w.v[3], w.valid, 3), h, h, lane);
+}
+
+template <class T, bool kVec, bool kEmit, int kMode>
 __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6],
-                                      const float (&dn)[6], std::int64_t y, std::int64_t yb,
-                                      std::int64_t x0, const Geom& g, EmitOut& out,
+                                      const float (&dn)[6], int t, int nrows, unsigned valid,
+                                      std::int64_t out_index, EmitOut& out,
                                       ThreadAcc<T, kMode>& ta, BlockAcc<T, kMode>& ba,
                                       const GlobalAcc& acc) {
-  if (y >= yb) return;
+  if (t >= nrows) return;  // warp-uniform
   const std::uint32_t s = change4_2d(up, mid, dn);
-  unsigned valid = 0;
-#pragma unroll
-  for (int i = 0; i < kRun; ++i) valid |= static_cast<unsigned>(x0 + i < g.nx) << i;
-  consume<T, kEmit, kMode>(s, kBias2, mid, valid, (y - g.s0) * g.nx + x0, out, ta, ba, acc);
+  consume<T, kEmit, kMode, kVec>(s, kBias2, mid, valid, out_index, out, ta, ba, acc);
 }
 
 // kMinBlocks: the register budget (__launch_bounds__'s minimum resident blocks per SM). 2 gives
@@ -72,7 +88,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     ba.init();
     __syncthreads();
   }
-  ThreadAcc<T, kMode> ta;
+  ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const std::int64_t nitems = g.items_x * g.items_s;
   for (std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp; item < nitems;
@@ -80,32 +96,42 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     const std::int64_t ix = item % g.items_x, is = item / g.items_x;
     const std::int64_t x0 = ix * kSegX + lane * kRun;
     const std::int64_t ya = g.s0 + is * g.chunk, yb = min(ya + g.chunk, g.s1);
-    Lane2<T> L;
-    L.base = buf + x0;
-    L.xmask = run_mask(x0, g.nx);
-    L.lok = x0 >= 1 && x0 - 1 < g.nx;
-    L.rok = x0 + 4 < g.nx;
+    const int nrows = static_cast<int>(yb - ya);
+    const std::int64_t xh = lane == 0 ? x0 - 1 : x0 + 4;
+    const bool halo_ok = (lane == 0 || lane == 31) && xh >= 0 && xh < g.nx;
+    Rows2 R;
+    R.stride = g.nx * static_cast<std::int64_t>(sizeof(T));
+    R.a = reinterpret_cast<std::uintptr_t>(buf) +
+          static_cast<std::uintptr_t>(((ya - 1 - g.b0) * g.nx + x0) * static_cast<std::int64_t>(sizeof(T)));
+    R.lo = ya == 0 ? 1 : 0;                                  // row ya - 1 = -1 is outside
+    R.hi = static_cast<int>(min(yb, g.ny - 1) - (ya - 1));   // the item's reach: row yb
+    R.xmask = run_mask(x0, g.nx) | (halo_ok ? 0x10u : 0u);
+    R.halo = lane == 0 ? -1 : 4;
+    const unsigned valid = R.xmask & 0xFu;
+    const std::int64_t out0 = (ya - g.s0) * g.nx + x0;       // emit: the item's first voxel
     float A[6], B[6], C[6];
     {
-      const Row2<T> r0 = load_row2<T, kVec>(L, g, ya - 1, yb, lane);
-      const Row2<T> r1 = load_row2<T, kVec>(L, g, ya, yb, lane);
-      const Row2<T> r2 = load_row2<T, kVec>(L, g, ya + 1, yb, lane);
+      const RawRow2<T> r0 = load_row2<T, kVec>(R, 0);
+      const RawRow2<T> r1 = load_row2<T, kVec>(R, 1);
+      const RawRow2<T> r2 = load_row2<T, kVec>(R, 2);
       assemble2(A, r0, lane);
       assemble2(B, r1, lane);
       assemble2(C, r2, lane);
     }
-    Row2<T> q0 = load_row2<T, kVec>(L, g, ya + 2, yb, lane);
-    Row2<T> q1 = load_row2<T, kVec>(L, g, ya + 3, yb, lane);
-    Row2<T> q2 = load_row2<T, kVec>(L, g, ya + 4, yb, lane);
-    for (std::int64_t y = ya; y < yb; y += 3) {
-      const Row2<T> n0 = load_row2<T, kVec>(L, g, y + 5, yb, lane);
-      const Row2<T> n1 = load_row2<T, kVec>(L, g, y + 6, yb, lane);
-      const Row2<T> n2 = load_row2<T, kVec>(L, g, y + 7, yb, lane);
-      step2<T, kEmit, kMode>(A, B, C, y, yb, x0, g, out, ta, ba, acc);
+    RawRow2<T> q0 = load_row2<T, kVec>(R, 3);
+    RawRow2<T> q1 = load_row2<T, kVec>(R, 4);
+    RawRow2<T> q2 = load_row2<T, kVec>(R, 5);
+    // Step t computes row ya + t (row index t + 1) from rows t, t + 1, t + 2; rows t + 6 .. t + 8
+    // are loaded while steps t .. t + 2 compute.
+    for (int t = 0; t < nrows; t += 3) {
+      const RawRow2<T> n0 = load_row2<T, kVec>(R, t + 6);
+      const RawRow2<T> n1 = load_row2<T, kVec>(R, t + 7);
+      const RawRow2<T> n2 = load_row2<T, kVec>(R, t + 8);
+      step2<T, kVec, kEmit, kMode>(A, B, C, t, nrows, valid, out0 + t * g.nx, out, ta, ba, acc);
       assemble2(A, q0, lane);
-      step2<T, kEmit, kMode>(B, C, A, y + 1, yb, x0, g, out, ta, ba, acc);
+      step2<T, kVec, kEmit, kMode>(B, C, A, t + 1, nrows, valid, out0 + (t + 1) * g.nx, out, ta, ba, acc);
       assemble2(B, q1, lane);
-      step2<T, kEmit, kMode>(C, A, B, y + 2, yb, x0, g, out, ta, ba, acc);
+      step2<T, kVec, kEmit, kMode>(C, A, B, t + 2, nrows, valid, out0 + (t + 2) * g.nx, out, ta, ba, acc);
       assemble2(C, q2, lane);
       q0 = n0;
       q1 = n1;

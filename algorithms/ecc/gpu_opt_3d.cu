@@ -107,7 +107,7 @@ __device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], floa
 #pragma unroll
     for (int i = 0; i < kRun; ++i) valid |= static_cast<unsigned>(x0 + i < g.nx) << i;
   }
-  consume<T, kEmit, kMode>(s, kBias3, P0[1], valid, ((z - g.s0) * g.ny + y) * g.nx + x0, out, ta, ba,
+  consume<T, kEmit, kMode, kVec>(s, kBias3, P0[1], valid, ((z - g.s0) * g.ny + y) * g.nx + x0, out, ta, ba,
                     acc);
 }
 
@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(kThreads, 2) ecc3d_kernel(const T* __restrict_
   __shared__ BlockAcc<T, kMode> ba;
   __shared__ __align__(16) float planes[2 * kPlaneFloats];
   if constexpr (!kEmit) ba.init();
-  ThreadAcc<T, kMode> ta;
+  ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const std::int64_t tiles = g.items_x * g.items_y, nitems = tiles * g.items_s;
   for (std::int64_t item = blockIdx.x; item < nitems; item += gridDim.x) {

@@ -83,13 +83,13 @@ __device__ __noinline__ void global_add(const GlobalAcc& g, std::uint32_t key, l
 // Block-private accumulator in shared memory. uint8: direct bins; others: the shared-memory hash
 // table of core/gpu (a key it cannot place goes to the global accumulator).
 //
-// kModeDirect16 (the `gpu-opt-direct` ablation step, gpu_opt_direct.cu): uint16 keys skip the block
-// hash and are added by direct index into the global bins (65536 values: int32 VCEC bins for them
-// would need 256 KiB, more than an SM's shared memory, so the only direct table is the global
-// one). The hash's cost on uniform uint16 data is what this step measures: a block sees most of
-// the 65536 values, its 4096-slot table fills, and each later key pays 16 failed probes before
-// going to the global bins anyway. uint8 is direct-indexed in both (256 bins fit); float32 is
-// unchanged.
+// kModeDirect16 (the `gpu-opt-direct` ablation step, gpu_opt_direct.cu): uint16 keys try a small
+// block hash with 2 probes, and what it cannot place is added by direct index into the global bins
+// (65536 values: int32 VCEC bins for them would need 256 KiB, more than an SM's shared memory, so
+// the only direct table is the global one). gpu-opt's 4096-slot hash with 16 probes is what this
+// step replaces: on uniform uint16 data a block sees most of the 65536 values, its table fills, and
+// each later key pays 16 failed probes before going to the global bins anyway. uint8 is
+// direct-indexed in both (256 bins fit); float32 is unchanged.
 // Presence stays block-private (BlockKind::presence_bits): one bit a value, 8 KiB of shared memory,
 // set with a shared atomicOr, so a voxel costs one global reduction (its VCEC) where it cost two;
 // at the block's end each value it saw is marked in the global presence words unless a load finds
@@ -136,15 +136,28 @@ struct BlockAccOf<T, BlockKind::bins256> {
   }
 };
 
+// VCEC in a small block hash with few probes (kDirectProbes), the global direct bins for what it
+// cannot place. 5dc247f sent every run straight to the global bins: 28x slower than gpu-opt with 16
+// levels (issue15-5dc247f/bench-ecc-u16-smooth.json), where every voxel of a block hit the same
+// few L2 lines. 2048 slots (16 KiB): with the 8 KiB bitmap and the 3D kernel's planes under the
+// 48 KiB of static shared memory.
+constexpr int kDirectProbes = 2;
+constexpr int kLog2DirectSmem = 11;
 template <class T>
-struct BlockAccOf<T, BlockKind::presence_bits> {  // VCEC straight into the global bins
+struct BlockAccOf<T, BlockKind::presence_bits> {
+  using Hash = ::repix::gpu::BlockHash<kLog2DirectSmem, kDirectProbes>;
   static constexpr int kWords = 65536 / 32;
+  Hash hash;
   unsigned seen[kWords];  // bit v % 32 of word v / 32: value v occurred in this block
   __device__ void init() {
+    hash.init();
     for (int i = threadIdx.x; i < kWords; i += blockDim.x) seen[i] = 0;
   }
   __device__ void mark(std::uint32_t v) { atomicOr(&seen[v >> 5], 1u << (v & 31u)); }
   __device__ void flush(const GlobalAcc& g) {
+    hash.flush([&](std::uint32_t key, int sum) {
+      if (sum != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
+    });
     for (int i = threadIdx.x; i < kWords; i += blockDim.x) {
       for (unsigned bits = seen[i]; bits != 0; bits &= bits - 1u) {
         const std::uint32_t v = static_cast<std::uint32_t>(i) * 32u + static_cast<std::uint32_t>(__ffs(bits) - 1);
@@ -164,34 +177,49 @@ struct ThreadAcc {
   std::uint32_t pkey = kEmptyKey;  // pending run
   int psum = 0;
   std::uint32_t ckey = kEmptyKey;  // cached lookup
-  int cslot = -1;
+  std::uint32_t cslot = 0;         // hash kinds: its slot's shared address (BlockHash::find)
+  std::uint32_t table = 0;         // hash kinds: the block table's shared address (BlockHash::address)
 
-  __device__ __forceinline__ void flush(BlockAcc<T, kMode>& b, const GlobalAcc& g) {
-    if (pkey == kEmptyKey) return;
+  __device__ explicit ThreadAcc(BlockAcc<T, kMode>& b) {
+    if constexpr (block_kind<T, kMode> == BlockKind::hash) table = b.address();
+    if constexpr (block_kind<T, kMode> == BlockKind::presence_bits) table = b.hash.address();
+  }
+
+  // Adds `sum` (the summed changes of a run of voxels of value `key`) to the block's accumulator.
+  __device__ __forceinline__ void commit(BlockAcc<T, kMode>& b, const GlobalAcc& g, std::uint32_t key,
+                                         int sum) {
     constexpr BlockKind kind = block_kind<T, kMode>;
     if constexpr (kind == BlockKind::bins256) {
-      if (pkey != ckey) {
-        atomicOr(&b.present[pkey], 1u);
-        ckey = pkey;
+      if (key != ckey) {
+        atomicOr(&b.present[key], 1u);
+        ckey = key;
       }
-      if (psum != 0) atomicAdd(&b.vcec[pkey], psum);
+      if (sum != 0) atomicAdd(&b.vcec[key], sum);
     } else if constexpr (kind == BlockKind::presence_bits) {
-      if (pkey != ckey) {
-        b.mark(pkey);
-        ckey = pkey;
+      if (key != ckey) {
+        b.mark(key);
+        cslot = BlockAcc<T, kMode>::Hash::find(table, key);
+        ckey = key;
       }
-      if (psum != 0) atomicAdd(&g.vcec[pkey], static_cast<unsigned long long>(static_cast<long long>(psum)));
+      if (sum != 0) {
+        if (cslot != BlockAcc<T, kMode>::Hash::kNoSlot) BlockAcc<T, kMode>::Hash::add(cslot, sum);
+        else atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
+      }
     } else {
-      if (pkey != ckey) {
-        cslot = b.find(pkey);
-        ckey = pkey;
+      if (key != ckey) {
+        cslot = b.find(table, key);
+        ckey = key;
       }
-      if (cslot >= 0) {
-        if (psum != 0) b.add(cslot, psum);
+      if (__builtin_expect(cslot != BlockAcc<T, kMode>::kNoSlot, 1)) {
+        if (sum != 0) b.add(cslot, sum);
       } else {
-        global_add<T>(g, pkey, psum);
+        global_add<T>(g, key, sum);
       }
     }
+  }
+  __device__ __forceinline__ void flush(BlockAcc<T, kMode>& b, const GlobalAcc& g) {
+    if (pkey == kEmptyKey) return;
+    commit(b, g, pkey, psum);
     pkey = kEmptyKey;
     psum = 0;
   }
@@ -205,8 +233,10 @@ struct ThreadAcc {
   }
 };
 
-// Adds the 4 voxels of a run (change bytes `s`, compute values c[1..4]).
-template <class T, bool kEmit, int kMode>
+// Adds the 4 voxels of a run (change bytes `s`, compute values c[1..4]). kAllOrNone: `valid` is
+// 0 or 0xF (the vector-load kernels: nx % 4 == 0), so a run is skipped or taken whole, with no
+// test a voxel. Every lane of the warp calls it (the warp-aggregating step needs them all).
+template <class T, bool kEmit, int kMode, bool kAllOrNone = false>
 __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (&c)[6],
                                         unsigned valid, std::int64_t out_index, EmitOut& out,
                                         ThreadAcc<T, kMode>& ta, BlockAcc<T, kMode>& ba,
@@ -228,6 +258,23 @@ __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (
       if (ok && lane == __ffs(group) - 1) ta.add(ba, g, key, sum);
     }
     ta.flush(ba, g);
+  } else if constexpr (!kEmit && kAllOrNone) {
+    // Runs of equal keys among the 4 voxels are merged into one update (smooth data); the thread's
+    // accumulator remembers the last key's slot across calls.
+    if (valid == 0) return;
+    std::uint32_t key = key_of_compute<T>(c[1]);
+    int sum = byte_of(s, 0) - bias;
+#pragma unroll
+    for (int i = 1; i < kRun; ++i) {
+      const std::uint32_t k = key_of_compute<T>(c[i + 1]);
+      if (k != key) {
+        ta.commit(ba, g, key, sum);
+        key = k;
+        sum = 0;
+      }
+      sum += byte_of(s, i) - bias;
+    }
+    ta.commit(ba, g, key, sum);
   } else {
 #pragma unroll
     for (int i = 0; i < kRun; ++i) {

@@ -61,9 +61,10 @@ __global__ void hash_kernel(const std::uint32_t* keys, const int* amounts, int n
   __shared__ gpu::BlockHash<kLog2Slots, 8> h;
   h.init();
   __syncthreads();
+  const std::uint32_t at = h.address();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const int slot = h.find(keys[i]);
-    if (slot >= 0) {
+    const std::uint32_t slot = h.find(at, keys[i]);
+    if (slot != h.kNoSlot) {
       h.add(slot, amounts[i]);
     } else {  // the caller's global path
       atomicAdd(sums + keys[i] % nkeys_range, static_cast<unsigned long long>(static_cast<long long>(amounts[i])));
