@@ -22,7 +22,7 @@ namespace opt {
 // its bits; a later step keeps the earlier ones). A bit changes only the input types it names.
 enum Mode : int {
   kModeOpt = 0,           // gpu-opt
-  kModeDirect16 = 1,      // gpu-opt-direct: uint16 by direct index into the global bins
+  kModeDirect16 = 1,      // gpu-opt-direct: uint16 by direct index into the global bins, no block hash
   kModeWarpAgg = 2,       // gpu-opt-warp: float32 keys aggregated per warp before the block hash
 };
 

@@ -1,16 +1,17 @@
-// `gpu-opt-direct` (ablation step `direct-index`, issue 15): gpu-opt with a direct-index histogram
-// for uint16 -- each thread's runs of equal values are added by value into the global bins
-// (presence and VCEC), with no block hash in between. uint8 is direct-indexed in gpu-opt already
-// (256 block-private bins in shared memory) and float32 keeps the hashes, so on those this step
-// times the same kernels as gpu-opt. Why the uint16 table is the global one, and what the step
-// measures: BlockKind in gpu_opt_kernels.cuh; NOTES-gpu-opt.md.
+// `gpu-opt-direct` (ablation step `direct-index`, issue 15): gpu-opt without the small block hash in
+// front of its uint16 global bins -- each thread's runs of equal values are added by value into the
+// global bins, their presence in a block-private bitmap (5dc247f's design, gpu-opt's uint16 path
+// until 2b60b68 added the block hash in front). The step measures what that hash buys: nothing on
+// high-entropy data, everything on few-level and smooth images. uint8 is direct-indexed in gpu-opt
+// already (256 block-private bins in shared memory) and float32 keeps the hashes, so on those this
+// step times the same kernels as gpu-opt. BlockKind in gpu_opt_kernels.cuh; NOTES-gpu-opt.md.
 #include "ecc/gpu_opt.cuh"
 
 namespace repix::ecc {
 
 Variant gpu_opt_direct_variant() {
   return make_opt_step_variant("gpu-opt-direct", "direct-index",
-                               "gpu-opt, uint16 values added by direct index into the global bins (no block hash)",
+                               "gpu-opt, uint16 values added by direct index into the global bins without its block hash in front",
                                opt::kModeDirect16);
 }
 

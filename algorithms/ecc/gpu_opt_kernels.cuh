@@ -68,60 +68,49 @@ inline __device__ __noinline__ void global_add_hash(const GlobalAcc& g, std::uin
   atomicOr(&g.counters[1], 1u);
 }
 
-__device__ __forceinline__ void global_add_direct(const GlobalAcc& g, std::uint32_t key,
-                                                  long long v) {
-  if (v != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(v));
-  atomicOr(&g.present[key], 1u);
-}
-
-template <class T>
-__device__ __noinline__ void global_add(const GlobalAcc& g, std::uint32_t key, long long v) {
-  if constexpr (sizeof(T) == 4) global_add_hash(g, key, v);
-  else global_add_direct(g, key, v);
-}
-
-// Block-private accumulator in shared memory. uint8: direct bins; others: the shared-memory hash
-// table of core/gpu (a key it cannot place goes to the global accumulator).
+// Block-private accumulator in shared memory. uint8: direct bins; float32: the shared-memory hash
+// table of core/gpu (a key it cannot place goes to the global hash); uint16: a small block hash
+// with 2 probes in front of the global direct bins (BlockKind::hash_then_bins).
 //
-// kModeDirect16 (the `gpu-opt-direct` ablation step, gpu_opt_direct.cu): uint16 keys try a small
-// block hash with 2 probes, and what it cannot place is added by direct index into the global bins
-// (65536 values: int32 VCEC bins for them would need 256 KiB, more than an SM's shared memory, so
-// the only direct table is the global one). gpu-opt's 4096-slot hash with 16 probes is what this
-// step replaces: on uniform uint16 data a block sees most of the 65536 values, its table fills, and
-// each later key pays 16 failed probes before going to the global bins anyway. uint8 is
-// direct-indexed in both (256 bins fit); float32 is unchanged.
-// Presence stays block-private (BlockKind::presence_bits): one bit a value, 8 KiB of shared memory,
-// set with a shared atomicOr, so a voxel costs one global reduction (its VCEC) where it cost two;
-// at the block's end each value it saw is marked in the global presence words unless a load finds
-// it marked already (the grid is at most what is resident: a few hundred blocks, each seeing most
-// values of uniform data, so the flush is a few hundred times 65536 bits, not one per voxel).
-// Nsight Compute at d600990 (results/nvidia-h100-80gb-hbm3/issue15-d600990/) had this step at 85.8 %
-// of L2 throughput with both reductions per voxel.
-enum class BlockKind { hash, bins256, presence_bits };
+// uint16 (65536 values: int32 VCEC bins for them would need 256 KiB, more than an SM's shared
+// memory, so the only direct table is the global one). Up to 9bd36e8 gpu-opt gave uint16 the
+// float32 path: a 4096-slot hash with 16 probes, then a global hash. On uniform uint16 data a block
+// sees most of the 65536 values, its table fills, and each later key paid 16 failed probes before
+// going global anyway (8192^2, 65536 levels: 2.61 ms, lent H100, issue15-2b60b68). 5dc247f's step
+// gpu-opt-direct (kModeDirect16, BlockKind::presence_bits) sends every run by value to the global
+// bins, with presence in a block-private bitmap: 3.2x faster there, but 28x slower than gpu-opt with
+// 16 levels (issue15-5dc247f/bench-ecc-u16-smooth.json), where every voxel of a block hit the same
+// few L2 lines. gpu-opt's uint16 path since 2b60b68 takes both: few values live in the block hash
+// (as fast as the 4096-slot one on few-level and natural images), the rest find no slot within 2
+// probes and go by value to the global bins at the cost of one failed CAS pair.
+enum class BlockKind { hash, bins256, hash_then_bins, presence_bits };
 // The Mode bits that change the kernels of element type T (the others select gpu-opt's kernel,
 // so no kernel is compiled twice).
 template <class T>
 inline constexpr int modes_for = sizeof(T) == 2 ? kModeDirect16 : sizeof(T) == 4 ? kModeWarpAgg : 0;
 template <class T, int kMode>
-inline constexpr BlockKind block_kind = sizeof(T) == 1                                 ? BlockKind::bins256
-                                        : ((kMode & kModeDirect16) && sizeof(T) == 2) ? BlockKind::presence_bits
-                                                                                       : BlockKind::hash;
+inline constexpr BlockKind block_kind = sizeof(T) == 1   ? BlockKind::bins256
+                                        : sizeof(T) == 4 ? BlockKind::hash
+                                        : (kMode & kModeDirect16) ? BlockKind::presence_bits
+                                                                  : BlockKind::hash_then_bins;
 
 template <class T, BlockKind K>
 struct BlockAccOf;
 
 template <class T>
 struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
+  using Hash = ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes>;
+  __device__ std::uint32_t table_address() const { return Hash::address(); }
   __device__ void flush(const GlobalAcc& g) {
-    ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes>::flush(
-        [&](std::uint32_t key, int sum) { global_add<T>(g, key, sum); });
+    Hash::flush([&](std::uint32_t key, int sum) { global_add_hash(g, key, sum); });
   }
 };
 
 template <class T>
 struct BlockAccOf<T, BlockKind::bins256> {
   int vcec[256];
-  unsigned present[256];
+  unsigned present[256];  // right behind vcec: ThreadAcc::commit_runs addresses it from vcec's address
+  __device__ std::uint32_t table_address() const { return ::repix::gpu::shared_address(vcec); }
   __device__ void init() {
     for (int i = threadIdx.x; i < 256; i += blockDim.x) {
       vcec[i] = 0;
@@ -136,34 +125,56 @@ struct BlockAccOf<T, BlockKind::bins256> {
   }
 };
 
-// VCEC in a small block hash with few probes (kDirectProbes), the global direct bins for what it
-// cannot place. 5dc247f sent every run straight to the global bins: 28x slower than gpu-opt with 16
-// levels (issue15-5dc247f/bench-ecc-u16-smooth.json), where every voxel of a block hit the same
-// few L2 lines. 2048 slots (16 KiB): with the 8 KiB bitmap and the 3D kernel's planes under the
-// 48 KiB of static shared memory.
-constexpr int kDirectProbes = 2;
-constexpr int kLog2DirectSmem = 11;
-template <class T>
-struct BlockAccOf<T, BlockKind::presence_bits> {
-  using Hash = ::repix::gpu::BlockHash<kLog2DirectSmem, kDirectProbes>;
+// Presence of uint16 values in a block-private bitmap, one bit a value (8 KiB), set with a shared
+// atomicOr; at the block's end each value it saw is marked in the global presence words unless a
+// load finds it marked already (the grid is at most what is resident: a few hundred blocks, each
+// seeing most values of uniform data, so the flush is a few hundred times 65536 bits, not one per
+// voxel). Nsight Compute at d600990 (results/nvidia-h100-80gb-hbm3/issue15-d600990/) had
+// gpu-opt-direct at 85.8 % of L2 throughput with a global presence write and a VCEC reduction per
+// voxel; with the bitmap a voxel costs only the reduction.
+struct SeenBits {
   static constexpr int kWords = 65536 / 32;
-  Hash hash;
   unsigned seen[kWords];  // bit v % 32 of word v / 32: value v occurred in this block
   __device__ void init() {
-    hash.init();
     for (int i = threadIdx.x; i < kWords; i += blockDim.x) seen[i] = 0;
   }
   __device__ void mark(std::uint32_t v) { atomicOr(&seen[v >> 5], 1u << (v & 31u)); }
   __device__ void flush(const GlobalAcc& g) {
-    hash.flush([&](std::uint32_t key, int sum) {
-      if (sum != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
-    });
     for (int i = threadIdx.x; i < kWords; i += blockDim.x) {
       for (unsigned bits = seen[i]; bits != 0; bits &= bits - 1u) {
         const std::uint32_t v = static_cast<std::uint32_t>(i) * 32u + static_cast<std::uint32_t>(__ffs(bits) - 1);
-        if (*static_cast<volatile const std::uint32_t*>(&g.present[v]) == 0) atomicOr(&g.present[v], 1u);
+        mark_present(g, v);
       }
     }
+  }
+  __device__ static void mark_present(const GlobalAcc& g, std::uint32_t v) {
+    if (*static_cast<volatile const std::uint32_t*>(&g.present[v]) == 0) atomicOr(&g.present[v], 1u);
+  }
+};
+
+template <class T>
+struct BlockAccOf<T, BlockKind::presence_bits> : SeenBits {};  // VCEC straight into the global bins
+
+// 2048 slots (16 KiB): with the 8 KiB bitmap and the 3D kernel's planes under the 48 KiB of static
+// shared memory. A value's presence is its slot when it has one (flush()), a bit in the bitmap when
+// it has none, so few-level data pays no bitmap atomics.
+constexpr int kDirectProbes = 2;
+constexpr int kLog2DirectSmem = 11;
+template <class T>
+struct BlockAccOf<T, BlockKind::hash_then_bins> : SeenBits {
+  using Hash = ::repix::gpu::BlockHash<kLog2DirectSmem, kDirectProbes>;
+  Hash hash;
+  __device__ std::uint32_t table_address() const { return hash.address(); }
+  __device__ void init() {
+    hash.init();
+    SeenBits::init();
+  }
+  __device__ void flush(const GlobalAcc& g) {
+    hash.flush([&](std::uint32_t key, int sum) {
+      if (sum != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
+      mark_present(g, key);
+    });
+    SeenBits::flush(g);
   }
 };
 
@@ -178,11 +189,12 @@ struct ThreadAcc {
   int psum = 0;
   std::uint32_t ckey = kEmptyKey;  // cached lookup
   std::uint32_t cslot = 0;         // hash kinds: its slot's shared address (BlockHash::find)
-  std::uint32_t table = 0;         // hash kinds: the block table's shared address (BlockHash::address)
+  std::uint32_t table = 0;         // hash kinds and bins256: the block table's shared address
 
   __device__ explicit ThreadAcc(BlockAcc<T, kMode>& b) {
-    if constexpr (block_kind<T, kMode> == BlockKind::hash) table = b.address();
-    if constexpr (block_kind<T, kMode> == BlockKind::presence_bits) table = b.hash.address();
+    constexpr BlockKind kind = block_kind<T, kMode>;
+    if constexpr (kind == BlockKind::hash || kind == BlockKind::hash_then_bins || kind == BlockKind::bins256)
+      table = b.table_address();
   }
 
   // Adds `sum` (the summed changes of a run of voxels of value `key`) to the block's accumulator.
@@ -198,23 +210,87 @@ struct ThreadAcc {
     } else if constexpr (kind == BlockKind::presence_bits) {
       if (key != ckey) {
         b.mark(key);
-        cslot = BlockAcc<T, kMode>::Hash::find(table, key);
+        ckey = key;
+      }
+      if (sum != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
+    } else if constexpr (kind == BlockKind::hash_then_bins) {
+      using Hash = typename BlockAcc<T, kMode>::Hash;
+      if (key != ckey) {
+        cslot = Hash::find(table, key);
+        if (cslot == Hash::kNoSlot) b.mark(key);
         ckey = key;
       }
       if (sum != 0) {
-        if (cslot != BlockAcc<T, kMode>::Hash::kNoSlot) BlockAcc<T, kMode>::Hash::add(cslot, sum);
+        if (cslot != Hash::kNoSlot) Hash::add(cslot, sum);
         else atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
       }
     } else {
+      using Hash = typename BlockAcc<T, kMode>::Hash;
       if (key != ckey) {
-        cslot = b.find(table, key);
+        cslot = Hash::find(table, key);
         ckey = key;
       }
-      if (__builtin_expect(cslot != BlockAcc<T, kMode>::kNoSlot, 1)) {
-        if (sum != 0) b.add(cslot, sum);
+      if (__builtin_expect(cslot != Hash::kNoSlot, 1)) {
+        if (sum != 0) Hash::add(cslot, sum);
       } else {
-        global_add<T>(g, key, sum);
+        global_add_hash(g, key, sum);
       }
+    }
+  }
+  // Adds the runs of a thread's 4 voxels: run ends end[i], key k[i], summed change v[i]. The block
+  // atomics of the 4 voxels are issued back to back with no branch between them: up to 2b60b68
+  // each run's find and add waited on the one before (one CAS, two compares and a branch in a
+  // chain, ~33 instructions a voxel in the SASS with the run merging and the slot cache), and the
+  // chain was most of the 2D kernel's instructions. Every voxel claims its key's slot (a voxel
+  // inside a run claims the slot its run's end claims again) and every voxel adds, 0 unless it ends
+  // a run: ptxas turns a predicated atomic into a branch around it (BSSY, BRA, BSYNC), which cost
+  // more than the redundant atomics of smooth data. Slots another key holds are the rare branch
+  // (probing on, or the global accumulator). Kinds without a block hash or bins run commit() per run.
+  __device__ __forceinline__ void commit_runs(BlockAcc<T, kMode>& b, const GlobalAcc& g,
+                                              const std::uint32_t (&k)[kRun], const int (&v)[kRun],
+                                              const bool (&end)[kRun]) {
+    constexpr BlockKind kind = block_kind<T, kMode>;
+    if constexpr (kind == BlockKind::hash || kind == BlockKind::hash_then_bins) {
+      using Hash = typename BlockAcc<T, kMode>::Hash;
+      std::uint32_t slot[kRun];
+      int amount[kRun];
+      bool all = true;
+#pragma unroll
+      for (int i = 0; i < kRun; ++i) {
+        slot[i] = Hash::home(table, k[i]);
+        all = Hash::claim_if(slot[i], k[i], true) && all;
+        amount[i] = end[i] ? v[i] : 0;
+      }
+      if (__builtin_expect(!all, 0)) {
+#pragma unroll
+        for (int i = 0; i < kRun; ++i) {
+          if (Hash::claim_if(slot[i], k[i], true)) continue;  // this one had its slot
+          slot[i] = Hash::find_after(table, slot[i], k[i]);
+          if (slot[i] != Hash::kNoSlot) continue;
+          slot[i] = table;  // any slot: it adds 0 below
+          if (end[i]) {     // no slot: to the global accumulator
+            if constexpr (kind == BlockKind::hash) {
+              global_add_hash(g, k[i], v[i]);
+            } else {
+              b.mark(k[i]);
+              if (v[i] != 0) atomicAdd(&g.vcec[k[i]], static_cast<unsigned long long>(static_cast<long long>(v[i])));
+            }
+          }
+          amount[i] = 0;
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < kRun; ++i) Hash::add(slot[i], amount[i]);
+    } else if constexpr (kind == BlockKind::bins256) {
+#pragma unroll
+      for (int i = 0; i < kRun; ++i) {
+        ::repix::gpu::red_or_shared_if(table + 4u * (256u + k[i]), 1u, true);
+        ::repix::gpu::red_add_shared_if(table + 4u * k[i], end[i] ? v[i] : 0, true);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kRun; ++i)
+        if (end[i]) commit(b, g, k[i], v[i]);
     }
   }
   __device__ __forceinline__ void flush(BlockAcc<T, kMode>& b, const GlobalAcc& g) {
@@ -259,22 +335,22 @@ __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (
     }
     ta.flush(ba, g);
   } else if constexpr (!kEmit && kAllOrNone) {
-    // Runs of equal keys among the 4 voxels are merged into one update (smooth data); the thread's
-    // accumulator remembers the last key's slot across calls.
     if (valid == 0) return;
-    std::uint32_t key = key_of_compute<T>(c[1]);
-    int sum = byte_of(s, 0) - bias;
+    // Runs of equal keys among the 4 voxels are merged into one update (smooth data) without a
+    // branch: v[i] sums the changes of the run through voxel i, end[i] marks a run's last voxel.
+    std::uint32_t k[kRun];
+    int v[kRun];
+    bool end[kRun];
 #pragma unroll
-    for (int i = 1; i < kRun; ++i) {
-      const std::uint32_t k = key_of_compute<T>(c[i + 1]);
-      if (k != key) {
-        ta.commit(ba, g, key, sum);
-        key = k;
-        sum = 0;
-      }
-      sum += byte_of(s, i) - bias;
+    for (int i = 0; i < kRun; ++i) {
+      k[i] = key_of_compute<T>(c[i + 1]);
+      v[i] = byte_of(s, i) - bias;
     }
-    ta.commit(ba, g, key, sum);
+#pragma unroll
+    for (int i = 1; i < kRun; ++i) v[i] += k[i] == k[i - 1] ? v[i - 1] : 0;
+#pragma unroll
+    for (int i = 0; i < kRun; ++i) end[i] = i == kRun - 1 || k[i] != k[i + 1];
+    ta.commit_runs(ba, g, k, v, end);
   } else {
 #pragma unroll
     for (int i = 0; i < kRun; ++i) {

@@ -1,8 +1,9 @@
 // The ablation steps after gpu-opt against seq on the GPU, beyond what every registered variant
 // gets (EccGpuVariant.*/<id>, EccGpuPlan.*/<id>: edge shapes, all dtypes).
-// gpu-opt-direct (direct-index) and gpu-opt-warp (which keeps it): uint16 images whose blocks see thousands of values (the case the step is
-// for: gpu-opt's block hash overflows there), few values (every thread hammers the same global
-// bins), and constant images, 2D and 3D, rows whose width is and is not a multiple of 4 (vector
+// gpu-opt, gpu-opt-direct (direct-index) and gpu-opt-warp (which keeps it): uint16 images whose
+// blocks see thousands of values (gpu-opt's small block hash overflows: most keys go by value to
+// the global bins, the step's only path), few values (all in gpu-opt's block hash; every thread of
+// the step hammers the same global bins), and constant images, 2D and 3D, rows whose width is and is not a multiple of 4 (vector
 // and scalar loads), through the variant's end-to-end run and through one reused plan. uint8 and
 // float32 run gpu-opt's kernels unchanged; one case each checks the wiring.
 // gpu-opt-warp (warp-aggregation): float32 images smooth along x (long runs of equal values in a
@@ -74,7 +75,7 @@ TEST(EccOptSteps, Uint16ManyAndFewValuesEqualSeq) {
   imgs.push_back(test::checkerboard(DType::u16, Shape::d2(257, 129), 3, 0, 65535));
   imgs.push_back(test::random_image(DType::u8, Shape::d3(67, 33, 17), 256, seed++));
   imgs.push_back(test::random_image(DType::f32, Shape::d2(403, 211), 30000, seed++));
-  for (const char* id : {"gpu-opt-direct", "gpu-opt-warp"}) expect_equal_to_seq(ecc::find_variant(id), imgs);
+  for (const char* id : {"gpu-opt", "gpu-opt-direct", "gpu-opt-warp"}) expect_equal_to_seq(ecc::find_variant(id), imgs);
 }
 
 // Values smooth along x: a quantised sum of slow waves (steps of `q`), so a warp's 32 lanes share a

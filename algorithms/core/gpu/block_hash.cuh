@@ -16,6 +16,7 @@
 
 #include "core/gpu/block.cuh"
 #include "core/gpu/hash.hpp"
+#include "core/gpu/shared_atomics.cuh"
 
 namespace repix::gpu {
 
@@ -31,41 +32,41 @@ struct BlockHash {
       sums[i] = 0;
     }
   }
-  // The table's atomics are PTX on a 32-bit shared-window address the caller keeps in a register
-  // (address()): through generic pointers (atomicCAS(&keys[h], ...)) nvcc 13.0 rebuilt the window
-  // base from SR_CgaCtaId (S2R, MOV, LEA) at every find and add of gpu-opt's ECC kernels (their
-  // SASS at 9bd36e8), and even from __cvta_generic_to_shared it rematerialises it at each use.
-  __device__ __forceinline__ static std::uint32_t cas(std::uint32_t slot, std::uint32_t key) {
-    std::uint32_t prev;
-    asm volatile("atom.shared.cas.b32 %0, [%1], %2, %3;" : "=r"(prev) : "r"(slot), "r"(kEmptyKey), "r"(key) : "memory");
-    return prev;
-  }
-  __device__ std::uint32_t address() const {
-    std::uint32_t a = static_cast<std::uint32_t>(__cvta_generic_to_shared(keys));
-    asm volatile("" : "+r"(a));  // opaque: held in a register, not recomputed at each use
-    return a;
-  }
-
-  // The shared address of `key`'s slot (claimed if new), or kNoSlot when kProbes slots were taken
-  // by other keys. `at`: address(). The first probe is peeled: it is the only one most keys make,
-  // and out of the loop it costs no counter, no YIELD and no loop branch.
+  // The table's atomics take a 32-bit shared-window address the caller keeps in a register
+  // (address(); why: core/gpu/shared_atomics.cuh). A slot is named by the shared address of its key.
   static constexpr std::uint32_t kNoSlot = ~0u;
-  __device__ __forceinline__ static std::uint32_t find(std::uint32_t at, std::uint32_t key) {
-    std::uint32_t h = hash_slot(key, kLog2Slots);
-    std::uint32_t prev = cas(at + 4u * h, key);
-    if (prev == kEmptyKey || prev == key) return at + 4u * h;
+  __device__ std::uint32_t address() const { return shared_address(keys); }
+  // The first slot `key` probes.
+  __device__ __forceinline__ static std::uint32_t home(std::uint32_t at, std::uint32_t key) {
+    return at + 4u * hash_slot(key, kLog2Slots);
+  }
+  // Claims `slot` for `key` (or finds it there) when `pred`; false when another key holds it.
+  // True when not pred.
+  __device__ __forceinline__ static bool claim_if(std::uint32_t slot, std::uint32_t key, bool pred) {
+    const std::uint32_t prev = cas_shared_if(slot, kEmptyKey, key, pred);
+    return prev == kEmptyKey || prev == key;
+  }
+  // The probes after `slot` (which another key holds): `key`'s slot, or kNoSlot after kProbes in all.
+  __device__ static std::uint32_t find_after(std::uint32_t at, std::uint32_t slot, std::uint32_t key) {
+    std::uint32_t h = (slot - at) / 4u;
 #pragma unroll 1
     for (int p = 1; p < kProbes; ++p) {
       h = (h + 1u) & (kSlots - 1u);
-      prev = cas(at + 4u * h, key);
-      if (prev == kEmptyKey || prev == key) return at + 4u * h;
+      if (claim_if(at + 4u * h, key, true)) return at + 4u * h;
     }
     return kNoSlot;
   }
-  // Adds to the sum of the slot find() returned.
-  __device__ __forceinline__ static void add(std::uint32_t slot, int amount) {
-    asm volatile("red.shared.add.s32 [%0+%2], %1;" :: "r"(slot), "r"(amount), "n"(4 * kSlots) : "memory");
+  // `key`'s slot (claimed if new), or kNoSlot when kProbes slots were taken by other keys. The
+  // first probe is inline: it is the only one most keys make.
+  __device__ __forceinline__ static std::uint32_t find(std::uint32_t at, std::uint32_t key) {
+    const std::uint32_t slot = home(at, key);
+    return claim_if(slot, key, true) ? slot : find_after(at, slot, key);
   }
+  // Adds to the sum of a slot find() or claim_if() gave, when `pred`.
+  __device__ __forceinline__ static void add_if(std::uint32_t slot, int amount, bool pred) {
+    red_add_shared_if(slot + 4u * kSlots, amount, pred);
+  }
+  __device__ __forceinline__ static void add(std::uint32_t slot, int amount) { add_if(slot, amount, true); }
   // sink(key, sum) for every claimed slot (sums may be 0: the key occurred).
   template <class Sink>
   __device__ void flush(Sink sink) {

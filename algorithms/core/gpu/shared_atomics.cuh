@@ -1,0 +1,48 @@
+// Shared-memory atomics on 32-bit shared-window addresses, optionally predicated, in PTX.
+//
+// Why not atomicCAS(&table[i], ...) on a generic pointer: on sm_90, nvcc 13.0 rebuilds the shared
+// window's base from SR_CgaCtaId (S2R, MOV, LEA) at every such atomic of a static __shared__ table
+// (the SASS of gpu-opt's ECC kernels at 9bd36e8: three extra instructions and a long-latency S2R per
+// voxel), and even rematerialises __cvta_generic_to_shared at each use. shared_address() hides the
+// address from the optimiser, so it is computed once and held in a register; the atomics then take
+// it plus a constant offset. The predicated forms let a caller issue several independent atomics
+// back to back without a branch around each (an asm statement is not predicated by the compiler).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace repix::gpu {
+
+// The shared-window address of p (p must point into shared memory), held in a register.
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+  std::uint32_t a = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+  asm volatile("" : "+r"(a));
+  return a;
+}
+
+// atomicCAS(*at, expected, desired) when `pred`; returns the old value, or `desired` when not pred.
+__device__ __forceinline__ std::uint32_t cas_shared_if(std::uint32_t at, std::uint32_t expected,
+                                                       std::uint32_t desired, bool pred) {
+  std::uint32_t prev = desired;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t@p atom.shared.cas.b32 %0, [%1], %3, %4;\n\t}"
+      : "+r"(prev)
+      : "r"(at), "r"(static_cast<std::uint32_t>(pred)), "r"(expected), "r"(desired)
+      : "memory");
+  return prev;
+}
+
+// *at += v when `pred` (no return value: RED).
+__device__ __forceinline__ void red_add_shared_if(std::uint32_t at, int v, bool pred) {
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t@p red.shared.add.s32 [%0], %1;\n\t}"
+               :: "r"(at), "r"(v), "r"(static_cast<std::uint32_t>(pred)) : "memory");
+}
+
+// *at |= v when `pred`.
+__device__ __forceinline__ void red_or_shared_if(std::uint32_t at, std::uint32_t v, bool pred) {
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t@p red.shared.or.b32 [%0], %1;\n\t}"
+               :: "r"(at), "r"(v), "r"(static_cast<std::uint32_t>(pred)) : "memory");
+}
+
+}  // namespace repix::gpu
