@@ -202,9 +202,11 @@ struct ThreadAcc {
                                          int sum) {
     constexpr BlockKind kind = block_kind<T, kMode>;
     if constexpr (kind == BlockKind::bins256) {
-      ::repix::gpu::red_or_shared_if(table + 4u * (256u + key), 1u, key != ckey);
-      ckey = key;
-      ::repix::gpu::red_add_shared_if(table + 4u * key, sum, sum != 0);
+      if (key != ckey) {
+        atomicOr(&b.present[key], 1u);
+        ckey = key;
+      }
+      if (sum != 0) atomicAdd(&b.vcec[key], sum);
     } else if constexpr (kind == BlockKind::presence_bits) {
       if (key != ckey) {
         b.mark(key);
@@ -346,27 +348,9 @@ __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (
     }
 #pragma unroll
     for (int i = 1; i < kRun; ++i) v[i] += k[i] == k[i - 1] ? v[i - 1] : 0;
-    int ends = 0;
 #pragma unroll
-    for (int i = 0; i < kRun; ++i) {
-      end[i] = i == kRun - 1 || k[i] != k[i + 1];
-      ends += end[i];
-    }
-    // Dense runs (high-entropy data: most voxels end a run) take commit_runs, 4 updates without a
-    // branch; sparse ones (smooth data: few runs, many of them summing to 0) take commit() a run,
-    // which skips the atomics of a repeated key or a zero sum: commit_runs alone, measured on the
-    // lent H100 (issue15-468a0d7), made uniform float32 8192^2 1.2x faster than 2b60b68's chain of
-    // commits but GRF 1.1x and the natural 16-bit camera image 1.5x slower (their redundant atomics
-    // conflict within the warp). The choice is the warp's (its majority), so the warp stays on one
-    // path; either path is exact for any lane.
-    const unsigned active = __activemask();
-    if (2 * __popc(__ballot_sync(active, ends >= 3)) >= __popc(active)) {
-      ta.commit_runs(ba, g, k, v, end);
-    } else {
-#pragma unroll
-      for (int i = 0; i < kRun; ++i)
-        if (end[i]) ta.commit(ba, g, k[i], v[i]);
-    }
+    for (int i = 0; i < kRun; ++i) end[i] = i == kRun - 1 || k[i] != k[i + 1];
+    ta.commit_runs(ba, g, k, v, end);
   } else {
 #pragma unroll
     for (int i = 0; i < kRun; ++i) {
