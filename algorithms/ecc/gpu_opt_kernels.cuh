@@ -98,8 +98,8 @@ template <class T, BlockKind K>
 struct BlockAccOf;
 
 template <class T>
-struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
-  using Hash = ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes>;
+struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes, kThreads> {
+  using Hash = ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes, kThreads>;
   __device__ std::uint32_t table_address() const { return Hash::address(); }
   __device__ void flush(const GlobalAcc& g) {
     Hash::flush([&](std::uint32_t key, int sum) { global_add_hash(g, key, sum); });
@@ -162,7 +162,7 @@ constexpr int kDirectProbes = 2;
 constexpr int kLog2DirectSmem = 11;
 template <class T>
 struct BlockAccOf<T, BlockKind::hash_then_bins> : SeenBits {
-  using Hash = ::repix::gpu::BlockHash<kLog2DirectSmem, kDirectProbes>;
+  using Hash = ::repix::gpu::BlockHash<kLog2DirectSmem, kDirectProbes, kThreads>;
   Hash hash;
   __device__ std::uint32_t table_address() const { return hash.address(); }
   __device__ void init() {
@@ -241,46 +241,47 @@ struct ThreadAcc {
   // atomics of the 4 voxels are issued back to back with no branch between them: up to 2b60b68
   // each run's find and add waited on the one before (one CAS, two compares and a branch in a
   // chain, ~33 instructions a voxel in the SASS with the run merging and the slot cache), and the
-  // chain was most of the 2D kernel's instructions. Every voxel claims its key's slot (a voxel
-  // inside a run claims the slot its run's end claims again) and every voxel adds, 0 unless it ends
-  // a run: ptxas turns a predicated atomic into a branch around it (BSSY, BRA, BSYNC), which cost
-  // more than the redundant atomics of smooth data. Slots another key holds are the rare branch
-  // (probing on, or the global accumulator). Kinds without a block hash or bins run commit() per run.
+  // chain was most of the 2D kernel's instructions. ptxas turns a predicated atomic into a branch
+  // around it (BSSY, BRA, BSYNC), so every voxel issues its claim and its add: a voxel inside a run
+  // and an add of 0 go to this thread's spare slot (BlockHash::spare). At 468a0d7 they went to the
+  // run's own slot instead, and smooth data, whose lanes share keys, paid for the conflicting
+  // atomics: GRF 8192^2 0.397 ms against 2b60b68's 0.358, the natural 16-bit camera image 0.359
+  // against 0.241 (lent H100, issue15-468a0d7). Slots another key holds are the rare branch
+  // (probing on, or the global accumulator). Kinds without a block hash or bins run commit() a run.
   __device__ __forceinline__ void commit_runs(BlockAcc<T, kMode>& b, const GlobalAcc& g,
                                               const std::uint32_t (&k)[kRun], const int (&v)[kRun],
                                               const bool (&end)[kRun]) {
     constexpr BlockKind kind = block_kind<T, kMode>;
     if constexpr (kind == BlockKind::hash || kind == BlockKind::hash_then_bins) {
       using Hash = typename BlockAcc<T, kMode>::Hash;
+      const std::uint32_t spare = Hash::spare(table, static_cast<int>(threadIdx.x));
       std::uint32_t slot[kRun];
       int amount[kRun];
       bool all = true;
 #pragma unroll
       for (int i = 0; i < kRun; ++i) {
         slot[i] = Hash::home(table, k[i]);
-        all = Hash::claim_if(slot[i], k[i], true) && all;
+        all = Hash::claim_or_spare(slot[i], spare, k[i], end[i]) && all;
         amount[i] = end[i] ? v[i] : 0;
       }
       if (__builtin_expect(!all, 0)) {
 #pragma unroll
         for (int i = 0; i < kRun; ++i) {
-          if (Hash::claim_if(slot[i], k[i], true)) continue;  // this one had its slot
+          if (!end[i] || Hash::claim_if(slot[i], k[i], true)) continue;  // no claim, or it had its slot
           slot[i] = Hash::find_after(table, slot[i], k[i]);
           if (slot[i] != Hash::kNoSlot) continue;
-          slot[i] = table;  // any slot: it adds 0 below
-          if (end[i]) {     // no slot: to the global accumulator
-            if constexpr (kind == BlockKind::hash) {
-              global_add_hash(g, k[i], v[i]);
-            } else {
-              b.mark(k[i]);
-              if (v[i] != 0) atomicAdd(&g.vcec[k[i]], static_cast<unsigned long long>(static_cast<long long>(v[i])));
-            }
+          // No slot: to the global accumulator.
+          if constexpr (kind == BlockKind::hash) {
+            global_add_hash(g, k[i], v[i]);
+          } else {
+            b.mark(k[i]);
+            if (v[i] != 0) atomicAdd(&g.vcec[k[i]], static_cast<unsigned long long>(static_cast<long long>(v[i])));
           }
           amount[i] = 0;
         }
       }
 #pragma unroll
-      for (int i = 0; i < kRun; ++i) Hash::add(slot[i], amount[i]);
+      for (int i = 0; i < kRun; ++i) Hash::add(amount[i] != 0 ? slot[i] : spare, amount[i]);
     } else if constexpr (kind == BlockKind::bins256) {
 #pragma unroll
       for (int i = 0; i < kRun; ++i) {

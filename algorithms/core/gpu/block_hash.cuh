@@ -20,14 +20,17 @@
 
 namespace repix::gpu {
 
-template <int kLog2Slots, int kProbes>
+// kSpare: slots after the table that no key ever claims (spare(i)): a caller that must issue an
+// atomic it has no use for (to stay branch-free) sends it there; a claim of a spare slot always
+// succeeds and leaves it empty, an add to it must add 0.
+template <int kLog2Slots, int kProbes, int kSpare = 0>
 struct BlockHash {
   static constexpr int kSlots = 1 << kLog2Slots;
-  std::uint32_t keys[kSlots];
-  int sums[kSlots];  // right behind keys: add() addresses it from keys' address
+  std::uint32_t keys[kSlots + kSpare];
+  int sums[kSlots + kSpare];  // right behind keys: add() addresses it from keys' address
 
   __device__ void init() {
-    for (int i = block_thread_rank(); i < kSlots; i += block_thread_count()) {
+    for (int i = block_thread_rank(); i < kSlots + kSpare; i += block_thread_count()) {
       keys[i] = kEmptyKey;
       sums[i] = 0;
     }
@@ -36,6 +39,9 @@ struct BlockHash {
   // (address(); why: core/gpu/shared_atomics.cuh). A slot is named by the shared address of its key.
   static constexpr std::uint32_t kNoSlot = ~0u;
   __device__ std::uint32_t address() const { return shared_address(keys); }
+  __device__ __forceinline__ static std::uint32_t spare(std::uint32_t at, int i) {
+    return at + 4u * static_cast<std::uint32_t>(kSlots + i);
+  }
   // The first slot `key` probes.
   __device__ __forceinline__ static std::uint32_t home(std::uint32_t at, std::uint32_t key) {
     return at + 4u * hash_slot(key, kLog2Slots);
@@ -44,6 +50,14 @@ struct BlockHash {
   // True when not pred.
   __device__ __forceinline__ static bool claim_if(std::uint32_t slot, std::uint32_t key, bool pred) {
     const std::uint32_t prev = cas_shared_if(slot, kEmptyKey, key, pred);
+    return prev == kEmptyKey || prev == key;
+  }
+  // claim_if(slot, key, true) when `real`, else the same atomic on spare slot `spare_slot`, which
+  // it leaves empty (it expects `key` there, which is never stored in a spare slot) and which
+  // reports success: one atomic a call either way, no branch.
+  __device__ __forceinline__ static bool claim_or_spare(std::uint32_t slot, std::uint32_t spare_slot,
+                                                        std::uint32_t key, bool real) {
+    const std::uint32_t prev = cas_shared_if(real ? slot : spare_slot, real ? kEmptyKey : key, key, true);
     return prev == kEmptyKey || prev == key;
   }
   // The probes after `slot` (which another key holds): `key`'s slot, or kNoSlot after kProbes in all.
@@ -64,7 +78,7 @@ struct BlockHash {
   }
   // Adds to the sum of a slot find() or claim_if() gave, when `pred`.
   __device__ __forceinline__ static void add_if(std::uint32_t slot, int amount, bool pred) {
-    red_add_shared_if(slot + 4u * kSlots, amount, pred);
+    red_add_shared_if(slot + 4u * (kSlots + kSpare), amount, pred);
   }
   __device__ __forceinline__ static void add(std::uint32_t slot, int amount) { add_if(slot, amount, true); }
   // sink(key, sum) for every claimed slot (sums may be 0: the key occurred).
