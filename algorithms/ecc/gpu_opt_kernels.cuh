@@ -98,8 +98,8 @@ template <class T, BlockKind K>
 struct BlockAccOf;
 
 template <class T>
-struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes, kThreads> {
-  using Hash = ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes, kThreads>;
+struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
+  using Hash = ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes>;
   __device__ std::uint32_t table_address() const { return Hash::address(); }
   __device__ void flush(const GlobalAcc& g) {
     Hash::flush([&](std::uint32_t key, int sum) { global_add_hash(g, key, sum); });
@@ -242,46 +242,59 @@ struct ThreadAcc {
   // each run's find and add waited on the one before (one CAS, two compares and a branch in a
   // chain, ~33 instructions a voxel in the SASS with the run merging and the slot cache), and the
   // chain was most of the 2D kernel's instructions. ptxas turns a predicated atomic into a branch
-  // around it (BSSY, BRA, BSYNC), so every voxel issues its claim and its add: a voxel inside a run
-  // and an add of 0 go to this thread's spare slot (BlockHash::spare). At 468a0d7 they went to the
-  // run's own slot instead, and smooth data, whose lanes share keys, paid for the conflicting
-  // atomics: GRF 8192^2 0.397 ms against 2b60b68's 0.358, the natural 16-bit camera image 0.359
-  // against 0.241 (lent H100, issue15-468a0d7). Slots another key holds are the rare branch
-  // (probing on, or the global accumulator). Kinds without a block hash or bins run commit() a run.
+  // around it (BSSY, BRA, BSYNC), so every voxel issues its claim and its add: float32 sends a voxel
+  // inside a run and an add of 0 to the run's own slot (a redundant claim, an add of 0), uint16 to
+  // this thread's spare slot (BlockHash::spare). Measured on the lent H100 (issue15-5fb85ed, against
+  // 468a0d7 where both went to the run's slot, same machine): the spare slot made the natural 16-bit
+  // camera image 1.7x faster (0.217 against 0.359 ms, 8192^2; ramp 0.327 against 0.500), whose lanes
+  // share keys and conflicted on the redundant atomics, but float32 ~5-11 % slower (uniform 8192^2
+  // 0.210 against 0.189, GRF 0.413 against 0.395: its extra selects and spills cost more than the
+  // conflicts), so float32 keeps 468a0d7's code. Against 2b60b68's chain, float32 GRF stays slower
+  // (0.395 against 0.358 ms): its slot cache skipped the claims of a thread's repeated keys, which
+  // smooth data's lanes then fought over. Slots another key holds are the rare branch (probing on,
+  // or the global accumulator). Kinds without a block hash or bins run commit() a run.
   __device__ __forceinline__ void commit_runs(BlockAcc<T, kMode>& b, const GlobalAcc& g,
                                               const std::uint32_t (&k)[kRun], const int (&v)[kRun],
                                               const bool (&end)[kRun]) {
     constexpr BlockKind kind = block_kind<T, kMode>;
     if constexpr (kind == BlockKind::hash || kind == BlockKind::hash_then_bins) {
       using Hash = typename BlockAcc<T, kMode>::Hash;
-      const std::uint32_t spare = Hash::spare(table, static_cast<int>(threadIdx.x));
+      constexpr bool kSpareSlot = kind == BlockKind::hash_then_bins;
+      std::uint32_t spare = 0;
+      if constexpr (kSpareSlot) spare = Hash::spare(table, static_cast<int>(threadIdx.x));
       std::uint32_t slot[kRun];
       int amount[kRun];
       bool all = true;
 #pragma unroll
       for (int i = 0; i < kRun; ++i) {
         slot[i] = Hash::home(table, k[i]);
-        all = Hash::claim_or_spare(slot[i], spare, k[i], end[i]) && all;
+        if constexpr (kSpareSlot) all = Hash::claim_or_spare(slot[i], spare, k[i], end[i]) && all;
+        else all = Hash::claim_if(slot[i], k[i], true) && all;
         amount[i] = end[i] ? v[i] : 0;
       }
       if (__builtin_expect(!all, 0)) {
 #pragma unroll
         for (int i = 0; i < kRun; ++i) {
-          if (!end[i] || Hash::claim_if(slot[i], k[i], true)) continue;  // no claim, or it had its slot
+          if ((kSpareSlot && !end[i]) || Hash::claim_if(slot[i], k[i], true)) continue;  // it had its slot
           slot[i] = Hash::find_after(table, slot[i], k[i]);
           if (slot[i] != Hash::kNoSlot) continue;
-          // No slot: to the global accumulator.
-          if constexpr (kind == BlockKind::hash) {
-            global_add_hash(g, k[i], v[i]);
-          } else {
-            b.mark(k[i]);
-            if (v[i] != 0) atomicAdd(&g.vcec[k[i]], static_cast<unsigned long long>(static_cast<long long>(v[i])));
+          slot[i] = kSpareSlot ? spare : table;  // any slot: it adds 0 below
+          if (end[i]) {  // no slot: to the global accumulator
+            if constexpr (kind == BlockKind::hash) {
+              global_add_hash(g, k[i], v[i]);
+            } else {
+              b.mark(k[i]);
+              if (v[i] != 0) atomicAdd(&g.vcec[k[i]], static_cast<unsigned long long>(static_cast<long long>(v[i])));
+            }
           }
           amount[i] = 0;
         }
       }
 #pragma unroll
-      for (int i = 0; i < kRun; ++i) Hash::add(amount[i] != 0 ? slot[i] : spare, amount[i]);
+      for (int i = 0; i < kRun; ++i) {
+        if constexpr (kSpareSlot) Hash::add(amount[i] != 0 ? slot[i] : spare, amount[i]);
+        else Hash::add(slot[i], amount[i]);
+      }
     } else if constexpr (kind == BlockKind::bins256) {
 #pragma unroll
       for (int i = 0; i < kRun; ++i) {
