@@ -98,14 +98,16 @@ Curve curve_from_pairs(const std::uint32_t* k, const long long* v, std::size_t n
   return c;
 }
 
-// The curve of the integer path's direct bins (VCEC and occurrence per value).
+// The curve of the integer path's direct bins: VCEC per value, occurrence a word per value (uint8)
+// or a bit per value (uint16: bit i % 32 of word i / 32; GlobalAcc::present).
 Curve curve_from_direct_bins(const unsigned long long* v, const std::uint32_t* p, std::size_t nb) {
+  const bool bits = nb > 256;
   std::vector<float> values(nb);
   std::vector<std::int64_t> vc(nb), pr(nb);
   for (std::size_t i = 0; i < nb; ++i) {
     values[i] = static_cast<float>(i);
     vc[i] = static_cast<std::int64_t>(v[i]);
-    pr[i] = p[i] ? 1 : 0;
+    pr[i] = (bits ? (p[i / 32] >> (i % 32)) & 1u : p[i]) ? 1 : 0;
   }
   return curve_from_bins(values, vc, pr);
 }
@@ -152,6 +154,8 @@ struct Engine::Impl {
   std::vector<std::int64_t> fb_vcec;
 
   std::size_t nbins() const { return dtype == DType::u8 ? 256 : 65536; }
+  // Occurrence words: one a value for uint8, one bit a value for uint16 (GlobalAcc::present).
+  std::size_t present_words() const { return dtype == DType::u8 ? 256 : 65536 / 32; }
   bool hashed_global() const { return dtype == DType::f32; }
 
   GlobalAcc acc() const {
@@ -275,7 +279,7 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
     m.keys.reset();
     m.list.reset();
     m.vcec.allocate(m.nbins());
-    m.present.allocate(m.nbins());
+    m.present.allocate(m.present_words());
     REPIX_CUDA(cudaMemset(m.vcec.get(), 0, m.vcec.bytes()));
     REPIX_CUDA(cudaMemset(m.present.get(), 0, m.present.bytes()));
   }
@@ -339,9 +343,9 @@ Curve Engine::curve(cudaStream_t s) {
   if (!m.hashed_global()) {
     const std::size_t nb = m.nbins();
     std::vector<unsigned long long> v(nb);
-    std::vector<std::uint32_t> p(nb);
+    std::vector<std::uint32_t> p(m.present_words());
     REPIX_CUDA(cudaMemcpyAsync(v.data(), m.vcec.get(), nb * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-    REPIX_CUDA(cudaMemcpyAsync(p.data(), m.present.get(), nb * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
+    REPIX_CUDA(cudaMemcpyAsync(p.data(), m.present.get(), p.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
     REPIX_CUDA(cudaStreamSynchronize(s));
     return curve_from_direct_bins(v.data(), p.data(), nb);
   }
@@ -375,11 +379,12 @@ void Engine::finish_queued(cudaStream_t s) {
     REPIX_CUDA(cudaMemsetAsync(m.counters.get(), 0, m.counters.bytes(), s));
   } else {
     // VCEC per value, then the occurrence flags.
-    const std::size_t nb = m.nbins(), bytes = nb * (sizeof(unsigned long long) + sizeof(std::uint32_t));
+    const std::size_t nb = m.nbins(), words = m.present_words();
+    const std::size_t bytes = nb * sizeof(unsigned long long) + words * sizeof(std::uint32_t);
     if (m.queued.bytes() < bytes) m.queued = HostBuffer(bytes, true);
     auto* base = static_cast<unsigned char*>(m.queued.data());
     REPIX_CUDA(cudaMemcpyAsync(base, m.vcec.get(), nb * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-    REPIX_CUDA(cudaMemcpyAsync(base + nb * sizeof(unsigned long long), m.present.get(), nb * sizeof(std::uint32_t),
+    REPIX_CUDA(cudaMemcpyAsync(base + nb * sizeof(unsigned long long), m.present.get(), words * sizeof(std::uint32_t),
                                cudaMemcpyDeviceToHost, s));
   }
   m.queued_pending = true;

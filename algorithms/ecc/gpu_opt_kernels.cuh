@@ -29,7 +29,7 @@ constexpr float kInf = __builtin_huge_valf();
 struct GlobalAcc {
   std::uint32_t* keys = nullptr;           // float: hash table keys (kEmptyKey = free)
   unsigned long long* vcec = nullptr;      // float: per slot; integers: per value
-  std::uint32_t* present = nullptr;        // integers: per value
+  std::uint32_t* present = nullptr;        // uint8: a word per value; uint16: bit v % 32 of word v / 32
   std::uint32_t* list = nullptr;           // float: occupied slots in insertion order
   std::uint32_t* counters = nullptr;       // [0] list length, [1] overflow flag
   int log2cap = 1;
@@ -126,12 +126,14 @@ struct BlockAccOf<T, BlockKind::bins256> {
 };
 
 // Presence of uint16 values in a block-private bitmap, one bit a value (8 KiB), set with a shared
-// atomicOr; at the block's end each value it saw is marked in the global presence words unless a
-// load finds it marked already (the grid is at most what is resident: a few hundred blocks, each
-// seeing most values of uniform data, so the flush is a few hundred times 65536 bits, not one per
-// voxel). Nsight Compute at d600990 (results/nvidia-h100-80gb-hbm3/issue15-d600990/) had
-// gpu-opt-direct at 85.8 % of L2 throughput with a global presence write and a VCEC reduction per
-// voxel; with the bitmap a voxel costs only the reduction.
+// atomicOr; at the block's end each non-zero word is ORed into the global bitmap (GlobalAcc::present),
+// at most 2048 global atomics a block. Nsight Compute at d600990 (results/nvidia-h100-80gb-hbm3/
+// issue15-d600990/) had gpu-opt-direct at 85.8 % of L2 throughput with a global presence write and
+// a VCEC reduction per voxel; with the bitmap a voxel costs only the reduction. Until c8ac51e the
+// global presence was a word a value, and a block marked each value it saw there: on a 2048^2
+// image of 65536 levels each of ~400 blocks sees ~10 000 values, so the flush cost as many global
+// operations as the image has voxels (2048^2 end to end 1.03 ms against a 0.17 ms upload,
+// issue15-c8ac51e).
 struct SeenBits {
   static constexpr int kWords = 65536 / 32;
   unsigned seen[kWords];  // bit v % 32 of word v / 32: value v occurred in this block
@@ -140,15 +142,8 @@ struct SeenBits {
   }
   __device__ void mark(std::uint32_t v) { atomicOr(&seen[v >> 5], 1u << (v & 31u)); }
   __device__ void flush(const GlobalAcc& g) {
-    for (int i = threadIdx.x; i < kWords; i += blockDim.x) {
-      for (unsigned bits = seen[i]; bits != 0; bits &= bits - 1u) {
-        const std::uint32_t v = static_cast<std::uint32_t>(i) * 32u + static_cast<std::uint32_t>(__ffs(bits) - 1);
-        mark_present(g, v);
-      }
-    }
-  }
-  __device__ static void mark_present(const GlobalAcc& g, std::uint32_t v) {
-    if (*static_cast<volatile const std::uint32_t*>(&g.present[v]) == 0) atomicOr(&g.present[v], 1u);
+    for (int i = threadIdx.x; i < kWords; i += blockDim.x)
+      if (const unsigned bits = seen[i]) atomicOr(&g.present[i], bits);
   }
 };
 
@@ -169,11 +164,13 @@ struct BlockAccOf<T, BlockKind::hash_then_bins> : SeenBits {
     hash.init();
     SeenBits::init();
   }
+  // Called by every thread of the block.
   __device__ void flush(const GlobalAcc& g) {
     hash.flush([&](std::uint32_t key, int sum) {
       if (sum != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
-      mark_present(g, key);
+      mark(key);
     });
+    __syncthreads();  // the bits the hash's keys set, in words other threads flush
     SeenBits::flush(g);
   }
 };
