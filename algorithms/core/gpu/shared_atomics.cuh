@@ -5,8 +5,11 @@
 // (the SASS of gpu-opt's ECC kernels at 9bd36e8: three extra instructions and a long-latency S2R per
 // voxel), and even rematerialises __cvta_generic_to_shared at each use. shared_address() hides the
 // address from the optimiser, so it is computed once and held in a register; the atomics then take
-// it plus a constant offset. The predicated forms let a caller issue several independent atomics
-// back to back without a branch around each (an asm statement is not predicated by the compiler).
+// it plus a constant offset. The predicate (`@p atom` inside the asm) did not remove the branch:
+// ptxas turned each predicated atomic into a branch around it (BSSY, BRA, BSYNC; gpu-opt's SASS at
+// 468a0d7), so gpu-opt passes pred = true and aims unneeded atomics at BlockHash's spare slots. The
+// parameter stays because dropping it changes the PTX and the measured kernels' schedule (their
+// SASS differs; issue15-c8ac51e's numbers are of this form).
 #pragma once
 #include <cuda_runtime.h>
 
