@@ -99,9 +99,8 @@ Curve curve_from_pairs(const std::uint32_t* k, const long long* v, std::size_t n
 }
 
 // The curve of the integer path's direct bins: VCEC per value, occurrence a word per value (uint8)
-// or a bit per value (uint16: bit i % 32 of word i / 32; GlobalAcc::present).
-Curve curve_from_direct_bins(const unsigned long long* v, const std::uint32_t* p, std::size_t nb) {
-  const bool bits = nb > 256;
+// or, with `bits`, a bit per value (uint16: bit i % 32 of word i / 32; GlobalAcc::present).
+Curve curve_from_direct_bins(const unsigned long long* v, const std::uint32_t* p, std::size_t nb, bool bits) {
   std::vector<float> values(nb);
   std::vector<std::int64_t> vc(nb), pr(nb);
   for (std::size_t i = 0; i < nb; ++i) {
@@ -154,8 +153,9 @@ struct Engine::Impl {
   std::vector<std::int64_t> fb_vcec;
 
   std::size_t nbins() const { return dtype == DType::u8 ? 256 : 65536; }
-  // Occurrence words: one a value for uint8, one bit a value for uint16 (GlobalAcc::present).
-  std::size_t present_words() const { return dtype == DType::u8 ? 256 : 65536 / 32; }
+  // Occurrence: a word a value for uint8, a bit a value for uint16 (GlobalAcc::present).
+  bool present_bits() const { return dtype != DType::u8; }
+  std::size_t present_words() const { return present_bits() ? nbins() / 32 : nbins(); }
   bool hashed_global() const { return dtype == DType::f32; }
 
   GlobalAcc acc() const {
@@ -347,7 +347,7 @@ Curve Engine::curve(cudaStream_t s) {
     REPIX_CUDA(cudaMemcpyAsync(v.data(), m.vcec.get(), nb * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
     REPIX_CUDA(cudaMemcpyAsync(p.data(), m.present.get(), p.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
     REPIX_CUDA(cudaStreamSynchronize(s));
-    return curve_from_direct_bins(v.data(), p.data(), nb);
+    return curve_from_direct_bins(v.data(), p.data(), nb, m.present_bits());
   }
   const std::size_t n = m.n_distinct;
   std::vector<std::uint32_t> k(n);
@@ -399,7 +399,8 @@ bool Engine::collect(cudaStream_t s, Curve& out) {
   if (!m.hashed_global()) {
     const std::size_t nb = m.nbins();
     out = curve_from_direct_bins(reinterpret_cast<const unsigned long long*>(base),
-                                 reinterpret_cast<const std::uint32_t*>(base + nb * sizeof(unsigned long long)), nb);
+                                 reinterpret_cast<const std::uint32_t*>(base + nb * sizeof(unsigned long long)), nb,
+                                 m.present_bits());
     return true;
   }
   const auto* counters = reinterpret_cast<const std::uint32_t*>(base);

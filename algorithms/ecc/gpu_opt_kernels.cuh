@@ -80,7 +80,7 @@ inline __device__ __noinline__ void global_add_hash(const GlobalAcc& g, std::uin
 // gpu-opt-direct (kModeDirect16, BlockKind::presence_bits) sends every run by value to the global
 // bins, with presence in a block-private bitmap: 3.2x faster there, but 28x slower than gpu-opt with
 // 16 levels (issue15-5dc247f/bench-ecc-u16-smooth.json), where every voxel of a block hit the same
-// few L2 lines. gpu-opt's uint16 path since 2b60b68 takes both: few values live in the block hash
+// few L2 lines. gpu-opt's uint16 path since 468a0d7 takes both: few values live in the block hash
 // (as fast as the 4096-slot one on few-level and natural images), the rest find no slot within 2
 // probes and go by value to the global bins at the cost of one failed CAS pair.
 enum class BlockKind { hash, bins256, hash_then_bins, presence_bits };
@@ -210,18 +210,7 @@ struct ThreadAcc {
         ckey = key;
       }
       if (sum != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
-    } else if constexpr (kind == BlockKind::hash_then_bins) {
-      using Hash = typename BlockAcc<T, kMode>::Hash;
-      if (key != ckey) {
-        cslot = Hash::find(table, key);
-        if (cslot == Hash::kNoSlot) b.mark(key);
-        ckey = key;
-      }
-      if (sum != 0) {
-        if (cslot != Hash::kNoSlot) Hash::add(cslot, sum);
-        else atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
-      }
-    } else {
+    } else {  // hash, hash_then_bins
       using Hash = typename BlockAcc<T, kMode>::Hash;
       if (key != ckey) {
         cslot = Hash::find(table, key);
@@ -230,8 +219,21 @@ struct ThreadAcc {
       if (__builtin_expect(cslot != Hash::kNoSlot, 1)) {
         if (sum != 0) Hash::add(cslot, sum);
       } else {
-        global_add_hash(g, key, sum);
+        to_global(b, g, key, sum);
       }
+    }
+  }
+  // A run whose key found no slot in the block hash: to the global accumulator (the global hash for
+  // float32; the global bins for uint16, its presence in the block's bitmap).
+  __device__ __forceinline__ void to_global(BlockAcc<T, kMode>& b, const GlobalAcc& g, std::uint32_t key,
+                                            int sum) {
+    constexpr BlockKind kind = block_kind<T, kMode>;
+    static_assert(kind == BlockKind::hash || kind == BlockKind::hash_then_bins);
+    if constexpr (kind == BlockKind::hash) {
+      global_add_hash(g, key, sum);
+    } else {
+      b.mark(key);
+      if (sum != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
     }
   }
   // Adds the runs of a thread's 4 voxels: run ends end[i], key k[i], summed change v[i]. The block
@@ -266,24 +268,17 @@ struct ThreadAcc {
       for (int i = 0; i < kRun; ++i) {
         slot[i] = Hash::home(table, k[i]);
         if constexpr (kSpareSlot) all = Hash::claim_or_spare(slot[i], spare, k[i], end[i]) && all;
-        else all = Hash::claim_if(slot[i], k[i], true) && all;
+        else all = Hash::claim(slot[i], k[i]) && all;
         amount[i] = end[i] ? v[i] : 0;
       }
       if (__builtin_expect(!all, 0)) {
 #pragma unroll
         for (int i = 0; i < kRun; ++i) {
-          if ((kSpareSlot && !end[i]) || Hash::claim_if(slot[i], k[i], true)) continue;  // it had its slot
+          if ((kSpareSlot && !end[i]) || Hash::claim(slot[i], k[i])) continue;  // it had its slot
           slot[i] = Hash::find_after(table, slot[i], k[i]);
           if (slot[i] != Hash::kNoSlot) continue;
           slot[i] = kSpareSlot ? spare : table;  // any slot: it adds 0 below
-          if (end[i]) {  // no slot: to the global accumulator
-            if constexpr (kind == BlockKind::hash) {
-              global_add_hash(g, k[i], v[i]);
-            } else {
-              b.mark(k[i]);
-              if (v[i] != 0) atomicAdd(&g.vcec[k[i]], static_cast<unsigned long long>(static_cast<long long>(v[i])));
-            }
-          }
+          if (end[i]) to_global(b, g, k[i], v[i]);  // no slot
           amount[i] = 0;
         }
       }

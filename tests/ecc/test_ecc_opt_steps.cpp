@@ -3,9 +3,10 @@
 // gpu-opt, gpu-opt-direct (direct-index) and gpu-opt-warp (which keeps it): uint16 images whose
 // blocks see thousands of values (gpu-opt's small block hash overflows: most keys go by value to
 // the global bins, the step's only path), few values (all in gpu-opt's block hash; every thread of
-// the step hammers the same global bins), and constant images, 2D and 3D, rows whose width is and is not a multiple of 4 (vector
-// and scalar loads), through the variant's end-to-end run and through one reused plan. uint8 and
-// float32 run gpu-opt's kernels unchanged; one case each checks the wiring.
+// the step hammers the same global bins), and constant images, 2D and 3D, rows whose width is and
+// is not a multiple of 4 (vector and scalar loads), through the variant's end-to-end run and
+// through one reused plan. uint8 and float32 run gpu-opt's kernels unchanged in both steps; one
+// case each checks the wiring.
 // gpu-opt-warp (warp-aggregation): float32 images smooth along x (long runs of equal values in a
 // warp: the case it is for), a warp's lanes split between a few values, random values (groups of
 // one), constants, widths that leave lanes outside the image (their voxels must add nothing), 1D,

@@ -46,15 +46,13 @@ struct BlockHash {
   __device__ __forceinline__ static std::uint32_t home(std::uint32_t at, std::uint32_t key) {
     return at + 4u * hash_slot(key, kLog2Slots);
   }
-  // Claims `slot` for `key` (or finds it there) when `pred`; false when another key holds it.
-  // True when not pred.
-  __device__ __forceinline__ static bool claim_if(std::uint32_t slot, std::uint32_t key, bool pred) {
-    const std::uint32_t prev = cas_shared_if(slot, kEmptyKey, key, pred);
-    return prev == kEmptyKey || prev == key;
+  // Claims `slot` for `key` (or finds it there); false when another key holds it.
+  __device__ __forceinline__ static bool claim(std::uint32_t slot, std::uint32_t key) {
+    return claim_or_spare(slot, slot, key, true);
   }
-  // claim_if(slot, key, true) when `real`, else the same atomic on spare slot `spare_slot`, which
-  // it leaves empty (it expects `key` there, which is never stored in a spare slot) and which
-  // reports success: one atomic a call either way, no branch.
+  // claim(slot, key) when `real`, else the same atomic on spare slot `spare_slot`, which it leaves
+  // empty (it expects `key` there, which is never stored in a spare slot) and which reports
+  // success: one atomic a call either way, no branch.
   __device__ __forceinline__ static bool claim_or_spare(std::uint32_t slot, std::uint32_t spare_slot,
                                                         std::uint32_t key, bool real) {
     const std::uint32_t prev = cas_shared_if(real ? slot : spare_slot, real ? kEmptyKey : key, key, true);
@@ -66,7 +64,7 @@ struct BlockHash {
 #pragma unroll 1
     for (int p = 1; p < kProbes; ++p) {
       h = (h + 1u) & (kSlots - 1u);
-      if (claim_if(at + 4u * h, key, true)) return at + 4u * h;
+      if (claim(at + 4u * h, key)) return at + 4u * h;
     }
     return kNoSlot;
   }
@@ -74,13 +72,12 @@ struct BlockHash {
   // first probe is inline: it is the only one most keys make.
   __device__ __forceinline__ static std::uint32_t find(std::uint32_t at, std::uint32_t key) {
     const std::uint32_t slot = home(at, key);
-    return claim_if(slot, key, true) ? slot : find_after(at, slot, key);
+    return claim(slot, key) ? slot : find_after(at, slot, key);
   }
-  // Adds to the sum of a slot find() or claim_if() gave, when `pred`.
-  __device__ __forceinline__ static void add_if(std::uint32_t slot, int amount, bool pred) {
-    red_add_shared_if(slot + 4u * (kSlots + kSpare), amount, pred);
+  // Adds to the sum of a slot find() or claim() gave (a spare slot: 0 only).
+  __device__ __forceinline__ static void add(std::uint32_t slot, int amount) {
+    red_add_shared_if(slot + 4u * (kSlots + kSpare), amount, true);
   }
-  __device__ __forceinline__ static void add(std::uint32_t slot, int amount) { add_if(slot, amount, true); }
   // sink(key, sum) for every claimed slot (sums may be 0: the key occurred).
   template <class Sink>
   __device__ void flush(Sink sink) {
