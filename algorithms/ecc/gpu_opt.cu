@@ -93,11 +93,15 @@ struct InCoreWorkspace {
   CudaStream stream;
   DeviceBuffer<unsigned char> d_in;
   OptPlan plan;
+  // Float: the first non-finite value's position (opt::queue_first_nonfinite), ~0 while none was
+  // found (a workspace that found one is dropped with the error), and its pinned read-back.
+  DeviceBuffer<unsigned long long> first_nonfinite{1};
+  HostBuffer bad_host{sizeof(unsigned long long), true};
 };
 
 Curve run_in_core(const HostImage& img) {
   nvtx::Range range("ecc/gpu-opt");
-  check_input(img);
+  if (img.size() <= 0) throw Error("empty image");  // float values are checked on the GPU below
   require_gpu();
   const Shape& sh = img.shape();
   const InCoreWorkspace::Key key{img.dtype(), sh.ndim, sh.nx, sh.ny, sh.nz};
@@ -108,17 +112,29 @@ Curve run_in_core(const HostImage& img) {
     ws = std::make_unique<InCoreWorkspace>();
     ws->d_in.allocate(img.bytes());
     ws->plan.setup({img.dtype(), sh}, {}, ws->stream.get());
+    REPIX_CUDA(cudaMemset(ws->first_nonfinite.get(), 0xFF, sizeof(unsigned long long)));
   }
   cudaStream_t stream = ws->stream.get();
+  const bool is_float = img.dtype() == DType::f32;
+  auto* bad = static_cast<unsigned long long*>(ws->bad_host.data());
   {
     nvtx::Range r("h2d", static_cast<std::int64_t>(img.bytes()));
     REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice, stream));
   }
   {
     nvtx::Range r("kernel");
+    if (is_float) {
+      opt::queue_first_nonfinite(static_cast<const float*>(static_cast<const void*>(ws->d_in.get())), img.size(), 0,
+                                 ws->first_nonfinite.get(), stream);
+      REPIX_CUDA(cudaMemcpyAsync(bad, ws->first_nonfinite.get(), sizeof *bad, cudaMemcpyDeviceToHost, stream));
+    }
     ws->plan.compute_queued(ws->d_in.get(), stream);
   }
   nvtx::Range r("d2h");
+  if (is_float) {  // a NaN/inf input is reported before anything is made of its accumulation
+    REPIX_CUDA(cudaStreamSynchronize(stream));
+    if (*bad != ~0ull) throw_nonfinite(sh, static_cast<std::int64_t>(*bad / 2), (*bad & 1u) == 0);
+  }
   Curve c = ws->plan.collect(stream);
   // A run that needed the exact fallback keeps its sort buffers; drop them rather than hold them.
   if (!ws->plan.used_fallback()) cache.put(key, std::move(ws));
@@ -132,11 +148,7 @@ std::size_t end_to_end_chunk_bytes(std::size_t image_bytes, std::int64_t slabs, 
   if (requested) return requested < image_bytes ? requested : 0;
   if (image_bytes < 2 * kMinEndToEndChunk) return 0;
   // About 8 chunks: the part of the run not hidden behind the link is the last chunk's kernel,
-  // an eighth of the kernel's work; at least 1 MiB so that a copy (~20 us at 50 GB/s) outlasts
-  // the few API calls each chunk costs the host; at most gpu-stream's largest chunk. Not yet
-  // measured: a chunk of a few MiB fills only part of the GPU (2D work items are >= 24 rows of 128
-  // columns), so its kernel runs at a fraction of the full-image rate and the tail may be longer
-  // than an eighth suggests; sweep `repix run ecc --chunk-mib N` on the H100 to settle it.
+  // an eighth of the kernel's work; at least kMinEndToEndChunk; at most gpu-stream's largest chunk.
   return std::clamp(image_bytes / 8, kMinEndToEndChunk, std::size_t(128) << 20);
 }
 

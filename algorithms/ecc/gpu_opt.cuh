@@ -26,6 +26,13 @@ enum Mode : int {
   kModeWarpAgg = 2,       // gpu-opt-warp: float32 keys aggregated per warp before the block hash
 };
 
+// Queues on `s` the search of n device floats `d`, at image linear index base..base+n-1, for a
+// NaN or inf: *first (device; ~0 before the first search) becomes the smallest (index * 2 + is_inf)
+// found. Float inputs are checked on the GPU as they arrive there (no host pass over the image);
+// throw_nonfinite(shape, v / 2, (v & 1) == 0) reports a found one.
+void queue_first_nonfinite(const float* d, std::int64_t n, std::int64_t base, unsigned long long* first,
+                           cudaStream_t s);
+
 class Engine {
  public:
   Engine();
@@ -130,7 +137,12 @@ Variant gpu_opt_warp_variant();
 // with, or 0 to upload it whole and run one pass (images too small for two chunks of
 // kMinEndToEndChunk, or of one slab). `requested` (Options::chunk_bytes, `--chunk-mib`) wins when
 // non-zero and the image has two slabs or more. Host-only arithmetic (tested on the CPU).
-inline constexpr std::size_t kMinEndToEndChunk = std::size_t(1) << 20;
+// kMinEndToEndChunk: 4 MiB. A chunk of a few MiB fills only part of the GPU, and each costs the
+// host its API calls: on the lent H100 (gpu-opt end to end, `--chunk-mib` 1 / 2 / 4 / whole,
+// results/nvidia-h100-80gb-hbm3/issue15-*/) 2048^2 float32 took 0.486 / 0.447 / 0.432 ms, GRF
+// 2048^2 0.649 / 0.580 / 0.498, 128^3 GRF (8 MiB) 0.418 / 0.416 / 0.354 (two chunks), and the
+// 4 MiB uint8 images ran fastest whole (0.118 ms against 0.143 in 1 MiB chunks).
+inline constexpr std::size_t kMinEndToEndChunk = std::size_t(4) << 20;
 std::size_t end_to_end_chunk_bytes(std::size_t image_bytes, std::int64_t slabs, std::size_t requested);
 
 // gpu-stream (gpu_stream.cu). `stats`, when given, reports what happened (tests, harness).

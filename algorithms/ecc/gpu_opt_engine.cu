@@ -36,6 +36,17 @@ __global__ void gather_kernel(GlobalAcc acc, std::uint32_t* out_keys, long long*
   }
 }
 
+// Smallest (linear index * 2 + is_inf) of a non-finite value among n floats at linear index
+// base..base+n-1: the minimum index wins, and its kind travels in the low bit.
+__global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t n, std::int64_t base,
+                                       unsigned long long* first) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const float v = p[i];
+    if (!isfinite(v)) atomicMin(first, static_cast<unsigned long long>(base + i) * 2u + (isinf(v) ? 1u : 0u));
+  }
+}
+
 __global__ void fill_keys_kernel(std::uint32_t* keys, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
@@ -229,6 +240,18 @@ struct Engine::Impl {
     return shape.nx % 4 == 0 && (reinterpret_cast<std::uintptr_t>(buf) % 16) == 0;
   }
 };
+
+void queue_first_nonfinite(const float* d, std::int64_t n, std::int64_t base, unsigned long long* first,
+                           cudaStream_t s) {
+  static const int sms = [] {
+    int dev = 0, v = 0;
+    REPIX_CUDA(cudaGetDevice(&dev));
+    REPIX_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
+    return v;
+  }();
+  first_nonfinite_kernel<<<sms * 4, 256, 0, s>>>(d, n, base, first);
+  REPIX_CUDA_LAUNCH();
+}
 
 Engine::Engine() : impl_(new Impl) {}
 Engine::~Engine() = default;

@@ -97,9 +97,11 @@ inline constexpr BlockKind block_kind = sizeof(T) == 1   ? BlockKind::bins256
 template <class T, BlockKind K>
 struct BlockAccOf;
 
+// float32: 4096 slots in buckets of 4 (core/gpu/block_hash.cuh's BucketHash, whose comment says
+// why).
 template <class T>
-struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes> {
-  using Hash = ::repix::gpu::BlockHash<kLog2Smem, kSmemProbes>;
+struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BucketHash<kLog2Smem, kSmemProbes> {
+  using Hash = ::repix::gpu::BucketHash<kLog2Smem, kSmemProbes>;
   __device__ std::uint32_t table_address() const { return Hash::address(); }
   __device__ void flush(const GlobalAcc& g) {
     Hash::flush([&](std::uint32_t key, int sum) { global_add_hash(g, key, sum); });
@@ -237,56 +239,86 @@ struct ThreadAcc {
     }
   }
   // Adds the runs of a thread's 4 voxels: run ends end[i], key k[i], summed change v[i]. The block
-  // atomics of the 4 voxels are issued back to back with no branch between them: up to 2b60b68
-  // each run's find and add waited on the one before (one CAS, two compares and a branch in a
-  // chain, ~33 instructions a voxel in the SASS with the run merging and the slot cache), and the
+  // table updates of the 4 voxels are issued back to back with no branch between them: up to
+  // 2b60b68 each run's find and add waited on the one before (one CAS, two compares and a branch in
+  // a chain, ~33 instructions a voxel in the SASS with the run merging and the slot cache), and the
   // chain was most of the 2D kernel's instructions. ptxas turns a predicated atomic into a branch
-  // around it (BSSY, BRA, BSYNC), so every voxel issues its claim and its add: float32 sends a voxel
-  // inside a run and an add of 0 to the run's own slot (a redundant claim, an add of 0), uint16 to
-  // this thread's spare slot (BlockHash::spare). Measured on the lent H100 (issue15-5fb85ed, against
-  // 468a0d7 where both went to the run's slot, same machine): the spare slot made the natural 16-bit
-  // camera image 1.7x faster (0.217 against 0.359 ms, 8192^2; ramp 0.327 against 0.500), whose lanes
-  // share keys and conflicted on the redundant atomics, but float32 ~5-11 % slower (uniform 8192^2
-  // 0.210 against 0.189, GRF 0.413 against 0.395: its extra selects and spills cost more than the
-  // conflicts), so float32 keeps 468a0d7's code. Against 2b60b68's chain, float32 GRF stays slower
-  // (0.395 against 0.358 ms): its slot cache skipped the claims of a thread's repeated keys, which
-  // smooth data's lanes then fought over. Slots another key holds are the rare branch (probing on,
-  // or the global accumulator). Kinds without a block hash or bins run commit() a run.
+  // around it (BSSY, BRA, BSYNC), so every voxel issues its update, a voxel inside a run an add of
+  // 0. uint16 (468a0d7, 5fb85ed) claims each voxel's home slot with a CAS and sends a voxel inside a
+  // run to this thread's spare slot (BlockHash::spare): measured on the lent H100 (issue15-5fb85ed)
+  // that made the natural 16-bit camera image 1.7x faster (0.217 against 0.359 ms, 8192^2), whose
+  // lanes share keys and conflicted on the redundant atomics. float32 (this session: BucketHash)
+  // looks its keys up with plain loads instead of claiming them: the CAS claims conflicted on smooth
+  // data, and keys off their home slot (1024 levels, GRF) sent most warp steps through the probe
+  // loop (lent H100, same call, results/nvidia-h100-80gb-hbm3/issue15-spare-ab/: GRF 8192^2
+  // 0.397 -> 0.272 ms). Keys not found are the rare branch (claiming, probing on, or the global
+  // accumulator). Kinds without a block hash or bins run commit() a run.
   __device__ __forceinline__ void commit_runs(BlockAcc<T, kMode>& b, const GlobalAcc& g,
                                               const std::uint32_t (&k)[kRun], const int (&v)[kRun],
                                               const bool (&end)[kRun]) {
     constexpr BlockKind kind = block_kind<T, kMode>;
-    if constexpr (kind == BlockKind::hash || kind == BlockKind::hash_then_bins) {
+    if constexpr (kind == BlockKind::hash) {
+      // Each voxel's key is looked for at its home slot with a plain shared load, no atomic
+      // (smooth data's lanes share keys: their loads of one slot are a broadcast, their claims of
+      // it were serialised). Keys not there take the rare branch: their home bucket (one more
+      // load), and only keys in neither claim a slot with atomics (BucketHash). A voxel inside a
+      // run adds 0 to its key's home slot (the run's end adds the run's sum); sending those adds
+      // to a spare slot a thread instead was 3-4 % slower on uniform and GRF 8192^2 (lent H100,
+      // results/nvidia-h100-80gb-hbm3/issue15-spare-ab/: 0.202 against 0.196 ms, 0.282 against 0.272).
       using Hash = typename BlockAcc<T, kMode>::Hash;
-      constexpr bool kSpareSlot = kind == BlockKind::hash_then_bins;
-      std::uint32_t spare = 0;
-      if constexpr (kSpareSlot) spare = Hash::spare(table, static_cast<int>(threadIdx.x));
+      std::uint32_t slot[kRun];
+      int amount[kRun];
+      bool all = true;  // every key at its home slot (a voxel inside a run has its run's key)
+#pragma unroll
+      for (int i = 0; i < kRun; ++i) {
+        slot[i] = Hash::home(table, k[i]);
+        all = Hash::holds(slot[i], k[i]) && all;
+        amount[i] = end[i] ? v[i] : 0;
+      }
+      if (__builtin_expect(!all, 0)) {
+#pragma unroll
+        for (int i = 0; i < kRun; ++i) {
+          if (!end[i] || Hash::holds(slot[i], k[i])) continue;  // adds 0, or is at home (now)
+          std::uint32_t found = Hash::in_bucket(table, k[i]);
+          if (found == Hash::kNoSlot) found = Hash::insert(table, k[i]);
+          if (found != Hash::kNoSlot) {
+            slot[i] = found;
+          } else {
+            to_global(b, g, k[i], v[i]);
+            amount[i] = 0;  // to the home slot, which another key holds: adds nothing
+          }
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < kRun; ++i) Hash::add(slot[i], amount[i]);
+    } else if constexpr (kind == BlockKind::hash_then_bins) {
+      // uint16: every voxel claims its home slot (a voxel inside a run claims this thread's spare
+      // slot instead); a key off its home slot takes the rare branch, probing on or going to the
+      // global bins.
+      using Hash = typename BlockAcc<T, kMode>::Hash;
+      const std::uint32_t spare = Hash::spare(table, static_cast<int>(threadIdx.x));
       std::uint32_t slot[kRun];
       int amount[kRun];
       bool all = true;
 #pragma unroll
       for (int i = 0; i < kRun; ++i) {
         slot[i] = Hash::home(table, k[i]);
-        if constexpr (kSpareSlot) all = Hash::claim_or_spare(slot[i], spare, k[i], end[i]) && all;
-        else all = Hash::claim(slot[i], k[i]) && all;
+        all = Hash::claim_or_spare(slot[i], spare, k[i], end[i]) && all;
         amount[i] = end[i] ? v[i] : 0;
       }
       if (__builtin_expect(!all, 0)) {
 #pragma unroll
         for (int i = 0; i < kRun; ++i) {
-          if ((kSpareSlot && !end[i]) || Hash::claim(slot[i], k[i])) continue;  // it had its slot
+          if (!end[i] || Hash::claim(slot[i], k[i])) continue;  // it had its slot
           slot[i] = Hash::find_after(table, slot[i], k[i]);
           if (slot[i] != Hash::kNoSlot) continue;
-          slot[i] = kSpareSlot ? spare : table;  // any slot: it adds 0 below
-          if (end[i]) to_global(b, g, k[i], v[i]);  // no slot
+          slot[i] = spare;  // it adds 0 below
+          to_global(b, g, k[i], v[i]);  // no slot
           amount[i] = 0;
         }
       }
 #pragma unroll
-      for (int i = 0; i < kRun; ++i) {
-        if constexpr (kSpareSlot) Hash::add(amount[i] != 0 ? slot[i] : spare, amount[i]);
-        else Hash::add(slot[i], amount[i]);
-      }
+      for (int i = 0; i < kRun; ++i) Hash::add(amount[i] != 0 ? slot[i] : spare, amount[i]);
     } else if constexpr (kind == BlockKind::bins256) {
 #pragma unroll
       for (int i = 0; i < kRun; ++i) {

@@ -84,18 +84,6 @@ void parallel_copy(const HostImage& img, std::int64_t b0, std::int64_t b1, void*
   for (auto& x : f) x.get();
 }
 
-// Smallest (linear index * 2 + is_inf) of a non-finite value among n floats at linear index
-// base..base+n-1: the minimum index wins, and its kind travels in the low bit.
-__global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t n,
-                                       std::int64_t base, unsigned long long* first) {
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const float v = p[i];
-    if (!isfinite(v))
-      atomicMin(first, static_cast<unsigned long long>(base + i) * 2u + (isinf(v) ? 1u : 0u));
-  }
-}
-
 }  // namespace
 
 Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* whole,
@@ -167,9 +155,6 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   };
 
   DeviceBuffer<unsigned long long>& first_nonfinite = ws->first_nonfinite;
-  int sms = 0, dev = 0;
-  REPIX_CUDA(cudaGetDevice(&dev));
-  REPIX_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const std::int64_t per_slab = slab_elems(sh);
   for (std::int64_t c = 0; c < chunks; ++c) {
     Slot& s = *slot[static_cast<std::size_t>(c % nslots)];
@@ -177,10 +162,8 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     const std::int64_t b0 = std::max<std::int64_t>(0, s0 - 1), b1 = std::min(slabs, s1 + 1);
     upload(b0, b1, s);
     if (dt == DType::f32) {  // each slab is checked once, as one of its own chunk's slabs
-      first_nonfinite_kernel<<<sms * 4, 256, 0, s.stream.get()>>>(
-          reinterpret_cast<const float*>(s.dev.get()) + (s0 - b0) * per_slab, (s1 - s0) * per_slab,
-          s0 * per_slab, first_nonfinite.get());
-      REPIX_CUDA_LAUNCH();
+      opt::queue_first_nonfinite(reinterpret_cast<const float*>(s.dev.get()) + (s0 - b0) * per_slab,
+                                 (s1 - s0) * per_slab, s0 * per_slab, first_nonfinite.get(), s.stream.get());
     }
     engine.accumulate(s.dev.get(), b0, s0, s1, s.stream.get());
   }

@@ -29,13 +29,18 @@ TEST(EccEndToEndPolicy, SmallImagesAndSingleSlabsRunWhole) {
   EXPECT_EQ(ecc::end_to_end_chunk_bytes(4 * MiB, 64, 4 * MiB), 0u);    // one requested chunk
 }
 
-TEST(EccEndToEndPolicy, LargerImagesStreamInAboutEightChunks) {
-  // 2048^2 float32 and 128^3 uint8: the smallest end-to-end targets are streamed.
-  EXPECT_EQ(ecc::end_to_end_chunk_bytes(16 * MiB, 2048, 0), 2 * MiB);
-  EXPECT_EQ(ecc::end_to_end_chunk_bytes(2 * MiB, 128, 0), ecc::kMinEndToEndChunk);
+TEST(EccEndToEndPolicy, LargerImagesStreamInAboutEightChunksOfAtLeast4MiB) {
+  // The smallest end-to-end targets: 2048^2 float32 in 4 chunks, 128^3 float32 in 2,
+  // 2048^2 and 128^3 uint8 whole.
+  EXPECT_EQ(ecc::kMinEndToEndChunk, 4 * MiB);
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(16 * MiB, 2048, 0), 4 * MiB);
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(8 * MiB, 128, 0), 4 * MiB);
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(4 * MiB, 2048, 0), 0u);
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(2 * MiB, 128, 0), 0u);
+  EXPECT_EQ(ecc::end_to_end_chunk_bytes(64 * MiB, 4096, 0), 8 * MiB);
   EXPECT_EQ(ecc::end_to_end_chunk_bytes(256 * MiB, 8192, 0), 32 * MiB);
   EXPECT_EQ(ecc::end_to_end_chunk_bytes(std::size_t(4) << 30, 1024, 0), 128 * MiB);  // capped
-  for (std::size_t bytes : {2 * MiB, 3 * MiB + 5, 16 * MiB, 512 * MiB, std::size_t(8) << 30}) {
+  for (std::size_t bytes : {8 * MiB, 9 * MiB + 5, 16 * MiB, 512 * MiB, std::size_t(8) << 30}) {
     const std::size_t c = ecc::end_to_end_chunk_bytes(bytes, 1000, 0);
     SCOPED_TRACE(bytes);
     EXPECT_GE(c, ecc::kMinEndToEndChunk);
@@ -76,15 +81,17 @@ TEST(EccEndToEndGpu, BothPathsEqualSeqPinnedAndPageableRepeated) {
     Shape sh;
     int levels;
   };
-  // Whole-image sizes and streamed ones (>= 2 MiB), odd extents so that chunks end mid-image,
-  // the smallest uint8 end-to-end target (128^3: 2 chunks), and back to a small shape
-  // between large ones (the cache switches key). Sizes stay near the 2 MiB threshold so that the
-  // test finishes under compute-sanitizer (device-check's sanitize stage runs it).
+  // Whole-image sizes (float ones checked for NaN/inf on the GPU) and streamed ones (>= 8 MiB),
+  // odd extents so that chunks end mid-image, the smallest end-to-end targets (128^3
+  // uint8 whole, 128^3 float32 in 2 chunks), and back to a small shape between large ones (the
+  // cache switches key). Sizes stay near the 8 MiB threshold so that the test finishes under
+  // compute-sanitizer (device-check's sanitize stage runs it).
   const Case cases[] = {
-      {DType::f32, Shape::d2(37, 29), 5},         {DType::f32, Shape::d2(1024, 1024), 256},
-      {DType::u8, Shape::d3(128, 128, 128), 256}, {DType::u16, Shape::d3(129, 67, 131), 3000},
-      {DType::f32, Shape::d3(101, 99, 97), 40000}, {DType::u8, Shape::d2(1, 2100000), 7},
-      {DType::u16, Shape::d2(2049, 1031), 65536}, {DType::f32, Shape::d1(5000), 100},
+      {DType::f32, Shape::d2(37, 29), 5},          {DType::f32, Shape::d2(1024, 1024), 256},
+      {DType::u8, Shape::d3(128, 128, 128), 256},  {DType::f32, Shape::d3(128, 128, 128), 900},
+      {DType::u16, Shape::d3(129, 67, 131), 3000}, {DType::f32, Shape::d3(131, 129, 127), 40000},
+      {DType::u8, Shape::d2(1, 9000000), 7},       {DType::u16, Shape::d2(2049, 2063), 65536},
+      {DType::f32, Shape::d1(5000), 100},
   };
   std::uint32_t seed = 11;
   for (const Case& c : cases) {
@@ -105,7 +112,7 @@ TEST(EccEndToEndGpu, BothPathsEqualSeqPinnedAndPageableRepeated) {
 
 TEST(EccEndToEndGpu, NonFiniteReportedAtTheSamePlaceByBothPaths) {
   REPIX_NEED_GPU();
-  for (const Shape sh : {Shape::d2(61, 43), Shape::d2(1024, 1024)}) {  // whole / streamed
+  for (const Shape sh : {Shape::d2(61, 43), Shape::d2(1024, 1024), Shape::d2(2048, 1031)}) {  // whole, whole, streamed
     for (const float bad : {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()}) {
       HostImage img = test::random_image(DType::f32, sh, 50, 3);
       const std::int64_t at = sh.size() - sh.nx - 2;  // in the last chunk: every chunk is checked

@@ -1,10 +1,11 @@
-// A block-private hash accumulator in shared memory: 2^kLog2Slots slots of (32-bit key, int
-// sum), open addressing with linear probing, keys claimed with a shared-memory atomicCAS, sums
-// updated with shared atomicAdd. For keys from a range too large for direct bins (float bit
-// patterns, 16-bit values): find() gives a key's slot (claiming a free one for a new key), or
-// kNoSlot when kProbes slots were taken by other keys, and the caller then sends that update to its
-// global accumulator. flush() hands every claimed slot's (key, sum) to the caller once per block.
-// The ECC family's gpu-opt is the first user.
+// Block-private hash accumulators in shared memory: 2^kLog2Slots slots of (32-bit key, int sum)
+// (HashSlots), open addressing, keys claimed with a shared-memory atomicCAS, sums updated with
+// shared atomicAdd. For keys from a range too large for direct bins (float bit patterns, 16-bit
+// values): find() gives a key's slot (claiming a free one for a new key), or kNoSlot when kProbes
+// slots were taken by other keys, and the caller then sends that update to its global accumulator.
+// flush() hands every claimed slot's (key, sum) to the caller once per block. BlockHash probes
+// linearly from the home slot with an atomic a probe; BucketHash finds keys already claimed with
+// plain loads of their home slot and bucket. The ECC family's gpu-opt is the first user.
 //
 // Place one in __shared__ memory; every thread of the block calls init(), then __syncthreads(),
 // then, with at = address() kept in a register, find(at, key) and add(slot, amount) as it goes,
@@ -20,11 +21,13 @@
 
 namespace repix::gpu {
 
-// kSpare: slots after the table that no key ever claims (spare(i)): a caller that must issue an
-// atomic it has no use for (to stay branch-free) sends it there; a claim of a spare slot always
-// succeeds and leaves it empty, an add to it must add 0.
-template <int kLog2Slots, int kProbes, int kSpare = 0>
-struct BlockHash {
+// The slots of a block hash in shared memory, and what every probing scheme does with them:
+// 2^kLog2Slots slots of (32-bit key, int sum), keys kEmptyKey until claimed. kSpare: slots after
+// the table that no key ever claims (spare(i)): a caller that must issue an atomic it has no use
+// for (to stay branch-free) sends it there; a claim of a spare slot always succeeds and leaves it
+// empty, an add to it must add 0.
+template <int kLog2Slots, int kSpare>
+struct HashSlots {
   static constexpr int kSlots = 1 << kLog2Slots;
   std::uint32_t keys[kSlots + kSpare];
   int sums[kSlots + kSpare];  // right behind keys: add() addresses it from keys' address
@@ -42,6 +45,24 @@ struct BlockHash {
   __device__ __forceinline__ static std::uint32_t spare(std::uint32_t at, int i) {
     return at + 4u * static_cast<std::uint32_t>(kSlots + i);
   }
+  // Adds to the sum of a slot the table gave (a spare slot: 0 only).
+  __device__ __forceinline__ static void add(std::uint32_t slot, int amount) {
+    red_add_shared_if(slot + 4u * (kSlots + kSpare), amount, true);
+  }
+  // sink(key, sum) for every claimed slot (sums may be 0: the key occurred).
+  template <class Sink>
+  __device__ void flush(Sink sink) {
+    for (int i = block_thread_rank(); i < kSlots; i += block_thread_count())
+      if (keys[i] != kEmptyKey) sink(keys[i], sums[i]);
+  }
+};
+
+// Linear probing from a key's home slot.
+template <int kLog2Slots, int kProbes, int kSpare = 0>
+struct BlockHash : HashSlots<kLog2Slots, kSpare> {
+  using Base = HashSlots<kLog2Slots, kSpare>;
+  using Base::kNoSlot;
+  using Base::kSlots;
   // The first slot `key` probes.
   __device__ __forceinline__ static std::uint32_t home(std::uint32_t at, std::uint32_t key) {
     return at + 4u * hash_slot(key, kLog2Slots);
@@ -74,15 +95,64 @@ struct BlockHash {
     const std::uint32_t slot = home(at, key);
     return claim(slot, key) ? slot : find_after(at, slot, key);
   }
-  // Adds to the sum of a slot find() or claim() gave (a spare slot: 0 only).
-  __device__ __forceinline__ static void add(std::uint32_t slot, int amount) {
-    red_add_shared_if(slot + 4u * (kSlots + kSpare), amount, true);
+};
+
+// A block hash for keys looked up far more often than inserted, found without atomics, with
+// probing in buckets of 4 slots so that a key off its home slot is still found by one 16-byte
+// shared load.
+//
+// A key's probe sequence: its home slot h, the other 3 slots of h's bucket (cyclically from h),
+// then the next buckets' slots. Every insert() of a key follows the sequence with atomic claims, so
+// the key lands in the first slot of it that was free when the key was first claimed; slots are
+// never freed, so every later insert() passes only slots other keys hold and reaches the same slot,
+// and a key seen in any slot (plain loads: holds(), in_bucket()) is in its one slot.
+//
+// The caller looks first at the home slot (holds(): one 4-byte load and a compare), then, for the
+// few keys not there, at the home bucket (in_bucket(): a 16-byte load and 4 compares), and only
+// keys in neither (new to the block, or pushed out of their bucket) take insert()'s atomics. Why in
+// this order (ECC's float32 kernels, lent H100, issue 15): with the home slot alone, data with more
+// distinct values than fit their home slots (1024 levels, GRF) sent most warp steps of 128 voxels
+// through the atomic probes; with the bucket alone, its 4 compares cost data whose keys all sit at
+// home 25 % on the 8192^2 256-level image.
+template <int kLog2Slots, int kProbes, int kSpare = 0>
+struct alignas(16) BucketHash : HashSlots<kLog2Slots, kSpare> {
+  using Base = HashSlots<kLog2Slots, kSpare>;
+  using Base::kNoSlot;
+  using Base::kSlots;
+  static_assert(kLog2Slots >= 2);
+  __device__ __forceinline__ static std::uint32_t home(std::uint32_t at, std::uint32_t key) {
+    return at + 4u * hash_slot(key, kLog2Slots);
   }
-  // sink(key, sum) for every claimed slot (sums may be 0: the key occurred).
-  template <class Sink>
-  __device__ void flush(Sink sink) {
-    for (int i = block_thread_rank(); i < kSlots; i += block_thread_count())
-      if (keys[i] != kEmptyKey) sink(keys[i], sums[i]);
+  // True when `slot` holds `key` (one shared load; lanes reading one slot share it, where their
+  // atomics on it would be serialised).
+  __device__ __forceinline__ static bool holds(std::uint32_t slot, std::uint32_t key) {
+    return ld_shared(slot) == key;
+  }
+  // `key`'s slot when its home bucket holds it, else kNoSlot.
+  __device__ __forceinline__ static std::uint32_t in_bucket(std::uint32_t at, std::uint32_t key) {
+    const std::uint32_t b = home(at, key) & ~15u;  // `at` is 16-byte aligned
+    const uint4 q = ld_shared_v4(b);
+    std::uint32_t slot = q.w == key ? b + 12u : kNoSlot;
+    slot = q.z == key ? b + 8u : slot;
+    slot = q.y == key ? b + 4u : slot;
+    return q.x == key ? b : slot;
+  }
+  // `key`'s slot, claimed if new, within kProbes slots of its probe sequence; kNoSlot when other
+  // keys hold them all (the caller then sends the update to its global accumulator).
+  __device__ static std::uint32_t insert(std::uint32_t at, std::uint32_t key) {
+    const std::uint32_t h = hash_slot(key, kLog2Slots);
+#pragma unroll 1
+    for (int p = 0; p < kProbes; ++p) {
+      const std::uint32_t s = ((h & ~3u) + 4u * static_cast<std::uint32_t>(p >> 2) + ((h + p) & 3u)) & (kSlots - 1u);
+      const std::uint32_t prev = cas_shared_if(at + 4u * s, kEmptyKey, key, true);
+      if (prev == kEmptyKey || prev == key) return at + 4u * s;
+    }
+    return kNoSlot;
+  }
+  __device__ __forceinline__ static std::uint32_t find(std::uint32_t at, std::uint32_t key) {
+    if (holds(home(at, key), key)) return home(at, key);
+    const std::uint32_t slot = in_bucket(at, key);
+    return slot != kNoSlot ? slot : insert(at, key);
   }
 };
 

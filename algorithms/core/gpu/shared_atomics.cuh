@@ -1,4 +1,5 @@
-// Shared-memory atomics on 32-bit shared-window addresses, optionally predicated, in PTX.
+// Shared-memory atomics (optionally predicated) and plain loads on 32-bit shared-window addresses,
+// in PTX.
 //
 // Why not atomicCAS(&table[i], ...) on a generic pointer: on sm_90, nvcc 13.0 rebuilds the shared
 // window's base from SR_CgaCtaId (S2R, MOV, LEA) at every such atomic of a static __shared__ table
@@ -46,6 +47,20 @@ __device__ __forceinline__ void red_add_shared_if(std::uint32_t at, int v, bool 
 __device__ __forceinline__ void red_or_shared_if(std::uint32_t at, std::uint32_t v, bool pred) {
   asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t@p red.shared.or.b32 [%0], %1;\n\t}"
                :: "r"(at), "r"(v), "r"(static_cast<std::uint32_t>(pred)) : "memory");
+}
+
+// The 32-bit word at shared address `at`.
+__device__ __forceinline__ std::uint32_t ld_shared(std::uint32_t at) {
+  std::uint32_t v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(at));
+  return v;
+}
+
+// The 16 bytes at 16-byte-aligned shared address `at` (one LDS.128).
+__device__ __forceinline__ uint4 ld_shared_v4(std::uint32_t at) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(at));
+  return v;
 }
 
 }  // namespace repix::gpu

@@ -61,10 +61,12 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     static const std::vector<Option> t = {
         options::bind_int(&Options::threads,
                           options::threads("threads", "CPU threads of the omp variants (0: OpenMP's default)", "0")),
-        {options::integer("chunk-mib", "N", "chunk size in MiB of gpu-stream and of gpu-opt end to end (0: automatic)", "0"),
+        {options::integer("chunk-mib", "N", "chunk size in MiB of gpu-stream and of gpu-opt end to end (0: automatic)", "0",
+                          options::kRun | options::kProfile | options::kBench),
          [](Options& o, const std::string& v) { o.chunk_bytes = static_cast<std::size_t>(std::stoll(v)) << 20; },
          [](const Options& o) { return nlohmann::json(o.chunk_bytes >> 20); }},
-        {options::integer("streams", "N", "gpu-stream: concurrent chunk pipelines (at least 1)", "3"),
+        {options::integer("streams", "N", "gpu-stream: concurrent chunk pipelines (at least 1)", "3",
+                          options::kRun | options::kProfile | options::kBench),
          [](Options& o, const std::string& v) { o.streams = std::max(1, std::stoi(v)); },
          [](const Options& o) { return nlohmann::json(o.streams); }},
     };

@@ -56,9 +56,10 @@ TEST(BlockPrimitivesGpu, HistogramCountsEveryBinWhateverTheWindow) {
 
 constexpr int kLog2Slots = 9;  // 512 slots: fewer than the distinct keys below
 
+template <class Hash>
 __global__ void hash_kernel(const std::uint32_t* keys, const int* amounts, int n, unsigned long long* sums,
                             unsigned* seen, std::uint32_t nkeys_range) {
-  __shared__ gpu::BlockHash<kLog2Slots, 8> h;
+  __shared__ Hash h;
   h.init();
   __syncthreads();
   const std::uint32_t at = h.address();
@@ -78,10 +79,11 @@ __global__ void hash_kernel(const std::uint32_t* keys, const int* amounts, int n
   });
 }
 
-TEST(BlockPrimitivesGpu, HashKeepsEveryKeysSumWhenFull) {
-  REPIX_REQUIRE_GPU();
+// Every key's sum through a block hash of type Hash: `range` distinct keys k * 7919 (k < range),
+// some of them more than the 512 slots hold (their updates then go to the caller's global path).
+template <class Hash>
+void expect_hash_keeps_every_sum(std::uint32_t range) {
   const int n = 100000;
-  const std::uint32_t range = 2000;  // distinct keys k * 7919 for k < range: beyond the 512 slots
   std::mt19937 rng(11);
   std::vector<std::uint32_t> keys(n);
   std::vector<int> amounts(n);
@@ -102,7 +104,7 @@ TEST(BlockPrimitivesGpu, HashKeepsEveryKeysSumWhenFull) {
   copy_to_device_sync(d_amounts.get(), amounts.data(), n * sizeof(int));
   REPIX_CUDA(cudaMemset(d_sums.get(), 0, range * sizeof(unsigned long long)));
   REPIX_CUDA(cudaMemset(d_seen.get(), 0, range * sizeof(unsigned)));
-  hash_kernel<<<13, 256>>>(d_keys.get(), d_amounts.get(), n, d_sums.get(), d_seen.get(), range);
+  hash_kernel<Hash><<<13, 256>>>(d_keys.get(), d_amounts.get(), n, d_sums.get(), d_seen.get(), range);
   REPIX_CUDA_LAUNCH();
   std::vector<unsigned long long> got(range);
   std::vector<unsigned> seen(range);
@@ -111,6 +113,21 @@ TEST(BlockPrimitivesGpu, HashKeepsEveryKeysSumWhenFull) {
   for (std::uint32_t k = 0; k < range; ++k) {
     EXPECT_EQ(static_cast<long long>(got[k]), want[k]) << k;
     EXPECT_EQ(seen[k], want_seen[k]) << k;
+  }
+}
+
+TEST(BlockPrimitivesGpu, HashKeepsEveryKeysSumWhenFull) {
+  REPIX_REQUIRE_GPU();
+  for (std::uint32_t range : {2000u, 400u, 100u}) expect_hash_keeps_every_sum<gpu::BlockHash<kLog2Slots, 8>>(range);
+}
+
+// BucketHash::find: a key at its home slot, elsewhere in its home bucket (400 keys in 128 buckets
+// of 4: many), past its bucket (inserted), and past kProbes slots (the global path: 2000 keys).
+TEST(BlockPrimitivesGpu, BucketHashKeepsEveryKeysSumWhenFull) {
+  REPIX_REQUIRE_GPU();
+  for (std::uint32_t range : {2000u, 400u, 100u}) {
+    expect_hash_keeps_every_sum<gpu::BucketHash<kLog2Slots, 8>>(range);
+    expect_hash_keeps_every_sum<gpu::BucketHash<kLog2Slots, 16, 256>>(range);
   }
 }
 
