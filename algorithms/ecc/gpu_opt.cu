@@ -112,7 +112,8 @@ Curve run_in_core(const HostImage& img) {
     ws = std::make_unique<InCoreWorkspace>();
     ws->d_in.allocate(img.bytes());
     ws->plan.setup({img.dtype(), sh}, {}, ws->stream.get());
-    REPIX_CUDA(cudaMemset(ws->first_nonfinite.get(), 0xFF, sizeof(unsigned long long)));
+    // On the workspace's stream: a non-blocking stream does not wait for cudaMemset's.
+    REPIX_CUDA(cudaMemsetAsync(ws->first_nonfinite.get(), 0xFF, sizeof(unsigned long long), ws->stream.get()));
   }
   cudaStream_t stream = ws->stream.get();
   const bool is_float = img.dtype() == DType::f32;

@@ -243,7 +243,7 @@ struct Engine::Impl {
 
 void queue_first_nonfinite(const float* d, std::int64_t n, std::int64_t base, unsigned long long* first,
                            cudaStream_t s) {
-  static const int sms = [] {
+  static const int sms = [] {  // the grid's size only: any device's count is correct
     int dev = 0, v = 0;
     REPIX_CUDA(cudaGetDevice(&dev));
     REPIX_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));

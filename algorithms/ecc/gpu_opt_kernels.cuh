@@ -247,11 +247,11 @@ struct ThreadAcc {
   // 0. uint16 (468a0d7, 5fb85ed) claims each voxel's home slot with a CAS and sends a voxel inside a
   // run to this thread's spare slot (BlockHash::spare): measured on the lent H100 (issue15-5fb85ed)
   // that made the natural 16-bit camera image 1.7x faster (0.217 against 0.359 ms, 8192^2), whose
-  // lanes share keys and conflicted on the redundant atomics. float32 (this session: BucketHash)
+  // lanes share keys and conflicted on the redundant atomics. float32 (4f2f01b: BucketHash)
   // looks its keys up with plain loads instead of claiming them: the CAS claims conflicted on smooth
   // data, and keys off their home slot (1024 levels, GRF) sent most warp steps through the probe
   // loop (lent H100, same call, results/nvidia-h100-80gb-hbm3/issue15-spare-ab/: GRF 8192^2
-  // 0.397 -> 0.272 ms). Keys not found are the rare branch (claiming, probing on, or the global
+  // 0.397 -> 0.273 ms). Keys not found are the rare branch (claiming, probing on, or the global
   // accumulator). Kinds without a block hash or bins run commit() a run.
   __device__ __forceinline__ void commit_runs(BlockAcc<T, kMode>& b, const GlobalAcc& g,
                                               const std::uint32_t (&k)[kRun], const int (&v)[kRun],
@@ -264,7 +264,7 @@ struct ThreadAcc {
       // load), and only keys in neither claim a slot with atomics (BucketHash). A voxel inside a
       // run adds 0 to its key's home slot (the run's end adds the run's sum); sending those adds
       // to a spare slot a thread instead was 3-4 % slower on uniform and GRF 8192^2 (lent H100,
-      // results/nvidia-h100-80gb-hbm3/issue15-spare-ab/: 0.202 against 0.196 ms, 0.282 against 0.272).
+      // results/nvidia-h100-80gb-hbm3/issue15-spare-ab/: 0.204 against 0.195 ms, 0.283 against 0.273).
       using Hash = typename BlockAcc<T, kMode>::Hash;
       std::uint32_t slot[kRun];
       int amount[kRun];
