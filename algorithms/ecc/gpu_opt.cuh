@@ -33,6 +33,11 @@ enum Mode : int {
 void queue_first_nonfinite(const float* d, std::int64_t n, std::int64_t base, unsigned long long* first,
                            cudaStream_t s);
 
+// Tests: the kernels' register budgets (__launch_bounds__'s minimum blocks per SM) for plans set
+// up after the call: 2D 2 or 3, 3D 2 or 3; 0 keeps the default (REPIX_ECC_OPT_2D_BLOCKS /
+// REPIX_ECC_OPT_3D_BLOCKS, else 3 and 2), so that the tests run the other instantiations too.
+void set_min_blocks_for_tests(int blocks_2d, int blocks_3d);
+
 class Engine {
  public:
   Engine();

@@ -152,26 +152,16 @@ int ecc2d_min_blocks() {
     const char* e = std::getenv("REPIX_ECC_OPT_2D_BLOCKS");
     return e && std::string(e) == "2" ? 2 : 3;
   }();
-  return v;
+  return min_blocks_override().two_d ? min_blocks_override().two_d : v;
 }
 
 KernelFn pick_kernel_2d(DType dt, bool vec, bool emit, int mode) {
   return dispatch_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto ptr = [](auto kernel) { return reinterpret_cast<KernelFn>(kernel); };
-    const bool three = ecc2d_min_blocks() == 3;
-    auto pick = [&](auto m) {
-      constexpr int M = decltype(m)::value;
-      if constexpr (M != kModeOpt)  // the steps after gpu-opt change accumulating kernels only
-        return vec ? (three ? ptr(&ecc2d_kernel<T, true, false, 3, M>) : ptr(&ecc2d_kernel<T, true, false, 2, M>))
-                   : (three ? ptr(&ecc2d_kernel<T, false, false, 3, M>) : ptr(&ecc2d_kernel<T, false, false, 2, M>));
-      if (vec)
-        return emit ? (three ? ptr(&ecc2d_kernel<T, true, true, 3>) : ptr(&ecc2d_kernel<T, true, true, 2>))
-                    : (three ? ptr(&ecc2d_kernel<T, true, false, 3>) : ptr(&ecc2d_kernel<T, true, false, 2>));
-      return emit ? (three ? ptr(&ecc2d_kernel<T, false, true, 3>) : ptr(&ecc2d_kernel<T, false, true, 2>))
-                  : (three ? ptr(&ecc2d_kernel<T, false, false, 3>) : ptr(&ecc2d_kernel<T, false, false, 2>));
-    };
-    return pick_mode<T>(emit, mode, pick);
+    return pick_instantiation<T, 2, 3>(vec, emit, ecc2d_min_blocks(), mode, [](auto v, auto e, auto blocks, auto m) {
+      return reinterpret_cast<KernelFn>(&ecc2d_kernel<T, decltype(v)::value, decltype(e)::value, decltype(blocks)::value,
+                                                   decltype(m)::value>);
+    });
   });
 }
 

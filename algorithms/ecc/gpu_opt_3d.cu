@@ -1,5 +1,8 @@
 // gpu-opt's 3D kernel: plane tiles of 128 columns by 8 rows staged in shared memory, marched
 // along z (see NOTES-gpu-opt.md).
+#include <cstdlib>
+#include <string>
+
 #include "core/image.hpp"
 #include "ecc/gpu_opt_kernels.cuh"
 
@@ -111,9 +114,14 @@ __device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], floa
                     acc);
 }
 
-template <class T, bool kVec, bool kEmit, int kMode = kModeOpt>
-__global__ void __launch_bounds__(kThreads, 2) ecc3d_kernel(const T* __restrict__ buf, Geom g,
-                                                            GlobalAcc acc, EmitOut out) {
+// kMinBlocks: the register budget (__launch_bounds__'s minimum resident blocks per SM). 2 (the
+// default) gives up to 128 registers (124-127 used, sm_90, nvcc 13.0) and 16 warps an SM; 3 caps
+// them at 80, with spills, for 24 warps to hide the plane loads and the barrier a plane. The 2D
+// kernel gained 1.26-1.32x from that trade (ecc2d_kernel); for 3D it is not yet measured:
+// REPIX_ECC_OPT_3D_BLOCKS=3 selects it.
+template <class T, bool kVec, bool kEmit, int kMinBlocks = 2, int kMode = kModeOpt>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __restrict__ buf, Geom g,
+                                                                     GlobalAcc acc, EmitOut out) {
   __shared__ BlockAcc<T, kMode> ba;
   __shared__ __align__(16) float planes[2 * kPlaneFloats];
   if constexpr (!kEmit) ba.init();
@@ -148,18 +156,22 @@ __global__ void __launch_bounds__(kThreads, 2) ecc3d_kernel(const T* __restrict_
 
 }  // namespace
 
+// The 3D kernel's register budget (see ecc3d_kernel): 2 unless REPIX_ECC_OPT_3D_BLOCKS=3.
+int ecc3d_min_blocks() {
+  static const int v = [] {
+    const char* e = std::getenv("REPIX_ECC_OPT_3D_BLOCKS");
+    return e && std::string(e) == "3" ? 3 : 2;
+  }();
+  return min_blocks_override().three_d ? min_blocks_override().three_d : v;
+}
+
 KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode) {
   return dispatch_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto ptr = [](auto kernel) { return reinterpret_cast<KernelFn>(kernel); };
-    auto pick = [&](auto m) {
-      constexpr int M = decltype(m)::value;
-      if constexpr (M != kModeOpt)  // the steps after gpu-opt change accumulating kernels only
-        return vec ? ptr(&ecc3d_kernel<T, true, false, M>) : ptr(&ecc3d_kernel<T, false, false, M>);
-      if (vec) return emit ? ptr(&ecc3d_kernel<T, true, true>) : ptr(&ecc3d_kernel<T, true, false>);
-      return emit ? ptr(&ecc3d_kernel<T, false, true>) : ptr(&ecc3d_kernel<T, false, false>);
-    };
-    return pick_mode<T>(emit, mode, pick);
+    return pick_instantiation<T, 2, 3>(vec, emit, ecc3d_min_blocks(), mode, [](auto v, auto e, auto blocks, auto m) {
+      return reinterpret_cast<KernelFn>(&ecc3d_kernel<T, decltype(v)::value, decltype(e)::value, decltype(blocks)::value,
+                                                   decltype(m)::value>);
+    });
   });
 }
 

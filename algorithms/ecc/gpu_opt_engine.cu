@@ -241,6 +241,19 @@ struct Engine::Impl {
   }
 };
 
+namespace detail {
+MinBlocks& min_blocks_override() {
+  static MinBlocks m;
+  return m;
+}
+}  // namespace detail
+
+void set_min_blocks_for_tests(int blocks_2d, int blocks_3d) {
+  if ((blocks_2d != 0 && blocks_2d != 2 && blocks_2d != 3) || (blocks_3d != 0 && blocks_3d != 2 && blocks_3d != 3))
+    throw Error("internal: set_min_blocks_for_tests takes 0, 2 or 3");
+  detail::min_blocks_override() = {blocks_2d, blocks_3d};
+}
+
 void queue_first_nonfinite(const float* d, std::int64_t n, std::int64_t base, unsigned long long* first,
                            cudaStream_t s) {
   static const int sms = [] {  // the grid's size only: any device's count is correct

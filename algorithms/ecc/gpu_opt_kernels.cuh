@@ -486,8 +486,38 @@ KernelFn pick_mode(bool emit, int mode, Pick&& pick) {
   return pick(std::integral_constant<int, kModeOpt>{});
 }
 
-// The 2D kernel's register budget (gpu_opt_2d.cu): 3 blocks per SM unless REPIX_ECC_OPT_2D_BLOCKS=2.
+// The kernel instantiation for element type T and the run's choices: inst(vec, emit, blocks, mode)
+// with each as a std::integral_constant (vector loads or not, emitting or not, the register budget
+// kBlocksA or kBlocksB as `blocks` says, and the Mode bits that change T's kernels: pick_mode). Steps
+// after gpu-opt have accumulating kernels only.
+template <class T, int kBlocksA, int kBlocksB, class Instance>
+KernelFn pick_instantiation(bool vec, bool emit, int blocks, int mode, Instance inst) {
+  using Yes = std::true_type;
+  using No = std::false_type;
+  auto with_blocks = [&](auto v, auto e, auto m) {
+    return blocks == kBlocksB ? inst(v, e, std::integral_constant<int, kBlocksB>{}, m)
+                              : inst(v, e, std::integral_constant<int, kBlocksA>{}, m);
+  };
+  auto pick = [&](auto m) {
+    if constexpr (decltype(m)::value != kModeOpt) {
+      return vec ? with_blocks(Yes{}, No{}, m) : with_blocks(No{}, No{}, m);
+    } else {
+      if (vec) return emit ? with_blocks(Yes{}, Yes{}, m) : with_blocks(Yes{}, No{}, m);
+      return emit ? with_blocks(No{}, Yes{}, m) : with_blocks(No{}, No{}, m);
+    }
+  };
+  return pick_mode<T>(emit, mode, pick);
+}
+
+// The kernels' register budgets: 2D (gpu_opt_2d.cu) 3 blocks per SM unless
+// REPIX_ECC_OPT_2D_BLOCKS=2, 3D (gpu_opt_3d.cu) 2 unless REPIX_ECC_OPT_3D_BLOCKS=3; a non-zero
+// min_blocks_override (set_min_blocks_for_tests) wins.
 int ecc2d_min_blocks();
+int ecc3d_min_blocks();
+struct MinBlocks {
+  int two_d = 0, three_d = 0;
+};
+MinBlocks& min_blocks_override();  // gpu_opt_engine.cu
 // The kernel for an element type and dims: 16-byte vector loads or not; accumulating, or emitting
 // (key, change) per voxel for the exact fallback; `mode`: the ablation steps after gpu-opt
 // (opt::Mode; emitting kernels and types a step does not change get gpu-opt's kernel).

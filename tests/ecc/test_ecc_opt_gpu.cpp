@@ -95,6 +95,26 @@ TEST(EccGpuOpt, EdgeShapesAllDtypes) {
       }
 }
 
+// The kernels' other register budgets (2D at 2 blocks an SM, 3D at 3: REPIX_ECC_OPT_2D_BLOCKS=2,
+// REPIX_ECC_OPT_3D_BLOCKS=3), which only the ablation and the tuning runs select: the same code under
+// other registers and spills, on both load paths (widths 4k and not), every dtype, few and many values.
+TEST(EccGpuOpt, OtherRegisterBudgetsEqualSeq) {
+  REPIX_NEED_GPU();
+  ecc::opt::set_min_blocks_for_tests(2, 3);
+  struct Restore {
+    ~Restore() { ecc::opt::set_min_blocks_for_tests(0, 0); }
+  } restore;
+  std::uint32_t seed = 900;
+  for (DType dt : {DType::u8, DType::u16, DType::f32})
+    for (const Shape& sh : {Shape::d2(260, 50), Shape::d2(515, 97), Shape::d3(128, 8, 3), Shape::d3(129, 17, 13),
+                            Shape::d3(12, 9, 20)})
+      for (int levels : {3, 3000}) {
+        const HostImage img = make_image(dt, sh, Pattern::random, levels, seed++);
+        ecc::OptPlan plan;
+        expect_same(run_plan(plan, img), ecc::run_seq(img, {}), label(dt, sh, levels));
+      }
+}
+
 TEST(EccGpuOpt, ConstantCheckerExtremes) {
   REPIX_NEED_GPU();
   for (DType dt : {DType::u8, DType::u16, DType::f32})
