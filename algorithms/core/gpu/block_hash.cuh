@@ -143,7 +143,7 @@ struct alignas(16) BucketHash : HashSlots<kLog2Slots, kSpare> {
     const std::uint32_t h = hash_slot(key, kLog2Slots);
 #pragma unroll 1
     for (int p = 0; p < kProbes; ++p) {
-      const std::uint32_t s = ((h & ~3u) + 4u * static_cast<std::uint32_t>(p >> 2) + ((h + p) & 3u)) & (kSlots - 1u);
+      const std::uint32_t s = bucket_probe(h, p, kLog2Slots);
       const std::uint32_t prev = cas_shared_if(at + 4u * s, kEmptyKey, key, true);
       if (prev == kEmptyKey || prev == key) return at + 4u * s;
     }
