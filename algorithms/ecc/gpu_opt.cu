@@ -93,10 +93,9 @@ struct InCoreWorkspace {
   CudaStream stream;
   DeviceBuffer<unsigned char> d_in;
   OptPlan plan;
-  // Float: the first non-finite value's position (opt::queue_first_nonfinite), ~0 while none was
-  // found (a workspace that found one is dropped with the error), and its pinned read-back.
-  DeviceBuffer<unsigned long long> first_nonfinite{1};
-  HostBuffer bad_host{sizeof(unsigned long long), true};
+  // Float: reset once, when the workspace is made (a workspace that found one is dropped with the
+  // error).
+  opt::NonfiniteCheck nonfinite;
 };
 
 Curve run_in_core(const HostImage& img) {
@@ -112,12 +111,10 @@ Curve run_in_core(const HostImage& img) {
     ws = std::make_unique<InCoreWorkspace>();
     ws->d_in.allocate(img.bytes());
     ws->plan.setup({img.dtype(), sh}, {}, ws->stream.get());
-    // On the workspace's stream: a non-blocking stream does not wait for cudaMemset's.
-    REPIX_CUDA(cudaMemsetAsync(ws->first_nonfinite.get(), 0xFF, sizeof(unsigned long long), ws->stream.get()));
+    ws->nonfinite.reset(ws->stream.get());
   }
   cudaStream_t stream = ws->stream.get();
   const bool is_float = img.dtype() == DType::f32;
-  auto* bad = static_cast<unsigned long long*>(ws->bad_host.data());
   {
     nvtx::Range r("h2d", static_cast<std::int64_t>(img.bytes()));
     REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice, stream));
@@ -125,16 +122,15 @@ Curve run_in_core(const HostImage& img) {
   {
     nvtx::Range r("kernel");
     if (is_float) {
-      opt::queue_first_nonfinite(static_cast<const float*>(static_cast<const void*>(ws->d_in.get())), img.size(), 0,
-                                 ws->first_nonfinite.get(), stream);
-      REPIX_CUDA(cudaMemcpyAsync(bad, ws->first_nonfinite.get(), sizeof *bad, cudaMemcpyDeviceToHost, stream));
+      ws->nonfinite.check(static_cast<const float*>(static_cast<const void*>(ws->d_in.get())), img.size(), 0, stream);
+      ws->nonfinite.queue_readback(stream);
     }
     ws->plan.compute_queued(ws->d_in.get(), stream);
   }
   nvtx::Range r("d2h");
   if (is_float) {  // a NaN/inf input is reported before anything is made of its accumulation
     REPIX_CUDA(cudaStreamSynchronize(stream));
-    if (*bad != ~0ull) throw_nonfinite(sh, static_cast<std::int64_t>(*bad / 2), (*bad & 1u) == 0);
+    ws->nonfinite.throw_if_found(sh);
   }
   Curve c = ws->plan.collect(stream);
   // A run that needed the exact fallback keeps its sort buffers; drop them rather than hold them.

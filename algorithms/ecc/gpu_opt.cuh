@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/gpu.hpp"
+#include "core/image.hpp"
 #include "ecc/ecc.hpp"
 
 namespace repix::ecc {
@@ -26,12 +28,24 @@ enum Mode : int {
   kModeWarpAgg = 2,       // gpu-opt-warp: float32 keys aggregated per warp before the block hash
 };
 
-// Queues on `s` the search of n device floats `d`, at image linear index base..base+n-1, for a
-// NaN or inf: *first (device; ~0 before the first search) becomes the smallest (index * 2 + is_inf)
-// found. Float inputs are checked on the GPU as they arrive there (no host pass over the image);
-// throw_nonfinite(shape, v / 2, (v & 1) == 0) reports a found one.
-void queue_first_nonfinite(const float* d, std::int64_t n, std::int64_t base, unsigned long long* first,
-                           cudaStream_t s);
+// Float inputs checked for NaN/inf on the GPU as they arrive there (no host pass over the image):
+// the smallest linear index of a non-finite value, and whether it is a NaN, read back into pinned
+// memory. Used by gpu-opt's whole-image path and by gpu-stream's chunks.
+class NonfiniteCheck {
+ public:
+  // None found so far (asynchronous, on `s`).
+  void reset(cudaStream_t s);
+  // Searches n device floats `d`, at image linear index base..base+n-1 (asynchronous, on `s`).
+  void check(const float* d, std::int64_t n, std::int64_t base, cudaStream_t s);
+  // Queues the read-back on `s`, which must follow every check() on the GPU.
+  void queue_readback(cudaStream_t s);
+  // After `s` of queue_readback() was synchronised: throw_nonfinite() for the first one found.
+  void throw_if_found(const Shape& shape) const;
+
+ private:
+  DeviceBuffer<unsigned long long> first_{1};  // smallest (index * 2 + is_inf); ~0 for none
+  HostBuffer host_{sizeof(unsigned long long), true};
+};
 
 // Tests: the kernels' register budgets (__launch_bounds__'s minimum blocks per SM) for plans set
 // up after the call: 2D 2 or 3, 3D 2 or 3; 0 keeps the default (REPIX_ECC_OPT_2D_BLOCKS /

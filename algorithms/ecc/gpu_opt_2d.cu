@@ -1,7 +1,4 @@
 // gpu-opt's 2D kernel: warp-level work items of 128 columns by `chunk` rows (see NOTES-gpu-opt.md).
-#include <cstdlib>
-#include <string>
-
 #include "core/image.hpp"
 #include "ecc/gpu_opt_kernels.cuh"
 
@@ -145,15 +142,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
 }
 
 }  // namespace
-
-// The 2D kernel's register budget (see ecc2d_kernel): 3 unless REPIX_ECC_OPT_2D_BLOCKS=2.
-int ecc2d_min_blocks() {
-  static const int v = [] {
-    const char* e = std::getenv("REPIX_ECC_OPT_2D_BLOCKS");
-    return e && std::string(e) == "2" ? 2 : 3;
-  }();
-  return min_blocks_override().two_d ? min_blocks_override().two_d : v;
-}
 
 KernelFn pick_kernel_2d(DType dt, bool vec, bool emit, int mode) {
   return dispatch_dtype(dt, [&](auto tag) {

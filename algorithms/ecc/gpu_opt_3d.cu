@@ -1,8 +1,5 @@
 // gpu-opt's 3D kernel: plane tiles of 128 columns by 8 rows staged in shared memory, marched
 // along z (see NOTES-gpu-opt.md).
-#include <cstdlib>
-#include <string>
-
 #include "core/image.hpp"
 #include "ecc/gpu_opt_kernels.cuh"
 
@@ -155,15 +152,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
 }
 
 }  // namespace
-
-// The 3D kernel's register budget (see ecc3d_kernel): 2 unless REPIX_ECC_OPT_3D_BLOCKS=3.
-int ecc3d_min_blocks() {
-  static const int v = [] {
-    const char* e = std::getenv("REPIX_ECC_OPT_3D_BLOCKS");
-    return e && std::string(e) == "3" ? 3 : 2;
-  }();
-  return min_blocks_override().three_d ? min_blocks_override().three_d : v;
-}
 
 KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode) {
   return dispatch_dtype(dt, [&](auto tag) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <string>
 
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
@@ -246,6 +247,24 @@ MinBlocks& min_blocks_override() {
   static MinBlocks m;
   return m;
 }
+
+namespace {
+// `other` when the environment variable `name` says so, else `fallback` (read once a process).
+int env_blocks(const char* name, int other, int fallback) {
+  const char* e = std::getenv(name);
+  return e && std::string(e) == std::to_string(other) ? other : fallback;
+}
+}  // namespace
+
+int ecc2d_min_blocks() {
+  static const int v = env_blocks("REPIX_ECC_OPT_2D_BLOCKS", 2, 3);
+  return min_blocks_override().two_d ? min_blocks_override().two_d : v;
+}
+
+int ecc3d_min_blocks() {
+  static const int v = env_blocks("REPIX_ECC_OPT_3D_BLOCKS", 3, 2);
+  return min_blocks_override().three_d ? min_blocks_override().three_d : v;
+}
 }  // namespace detail
 
 void set_min_blocks_for_tests(int blocks_2d, int blocks_3d) {
@@ -254,16 +273,28 @@ void set_min_blocks_for_tests(int blocks_2d, int blocks_3d) {
   detail::min_blocks_override() = {blocks_2d, blocks_3d};
 }
 
-void queue_first_nonfinite(const float* d, std::int64_t n, std::int64_t base, unsigned long long* first,
-                           cudaStream_t s) {
+void NonfiniteCheck::reset(cudaStream_t s) {
+  REPIX_CUDA(cudaMemsetAsync(first_.get(), 0xFF, sizeof(unsigned long long), s));
+}
+
+void NonfiniteCheck::check(const float* d, std::int64_t n, std::int64_t base, cudaStream_t s) {
   static const int sms = [] {  // the grid's size only: any device's count is correct
     int dev = 0, v = 0;
     REPIX_CUDA(cudaGetDevice(&dev));
     REPIX_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
     return v;
   }();
-  first_nonfinite_kernel<<<sms * 4, 256, 0, s>>>(d, n, base, first);
+  first_nonfinite_kernel<<<sms * 4, 256, 0, s>>>(d, n, base, first_.get());
   REPIX_CUDA_LAUNCH();
+}
+
+void NonfiniteCheck::queue_readback(cudaStream_t s) {
+  REPIX_CUDA(cudaMemcpyAsync(host_.data(), first_.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+}
+
+void NonfiniteCheck::throw_if_found(const Shape& shape) const {
+  const unsigned long long v = *static_cast<const unsigned long long*>(host_.data());
+  if (v != ~0ull) throw_nonfinite(shape, static_cast<std::int64_t>(v / 2), (v & 1u) == 0);
 }
 
 Engine::Engine() : impl_(new Impl) {}

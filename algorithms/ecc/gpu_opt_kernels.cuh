@@ -279,8 +279,7 @@ struct ThreadAcc {
 #pragma unroll
         for (int i = 0; i < kRun; ++i) {
           if (!end[i] || Hash::holds(slot[i], k[i])) continue;  // adds 0, or is at home (now)
-          std::uint32_t found = Hash::in_bucket(table, k[i]);
-          if (found == Hash::kNoSlot) found = Hash::insert(table, k[i]);
+          const std::uint32_t found = Hash::find_past_home(table, k[i]);
           if (found != Hash::kNoSlot) {
             slot[i] = found;
           } else {
@@ -509,15 +508,15 @@ KernelFn pick_instantiation(bool vec, bool emit, int blocks, int mode, Instance 
   return pick_mode<T>(emit, mode, pick);
 }
 
-// The kernels' register budgets: 2D (gpu_opt_2d.cu) 3 blocks per SM unless
-// REPIX_ECC_OPT_2D_BLOCKS=2, 3D (gpu_opt_3d.cu) 2 unless REPIX_ECC_OPT_3D_BLOCKS=3; a non-zero
-// min_blocks_override (set_min_blocks_for_tests) wins.
+// The kernels' register budgets, in minimum blocks per SM (why: ecc2d_kernel, ecc3d_kernel): 2D 3
+// unless REPIX_ECC_OPT_2D_BLOCKS=2, 3D 2 unless REPIX_ECC_OPT_3D_BLOCKS=3; a non-zero
+// min_blocks_override (set_min_blocks_for_tests) wins. All in gpu_opt_engine.cu.
 int ecc2d_min_blocks();
 int ecc3d_min_blocks();
 struct MinBlocks {
   int two_d = 0, three_d = 0;
 };
-MinBlocks& min_blocks_override();  // gpu_opt_engine.cu
+MinBlocks& min_blocks_override();
 // The kernel for an element type and dims: 16-byte vector loads or not; accumulating, or emitting
 // (key, change) per voxel for the exact fallback; `mode`: the ablation steps after gpu-opt
 // (opt::Mode; emitting kernels and types a step does not change get gpu-opt's kernel).

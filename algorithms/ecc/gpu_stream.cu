@@ -55,8 +55,7 @@ struct Workspace {
   using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::size_t, bool>;
   opt::Engine engine;
   std::vector<std::unique_ptr<Slot>> slot;
-  DeviceBuffer<unsigned long long> first_nonfinite{1};
-  HostBuffer bad_host{sizeof(unsigned long long), true};  // its pinned read-back
+  opt::NonfiniteCheck nonfinite;  // float inputs
   CudaEvent ready{cudaEventDisableTiming};  // the accumulator reset is done
 };
 
@@ -122,7 +121,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     for (auto& sl : ws->slot) sl->used = false;
     cudaStream_t s0 = ws->slot[0]->stream.get();
     ws->engine.reset(s0);
-    REPIX_CUDA(cudaMemsetAsync(ws->first_nonfinite.get(), 0xFF, sizeof(unsigned long long), s0));
+    ws->nonfinite.reset(s0);
     ws->ready.record(s0);
     // The other streams wait for the reset on the GPU; the host goes on reading chunks.
     for (int k = 1; k < nslots; ++k) REPIX_CUDA(cudaStreamWaitEvent(ws->slot[k]->stream.get(), ws->ready.get(), 0));
@@ -154,7 +153,6 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     s.used = true;
   };
 
-  DeviceBuffer<unsigned long long>& first_nonfinite = ws->first_nonfinite;
   const std::int64_t per_slab = slab_elems(sh);
   for (std::int64_t c = 0; c < chunks; ++c) {
     Slot& s = *slot[static_cast<std::size_t>(c % nslots)];
@@ -162,8 +160,8 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     const std::int64_t b0 = std::max<std::int64_t>(0, s0 - 1), b1 = std::min(slabs, s1 + 1);
     upload(b0, b1, s);
     if (dt == DType::f32) {  // each slab is checked once, as one of its own chunk's slabs
-      opt::queue_first_nonfinite(reinterpret_cast<const float*>(s.dev.get()) + (s0 - b0) * per_slab,
-                                 (s1 - s0) * per_slab, s0 * per_slab, first_nonfinite.get(), s.stream.get());
+      ws->nonfinite.check(reinterpret_cast<const float*>(s.dev.get()) + (s0 - b0) * per_slab, (s1 - s0) * per_slab,
+                          s0 * per_slab, s.stream.get());
     }
     engine.accumulate(s.dev.get(), b0, s0, s1, s.stream.get());
   }
@@ -175,14 +173,11 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     ws->slot[k]->done.record(ws->slot[k]->stream.get());
     REPIX_CUDA(cudaStreamWaitEvent(s0, ws->slot[k]->done.get(), 0));
   }
-  auto* bad = static_cast<unsigned long long*>(ws->bad_host.data());
-  if (dt == DType::f32)
-    REPIX_CUDA(cudaMemcpyAsync(bad, first_nonfinite.get(), sizeof *bad, cudaMemcpyDeviceToHost, s0));
-  // Float finish() synchronises s0, so *bad is there before it is read; a NaN/inf input is
+  if (dt == DType::f32) ws->nonfinite.queue_readback(s0);
+  // Float finish() synchronises s0, so the read-back is there before it is read; a NaN/inf input is
   // reported before anything is made of its (meaningless) accumulation.
   const bool overflow = engine.finish(s0);
-  if (dt == DType::f32 && *bad != ~0ull)
-    throw_nonfinite(sh, static_cast<std::int64_t>(*bad / 2), (*bad & 1u) == 0);
+  if (dt == DType::f32) ws->nonfinite.throw_if_found(sh);
   if (!overflow) {
     Curve c = engine.curve(s0);
     if (!global_capacity_for_tests) workspace_cache().put(key, std::move(ws));

@@ -149,10 +149,14 @@ struct alignas(16) BucketHash : HashSlots<kLog2Slots, kSpare> {
     }
     return kNoSlot;
   }
-  __device__ __forceinline__ static std::uint32_t find(std::uint32_t at, std::uint32_t key) {
-    if (holds(home(at, key), key)) return home(at, key);
+  // `key`'s slot, claimed if new, for a key not seen at its home slot: its bucket, then insert().
+  __device__ __forceinline__ static std::uint32_t find_past_home(std::uint32_t at, std::uint32_t key) {
     const std::uint32_t slot = in_bucket(at, key);
     return slot != kNoSlot ? slot : insert(at, key);
+  }
+  __device__ __forceinline__ static std::uint32_t find(std::uint32_t at, std::uint32_t key) {
+    const std::uint32_t slot = home(at, key);
+    return holds(slot, key) ? slot : find_past_home(at, key);
   }
 };
 
