@@ -13,109 +13,166 @@ namespace {
 // its 3 rows of plane z+1 from shared memory. The next plane's global loads are in flight while
 // the current plane is computed.
 
-template <class T>
-struct PlaneShare {       // this thread's part of one plane tile
-  Raw4<T> a, b;           // interior runs: tile row tid/32 and (tid < 64) row 8 + tid/32
-  float halo = kInf;      // tid < 20: row tid/2, left (even) or right (odd) halo column
+// A run of four elements and a halo element as loaded: converted to compute values (+inf outside
+// the image) only when used (when the plane is stored), so the
+// loads stay in flight until then. float32 elements land in
+// registers preset to +inf, so a run outside costs no select; the integer kinds keep validity bits
+// and select when converted (load4 and conv).
+template <class T, bool kVec>
+struct RunLoad {
+  Raw4<T> raw;
+  __device__ __forceinline__ void load(std::uintptr_t p, unsigned mask) {
+    raw = load4<T, kVec>(reinterpret_cast<const T*>(p), mask);
+  }
+  __device__ __forceinline__ float4 values() const {
+    return make_float4(conv(raw, 0), conv(raw, 1), conv(raw, 2), conv(raw, 3));
+  }
 };
 
-// Per-item constants of this thread's plane loads (pointers without the plane offset).
-template <class T>
-struct Lane3 {
-  const T* pa;
-  const T* pb;
-  const T* ph;
-  unsigned ma = 0, mb = 0;  // run validity (x and y)
-  bool hok = false;         // halo element inside the image
+template <bool kVec>
+struct RunLoad<float, kVec> {
+  float4 raw;
+  __device__ __forceinline__ void load(std::uintptr_t p, unsigned mask) {
+    if constexpr (kVec) {  // mask is 0 or 0xF (load4)
+      raw = ldg4_or_inf(p, mask != 0);
+    } else {
+      raw = make_float4(ldg1_or_inf(p, mask & 1u), ldg1_or_inf(p + 4, mask & 2u), ldg1_or_inf(p + 8, mask & 4u),
+                        ldg1_or_inf(p + 12, mask & 8u));
+    }
+  }
+  __device__ __forceinline__ float4 values() const {
+    return make_float4(canon(raw.x), canon(raw.y), canon(raw.z), canon(raw.w));
+  }
 };
 
 template <class T>
-__device__ __forceinline__ Lane3<T> lane3(const T* buf, const Geom& g, std::int64_t tx0,
-                                          std::int64_t ty0) {
-  const int t = threadIdx.x;
-  Lane3<T> L;
-  const std::int64_t x = tx0 + (t & 31) * kRun;
-  const std::int64_t ya = ty0 - 1 + (t >> 5), yb = ty0 - 1 + kWarps + (t >> 5);
-  const std::int64_t yh = ty0 - 1 + (t >> 1), xh = (t & 1) ? tx0 + kSegX : tx0 - 1;
-  const bool oka = ya >= 0 && ya < g.ny, okb = t < 64 && yb >= 0 && yb < g.ny;
-  const bool okh = t < 2 * kTileRows && yh >= 0 && yh < g.ny && xh >= 0 && xh < g.nx;
-  L.pa = buf + (oka ? ya * g.nx + x : 0);
-  L.pb = buf + (okb ? yb * g.nx + x : 0);
-  L.ph = buf + (okh ? yh * g.nx + xh : 0);
-  L.ma = oka ? run_mask(x, g.nx) : 0u;
-  L.mb = okb ? run_mask(x, g.nx) : 0u;
-  L.hok = okh;
-  return L;
-}
+struct HaloLoad {
+  T raw;
+  bool ok;
+  __device__ __forceinline__ void load(std::uintptr_t p, bool inside) {
+    ok = inside;
+    raw = inside ? __ldg(reinterpret_cast<const T*>(p)) : T(0);
+  }
+  __device__ __forceinline__ float value() const { return ok ? to_compute(raw) : kInf; }
+};
+
+template <>
+struct HaloLoad<float> {
+  float raw;
+  __device__ __forceinline__ void load(std::uintptr_t p, bool inside) { raw = ldg1_or_inf(p, inside); }
+  __device__ __forceinline__ float value() const { return canon(raw); }
+};
 
 template <class T, bool kVec>
-__device__ __forceinline__ PlaneShare<T> load_plane(const Lane3<T>& L, const Geom& g,
-                                                    std::int64_t z, std::int64_t zlim) {
-  const bool zok = z >= 0 && z < g.nz && z <= zlim;
-  const std::int64_t off = zok ? (z - g.b0) * g.ny * g.nx : 0;
-  PlaneShare<T> p;
-  p.a = load4<T, kVec>(L.pa + off, zok ? L.ma : 0u);
-  p.b = load4<T, kVec>(L.pb + off, zok ? L.mb : 0u);
-  p.halo = load1(L.ph + off, zok && L.hok);
-  return p;
-}
+struct PlaneShare {         // this thread's part of one plane tile
+  RunLoad<T, kVec> a, b;    // interior runs: tile row tid/32 and (tid < 64) row 8 + tid/32
+  HaloLoad<T> halo;         // tid < 20: row tid/2, left (even) or right (odd) halo column
+};
 
-template <class T>
-__device__ __forceinline__ void store_plane(float* P, const PlaneShare<T>& p) {
+// This thread's plane loads of one work item, planes za-1, za, za+1, ... in order, one a call of
+// next(): the addresses advance a plane at a time and a plane's validity is one 32-bit compare
+// (plane r of the item, image plane za-1+r, is loaded when lo <= r <= hi), as the 2D kernel's rows
+// (Rows2). Until this loader each plane's load cost 64-bit plane products and bounds tests, ~40
+// SASS instructions a step of ~410 (ced5279), most of them on the ALU pipe that binds the 3D
+// kernel (ncu: math_pipe_throttle).
+template <class T, bool kVec>
+struct Planes3 {
+  std::uintptr_t a = 0, b = 0, h = 0;  // bytes: the next plane's runs and halo element (wrap
+                                       // harmlessly while outside the buffer: never dereferenced)
+  std::uintptr_t stride = 0;           // bytes a plane
+  unsigned ma = 0, mb = 0;             // run validity in x and y (0 or the run_mask)
+  bool hok = false;                    // the halo element inside the image in x and y
+  int r = 0, lo = 0, hi = 0;
+
+  __device__ __forceinline__ Planes3(const T* buf, const Geom& g, std::int64_t tx0, std::int64_t ty0,
+                                     std::int64_t za, std::int64_t zb) {
+    const int t = threadIdx.x;
+    const std::int64_t x = tx0 + (t & 31) * kRun;
+    const std::int64_t ya = ty0 - 1 + (t >> 5), yb = ty0 - 1 + kWarps + (t >> 5);
+    const std::int64_t yh = ty0 - 1 + (t >> 1), xh = (t & 1) ? tx0 + kSegX : tx0 - 1;
+    const bool oka = ya >= 0 && ya < g.ny, okb = t < 64 && yb >= 0 && yb < g.ny;
+    hok = t < 2 * kTileRows && yh >= 0 && yh < g.ny && xh >= 0 && xh < g.nx;
+    ma = oka ? run_mask(x, g.nx) : 0u;
+    mb = okb ? run_mask(x, g.nx) : 0u;
+    stride = static_cast<std::uintptr_t>(g.ny * g.nx) * sizeof(T);
+    const std::uintptr_t plane0 = reinterpret_cast<std::uintptr_t>(buf) + (za - 1 - g.b0) * stride;
+    a = plane0 + static_cast<std::uintptr_t>(oka ? ya * g.nx + x : 0) * sizeof(T);
+    b = plane0 + static_cast<std::uintptr_t>(okb ? yb * g.nx + x : 0) * sizeof(T);
+    h = plane0 + static_cast<std::uintptr_t>(hok ? yh * g.nx + xh : 0) * sizeof(T);
+    lo = za - 1 < 0 ? 1 : 0;
+    hi = static_cast<int>(min(zb, g.nz - 1) - (za - 1));
+  }
+
+  __device__ __forceinline__ PlaneShare<T, kVec> next() {
+    const bool ok = static_cast<unsigned>(r - lo) <= static_cast<unsigned>(hi - lo);
+    PlaneShare<T, kVec> p;
+    p.a.load(a, ok ? ma : 0u);
+    p.b.load(b, ok ? mb : 0u);
+    p.halo.load(h, ok && hok);
+    a += stride;
+    b += stride;
+    h += stride;
+    ++r;
+    return p;
+  }
+};
+
+template <class T, bool kVec>
+__device__ __forceinline__ void store_plane(float* P, const PlaneShare<T, kVec>& p) {
   const int t = threadIdx.x;
-  {
-    float4 v = make_float4(conv(p.a, 0), conv(p.a, 1), conv(p.a, 2), conv(p.a, 3));
-    *reinterpret_cast<float4*>(P + (t >> 5) * kRowStride + 4 + (t & 31) * kRun) = v;
-  }
-  if (t < 64) {
-    float4 v = make_float4(conv(p.b, 0), conv(p.b, 1), conv(p.b, 2), conv(p.b, 3));
-    *reinterpret_cast<float4*>(P + (kWarps + (t >> 5)) * kRowStride + 4 + (t & 31) * kRun) = v;
-  }
-  if (t < 2 * kTileRows) P[(t >> 1) * kRowStride + ((t & 1) ? 4 + kSegX : 3)] = p.halo;
+  *reinterpret_cast<float4*>(P + (t >> 5) * kRowStride + 4 + (t & 31) * kRun) = p.a.values();
+  if (t < 64) *reinterpret_cast<float4*>(P + (kWarps + (t >> 5)) * kRowStride + 4 + (t & 31) * kRun) = p.b.values();
+  if (t < 2 * kTileRows) P[(t >> 1) * kRowStride + ((t & 1) ? 4 + kSegX : 3)] = p.halo.value();
 }
 
-// This thread's rows y-1, y, y+1 (tile rows warp, warp+1, warp+2) of a staged plane.
-__device__ __forceinline__ void read_rows(float (&R)[3][6], const float* P, int warp, int lane) {
+// This thread's rows y-1, y, y+1 (tile rows warp, warp+1, warp+2) of a staged plane; `P` points
+// at the plane's row `warp`, column x0-1 - 3 (so P[4] is the run's first voxel). The voxels left
+// and right of the run are two scalar loads (lane 0's and lane 31's are the tile's halo columns),
+// where a shuffle of the neighbour lanes' runs and a select for the edge lanes took 4 more
+// instructions a row (2 of them on the ALU pipe).
+__device__ __forceinline__ void read_rows(float (&R)[3][6], const float* P) {
 #pragma unroll
   for (int k = 0; k < 3; ++k) {
-    const float* row = P + (warp + k) * kRowStride;
-    const float4 v = *reinterpret_cast<const float4*>(row + 4 + lane * kRun);
-    float left = kInf, right = kInf;
-    if (lane == 0) left = row[3];
-    if (lane == 31) right = row[4 + kSegX];
-    assemble(R[k], v.x, v.y, v.z, v.w, left, right, lane);
+    const float* row = P + k * kRowStride;
+    const float4 v = *reinterpret_cast<const float4*>(row + 4);
+    R[k][0] = row[3];
+    R[k][1] = v.x; R[k][2] = v.y; R[k][3] = v.z; R[k][4] = v.w;
+    R[k][5] = row[8];
   }
 }
+
+// What a thread's steps of one work item share, in 32-bit where it fits (a step's integer work is
+// on the ALU pipe with the rule's).
+struct Item3 {
+  int steps = 0;            // planes za .. zb-1
+  int parity = 0;           // za & 1: plane q sits in ring slot q & 1
+  int rows_at = 0;          // floats from a slot to this thread's row y-1, column x0-1 - 3 (read_rows)
+  unsigned valid = 0;       // this thread's voxels inside the image (bits 0-3), the same every plane
+  std::int64_t out_index = 0, plane_elems = 0;  // emitting kernels: plane za's first output, a plane's
+};
 
 template <class T, bool kVec, bool kEmit, int kMode>
 __device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], float (&Pp)[3][6],
-                                      float* planes, PlaneShare<T>& pend, const Lane3<T>& L,
-                                      const Geom& g, std::int64_t z, std::int64_t zb,
-                                      std::int64_t tx0, std::int64_t ty0, int warp, int lane,
-                                      EmitOut& out, ThreadAcc<T, kMode>& ta,
+                                      float* planes, PlaneShare<T, kVec>& pend, Planes3<T, kVec>& L,
+                                      const Item3& it, int k, EmitOut& out, ThreadAcc<T, kMode>& ta,
                                       BlockAcc<T, kMode>& ba, const GlobalAcc& acc) {
-  if (z >= zb) return;  // block-uniform
-  // Plane z+1 (loaded during the previous step) into its ring slot; plane z+2's loads issued.
-  store_plane(planes + ((z + 1) & 1) * kPlaneFloats, pend);
-  pend = load_plane<T, kVec>(L, g, z + 2, zb);
+  if (k >= it.steps) return;  // block-uniform
+  // Plane za+k+1 (loaded during the previous step) into its ring slot; the next plane's loads issued.
+  float* slot = planes + ((k + 1 + it.parity) & 1) * kPlaneFloats;
+  store_plane(slot, pend);
+  pend = L.next();
   __syncthreads();
-  read_rows(Pp, planes + ((z + 1) & 1) * kPlaneFloats, warp, lane);
+  read_rows(Pp, slot + it.rows_at);
   const std::uint32_t s = change4_3d(Pm, P0, Pp);
-  const std::int64_t y = ty0 + warp, x0 = tx0 + lane * kRun;
-  unsigned valid = 0;
-  if (y < g.ny) {
-#pragma unroll
-    for (int i = 0; i < kRun; ++i) valid |= static_cast<unsigned>(x0 + i < g.nx) << i;
-  }
-  consume<T, kEmit, kMode, kVec>(s, kBias3, P0[1], valid, ((z - g.s0) * g.ny + y) * g.nx + x0, out, ta, ba,
-                    acc);
+  consume<T, kEmit, kMode, kVec>(s, kBias3, P0[1], it.valid, it.out_index + k * it.plane_elems, out, ta, ba, acc);
 }
 
 // kMinBlocks: the register budget (__launch_bounds__'s minimum resident blocks per SM). 2 (the
-// default) gives up to 128 registers (124-127 used, sm_90, nvcc 13.0) and 16 warps an SM; 3 caps
-// them at 80, with spills, for 24 warps to hide the plane loads and the barrier a plane. The 2D
-// kernel gained 1.26-1.32x from that trade (ecc2d_kernel); for 3D it is not yet measured:
-// REPIX_ECC_OPT_3D_BLOCKS=3 selects it.
+// default) gives up to 128 registers (122 used, sm_90, nvcc 13.0) and 16 warps an SM; 3 caps them
+// at 80, with spills, for 24 warps. The 2D kernel gained 1.26-1.32x from that trade (ecc2d_kernel);
+// the 3D kernel lost: 1.42x slower on float32 uniform 512^3, 1.32x on GRF (lent H100, ced5279,
+// kernel scope: 0.954 against 0.672 ms, 1.13 against 0.853; results/nvidia-h100-80gb-hbm3/
+// issue15-3d-loader/README.md). REPIX_ECC_OPT_3D_BLOCKS=3 selects it, for the ablation.
 template <class T, bool kVec, bool kEmit, int kMinBlocks = 2, int kMode = kModeOpt>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __restrict__ buf, Geom g,
                                                                      GlobalAcc acc, EmitOut out) {
@@ -129,20 +186,30 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
     const std::int64_t it = item % tiles, is = item / tiles;
     const std::int64_t tx0 = (it % g.items_x) * kSegX, ty0 = (it / g.items_x) * kWarps;
     const std::int64_t za = g.s0 + is * g.chunk, zb = min(za + g.chunk, g.s1);
+    Item3 it3;
+    it3.steps = static_cast<int>(zb - za);
+    it3.parity = static_cast<int>(za & 1);
+    it3.rows_at = warp * kRowStride + lane * kRun;
+    const std::int64_t y = ty0 + warp, x0 = tx0 + lane * kRun;
+    it3.valid = y < g.ny ? run_mask(x0, g.nx) : 0u;
+    it3.out_index = ((za - g.s0) * g.ny + y) * g.nx + x0;
+    it3.plane_elems = g.ny * g.nx;
     float P0[3][6], P1[3][6], P2[3][6];
     __syncthreads();  // previous item's reads of the ring (and the table init) are done
-    const Lane3<T> L = lane3(buf, g, tx0, ty0);
-    store_plane(planes + ((za - 1) & 1) * kPlaneFloats, load_plane<T, kVec>(L, g, za - 1, zb));
-    store_plane(planes + (za & 1) * kPlaneFloats, load_plane<T, kVec>(L, g, za, zb));
-    PlaneShare<T> pend = load_plane<T, kVec>(L, g, za + 1, zb);
+    Planes3<T, kVec> L(buf, g, tx0, ty0, za, zb);
+    float* const first = planes + ((za - 1) & 1) * kPlaneFloats;  // plane za-1's slot
+    float* const second = planes + (za & 1) * kPlaneFloats;
+    store_plane(first, L.next());
+    store_plane(second, L.next());
+    PlaneShare<T, kVec> pend = L.next();  // plane za+1
     __syncthreads();
-    read_rows(P0, planes + ((za - 1) & 1) * kPlaneFloats, warp, lane);
-    read_rows(P1, planes + (za & 1) * kPlaneFloats, warp, lane);
+    read_rows(P0, first + it3.rows_at);
+    read_rows(P1, second + it3.rows_at);
     __syncthreads();  // the first step overwrites plane za-1's slot
-    for (std::int64_t z = za; z < zb; z += 3) {
-      step3<T, kVec, kEmit, kMode>(P0, P1, P2, planes, pend, L, g, z, zb, tx0, ty0, warp, lane, out, ta, ba, acc);
-      step3<T, kVec, kEmit, kMode>(P1, P2, P0, planes, pend, L, g, z + 1, zb, tx0, ty0, warp, lane, out, ta, ba, acc);
-      step3<T, kVec, kEmit, kMode>(P2, P0, P1, planes, pend, L, g, z + 2, zb, tx0, ty0, warp, lane, out, ta, ba, acc);
+    for (int k = 0; k < it3.steps; k += 3) {
+      step3<T, kVec, kEmit, kMode>(P0, P1, P2, planes, pend, L, it3, k, out, ta, ba, acc);
+      step3<T, kVec, kEmit, kMode>(P1, P2, P0, planes, pend, L, it3, k + 1, out, ta, ba, acc);
+      step3<T, kVec, kEmit, kMode>(P2, P0, P1, planes, pend, L, it3, k + 2, out, ta, ba, acc);
     }
   }
   if constexpr (!kEmit) {

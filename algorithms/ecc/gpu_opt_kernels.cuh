@@ -261,9 +261,10 @@ struct ThreadAcc {
       // Each voxel's key is looked for at its home slot with a plain shared load, no atomic
       // (smooth data's lanes share keys: their loads of one slot are a broadcast, their claims of
       // it were serialised). Keys not there take the rare branch: their home bucket (one more
-      // load), and only keys in neither claim a slot with atomics (BucketHash). A voxel inside a
-      // run adds 0 to its key's home slot (the run's end adds the run's sum); sending those adds
-      // to a spare slot a thread instead was 3-4 % slower on uniform and GRF 8192^2 (lent H100,
+      // load), and only keys in neither claim a slot with atomics (BucketHash). consume() passes no
+      // runs here (every end[i] is true: each voxel adds its own change to its key's slot). With
+      // runs, a voxel inside one added 0 to its key's home slot; sending those adds to a spare slot
+      // a thread instead was 3-4 % slower on uniform and GRF 8192^2 (lent H100,
       // results/nvidia-h100-80gb-hbm3/issue15-spare-ab/: 0.204 against 0.195 ms, 0.283 against 0.273).
       using Hash = typename BlockAcc<T, kMode>::Hash;
       std::uint32_t slot[kRun];
@@ -375,6 +376,13 @@ __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (
     if (valid == 0) return;
     // Runs of equal keys among the 4 voxels are merged into one update (smooth data) without a
     // branch: v[i] sums the changes of the run through voxel i, end[i] marks a run's last voxel.
+    // Only where a run's inner voxels then cost less: uint16's hash sends them to a spare slot
+    // (no contention on the run's slot), the global kinds skip them. The float block hash and
+    // uint8's bins add their 0 to the run's own slot all the same, so merging bought them nothing
+    // and cost ~12 ALU instructions a run (SASS common path a 384-voxel warp iteration without it:
+    // float32 2D 533 -> 492, 3D 1065 -> 1004; uint8 2D 488 -> 459).
+    constexpr BlockKind kind = block_kind<T, kMode>;
+    constexpr bool kMergeRuns = kind != BlockKind::hash && kind != BlockKind::bins256;
     std::uint32_t k[kRun];
     int v[kRun];
     bool end[kRun];
@@ -382,11 +390,14 @@ __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (
     for (int i = 0; i < kRun; ++i) {
       k[i] = key_of_compute<T>(c[i + 1]);
       v[i] = byte_of(s, i) - bias;
+      end[i] = true;
     }
+    if constexpr (kMergeRuns) {
 #pragma unroll
-    for (int i = 1; i < kRun; ++i) v[i] += k[i] == k[i - 1] ? v[i - 1] : 0;
+      for (int i = 1; i < kRun; ++i) v[i] += k[i] == k[i - 1] ? v[i - 1] : 0;
 #pragma unroll
-    for (int i = 0; i < kRun; ++i) end[i] = i == kRun - 1 || k[i] != k[i + 1];
+      for (int i = 0; i < kRun - 1; ++i) end[i] = k[i] != k[i + 1];
+    }
     ta.commit_runs(ba, g, k, v, end);
   } else {
 #pragma unroll
@@ -451,9 +462,27 @@ __device__ __forceinline__ unsigned run_mask(std::int64_t x0, std::int64_t nx) {
   return left >= 4 ? 0xFu : left <= 0 ? 0u : ((1u << left) - 1u);
 }
 
-template <class T>
-__device__ __forceinline__ float load1(const T* p, bool ok) {
-  return ok ? to_compute(__ldg(p)) : kInf;
+// float32 loads into registers preset to +inf: where `ok` is false the load is not issued and the
+// registers keep +inf, the value of a voxel outside the image, with no select after the load (a
+// predicated load after a move; plain C++ compiles to a zeroed register and an FSEL a value, on the
+// ALU pipe). The data is read-only for the kernel's life (.nc, as __ldg).
+__device__ __forceinline__ float4 ldg4_or_inf(std::uintptr_t p, bool ok) {
+  float4 r;
+  asm("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %5, 0;\n\t"
+      "mov.f32 %0, 0f7F800000;\n\tmov.f32 %1, 0f7F800000;\n\tmov.f32 %2, 0f7F800000;\n\tmov.f32 %3, 0f7F800000;\n\t"
+      "@q ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n\t}"
+      : "=&f"(r.x), "=&f"(r.y), "=&f"(r.z), "=&f"(r.w)
+      : "l"(p), "r"(static_cast<unsigned>(ok)));
+  return r;
+}
+
+__device__ __forceinline__ float ldg1_or_inf(std::uintptr_t p, bool ok) {
+  float r;
+  asm("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\tmov.f32 %0, 0f7F800000;\n\t"
+      "@q ld.global.nc.f32 %0, [%1];\n\t}"
+      : "=&f"(r)
+      : "l"(p), "r"(static_cast<unsigned>(ok)));
+  return r;
 }
 
 template <class T>
