@@ -119,31 +119,20 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     RawRow2<T> q1 = load_row2<T, kVec>(R, 4);
     RawRow2<T> q2 = load_row2<T, kVec>(R, 5);
     // Step t computes row ya + t (row index t + 1) from rows t, t + 1, t + 2; rows t + 6 .. t + 8
-    // are loaded while steps t .. t + 2 compute, rows t + 9 .. t + 11 while steps t + 3 .. t + 5.
-    // Two halves an iteration, so that no loaded row is copied from register to register: with one
-    // half (q = n at its end) the copies and their spills under the 80-register budget took ~25
-    // warp instructions of 558 per 384 voxels (float32; uint8 515, uint16 740; SASS common path
-    // at ced5279, scripts/sass-loop-bound); with two, 533, 488 and 707.
-    for (int t = 0; t < nrows; t += 6) {
-      RawRow2<T> n0 = load_row2<T, kVec>(R, t + 6);
-      RawRow2<T> n1 = load_row2<T, kVec>(R, t + 7);
-      RawRow2<T> n2 = load_row2<T, kVec>(R, t + 8);
+    // are loaded while steps t .. t + 2 compute.
+    for (int t = 0; t < nrows; t += 3) {
+      const RawRow2<T> n0 = load_row2<T, kVec>(R, t + 6);
+      const RawRow2<T> n1 = load_row2<T, kVec>(R, t + 7);
+      const RawRow2<T> n2 = load_row2<T, kVec>(R, t + 8);
       step2<T, kVec, kEmit, kMode>(A, B, C, t, nrows, valid, out0 + t * g.nx, out, ta, ba, acc);
       assemble2(A, q0, lane);
       step2<T, kVec, kEmit, kMode>(B, C, A, t + 1, nrows, valid, out0 + (t + 1) * g.nx, out, ta, ba, acc);
       assemble2(B, q1, lane);
       step2<T, kVec, kEmit, kMode>(C, A, B, t + 2, nrows, valid, out0 + (t + 2) * g.nx, out, ta, ba, acc);
       assemble2(C, q2, lane);
-      if (t + 3 >= nrows) break;  // warp-uniform
-      q0 = load_row2<T, kVec>(R, t + 9);
-      q1 = load_row2<T, kVec>(R, t + 10);
-      q2 = load_row2<T, kVec>(R, t + 11);
-      step2<T, kVec, kEmit, kMode>(A, B, C, t + 3, nrows, valid, out0 + (t + 3) * g.nx, out, ta, ba, acc);
-      assemble2(A, n0, lane);
-      step2<T, kVec, kEmit, kMode>(B, C, A, t + 4, nrows, valid, out0 + (t + 4) * g.nx, out, ta, ba, acc);
-      assemble2(B, n1, lane);
-      step2<T, kVec, kEmit, kMode>(C, A, B, t + 5, nrows, valid, out0 + (t + 5) * g.nx, out, ta, ba, acc);
-      assemble2(C, n2, lane);
+      q0 = n0;
+      q1 = n1;
+      q2 = n2;
     }
   }
   if constexpr (!kEmit) {

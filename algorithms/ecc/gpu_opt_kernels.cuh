@@ -380,7 +380,10 @@ __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (
     // (no contention on the run's slot), the global kinds skip them. The float block hash and
     // uint8's bins add their 0 to the run's own slot all the same, so merging bought them nothing
     // and cost ~12 ALU instructions a run (SASS common path a 384-voxel warp iteration without it:
-    // float32 2D 533 -> 492, 3D 1065 -> 1004; uint8 2D 488 -> 459).
+    // float32 2D 558 -> 513, 3D 1065 -> 1004; uint8 2D 515 -> 482). Measured on the lent H100 in
+    // one call (results/nvidia-h100-80gb-hbm3/issue15-3d-loader/README.md), the float32 kernels with
+    // merging were 4-7 % slower (8192^2 uniform 0.210 against 0.197-0.203 ms, GRF 0.304 against
+    // 0.284-0.287, 512^3 GRF 0.749 against 0.702).
     constexpr BlockKind kind = block_kind<T, kMode>;
     constexpr bool kMergeRuns = kind != BlockKind::hash && kind != BlockKind::bins256;
     std::uint32_t k[kRun];
