@@ -14,10 +14,9 @@ namespace {
 // the current plane is computed.
 
 // A run of four elements and a halo element as loaded: converted to compute values (+inf outside
-// the image) only when used (when the plane is stored), so the
-// loads stay in flight until then. float32 elements land in
-// registers preset to +inf, so a run outside costs no select; the integer kinds keep validity bits
-// and select when converted (load4 and conv).
+// the image) only when the plane is stored, so the loads stay in flight until then. float32
+// elements land in registers preset to +inf, so a run outside costs no select; the integer kinds
+// keep validity bits and select when converted (load4 and conv).
 template <class T, bool kVec>
 struct RunLoad {
   Raw4<T> raw;
@@ -148,7 +147,8 @@ struct Item3 {
   int parity = 0;           // za & 1: plane q sits in ring slot q & 1
   int rows_at = 0;          // floats from a slot to this thread's row y-1, column x0-1 - 3 (read_rows)
   unsigned valid = 0;       // this thread's voxels inside the image (bits 0-3), the same every plane
-  std::int64_t out_index = 0, plane_elems = 0;  // emitting kernels: plane za's first output, a plane's
+  std::int64_t out_index = 0;    // emitting kernels: the output index of this thread's first voxel in plane za
+  std::int64_t plane_elems = 0;  // and the elements of a plane (its step)
 };
 
 template <class T, bool kVec, bool kEmit, int kMode>
