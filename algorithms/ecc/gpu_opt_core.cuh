@@ -18,6 +18,7 @@
 // +inf - +inf = NaN, arises when both compared voxels are outside or padding, and such bytes
 // belong to padding voxels whose changes are never accumulated (the CPU tests run both NaN signs).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -191,6 +192,128 @@ REPIX_HD std::uint32_t change4_3d(const float (&lo)[3][6], const float (&mi)[3][
 
   // -1 for the cube, +12 bias: 12 - 1 + faces + verts - edges + 1... byte = change + 13.
   return kOnes * 12u + faces + verts - edges;
+}
+
+// ---- cell-centric 3D rule (NOTES-gpu-opt.md, "The owner formulas, worked out") ---------------
+// Each cell is anchored at the block q + {0,1}^3 of its lowest voxel q, whose 7 owner comparisons
+// (faces Wx, Wy, Wz; edges Exy, Exz, Eyz of pair minima; the vertex V of quad minima) are made once
+// for the block, where change4_3d makes 26 comparisons a voxel, each pair twice (once for each of
+// its voxels). A voxel's change is then bit logic on the words of its own block and of its lower
+// neighbours' (p-x, p-y, p-z, ...). Not yet used by a kernel: host-tested against the reference.
+// SASS of one step's rule (sm_90, nvcc 13.0, a test kernel with plane z's minima and the words of
+// (y-1, z), (y, z-1), (y-1, z-1) given, as a kernel would carry or exchange them): 116 instructions
+// (FADD 32, LOP3 26, PRMT 25, FMNMX 20, IADD3 13), 84 on the ALU pipe, where change4_3d takes 228
+// (FADD 101, PRMT 76, LOP3 38, IADD3 13), 127 on the ALU pipe.
+
+// Words of one row of block positions: byte i is position x0+i; `_m` words are positions x0-1+i
+// (the blocks of p-x).
+struct OwnerWords {
+  std::uint32_t wx, wx_m, wy, wz, exy, exy_m, exz, exz_m, eyz, v, v_m;
+};
+
+// Minima over a row pair (rows y and y+1 of one plane, x0-1 .. x0+4 as a row of change4_3d): mx0
+// and mx1 of each row's x-pairs (position x0-1+k, k = 0..4), mxy of the quads, my of the y-pairs
+// (position x0+i).
+struct PairMins {
+  float mx0[5], mx1[5], mxy[5], my[4];
+};
+
+REPIX_HD PairMins pair_mins(const float (&r0)[6], const float (&r1)[6]) {
+  PairMins m;
+  for (int k = 0; k < 5; ++k) {
+    m.mx0[k] = fminf(r0[k], r0[k + 1]);
+    m.mx1[k] = fminf(r1[k], r1[k + 1]);
+    m.mxy[k] = fminf(m.mx0[k], m.mx1[k]);
+  }
+  for (int i = 0; i < 4; ++i) m.my[i] = fminf(r0[i + 1], r1[i + 1]);
+  return m;
+}
+
+// [lo <= hi] (the lower group owns, winning ties: every voxel of it precedes every voxel of the
+// upper one) at positions x0+i and, in `m`, x0-1+i, from the 5 positions x0-1+k: one sign4 and a
+// PRMT, as own_row_words.
+struct LeWords {
+  std::uint32_t at, m;
+};
+
+REPIX_HD LeWords le_words5(const float (&lo)[5], const float (&hi)[5]) {
+  const std::uint32_t a = sign4(dsub(hi[1], lo[1]), dsub(hi[2], lo[2]), dsub(hi[3], lo[3]), dsub(hi[4], lo[4]));
+  LeWords w;
+  w.at = ~a;
+  w.m = ~prmt(a, dsub(hi[0], lo[0]), 0x210Fu);  // (sign at x0-1, a.b0, a.b1, a.b2)
+  return w;
+}
+
+REPIX_HD std::uint32_t le_words4(const float* lo, const float* hi) {
+  return ~sign4(dsub(hi[0], lo[0]), dsub(hi[1], lo[1]), dsub(hi[2], lo[2]), dsub(hi[3], lo[3]));
+}
+
+// The owner words of the blocks at rows y, y+1 of planes z (a0, a1; minima ma) and z+1 (b0;
+// minima mb).
+REPIX_HD OwnerWords owner_words(const float (&a0)[6], const float (&a1)[6], const PairMins& ma,
+                                const float (&b0)[6], const PairMins& mb) {
+  OwnerWords o;
+  float lo[5], hi[5];
+  for (int k = 0; k < 5; ++k) {
+    lo[k] = a0[k];
+    hi[k] = a0[k + 1];
+  }
+  const LeWords wx = le_words5(lo, hi), exy = le_words5(ma.mx0, ma.mx1), exz = le_words5(ma.mx0, mb.mx0),
+                v = le_words5(ma.mxy, mb.mxy);
+  o.wx = wx.at;
+  o.wx_m = wx.m;
+  o.wy = le_words4(a0 + 1, a1 + 1);
+  o.wz = le_words4(a0 + 1, b0 + 1);
+  o.exy = exy.at;
+  o.exy_m = exy.m;
+  o.exz = exz.at;
+  o.exz_m = exz.m;
+  o.eyz = le_words4(ma.my, mb.my);
+  o.v = v.at;
+  o.v_m = v.m;
+  return o;
+}
+
+// Bytes change_i + kBias3 of the voxels x0+i of row y, plane z from the owner words of the blocks
+// at (row y, plane z) `at`, (y-1, z) `ym`, (y, z-1) `zm` and (y-1, z-1) `yzm`.
+REPIX_HD std::uint32_t change4_from_owners(const OwnerWords& at, const OwnerWords& ym, const OwnerWords& zm,
+                                           const OwnerWords& yzm) {
+  constexpr std::uint32_t K = kOnes;
+  // Faces (+1): the voxel owns the face to its upper neighbour where it wins, to its lower one where
+  // that one loses.
+  const std::uint32_t faces = (at.wx & K) + (~at.wx_m & K) + (at.wy & K) + (~ym.wy & K) + (at.wz & K) +
+                              (~zm.wz & K);
+  // z-edges (-1): the voxel's pair owns the edge (Exy, complemented for the block below in y) and
+  // the voxel its pair (Wx, complemented for the block left of it). Each is also the xy part of
+  // two vertices (planes z and z-1 of the same quad).
+  const std::uint32_t ez00 = at.exy & at.wx & K, ez10 = at.exy_m & ~at.wx_m & K;
+  const std::uint32_t ez01 = ~ym.exy & at.wx & K, ez11 = ~ym.exy_m & ~at.wx_m & K;
+  const std::uint32_t ey = (at.exz & at.wx & K) + (at.exz_m & ~at.wx_m & K) + (~zm.exz & at.wx & K) +
+                           (~zm.exz_m & ~at.wx_m & K);
+  const std::uint32_t ex = (at.eyz & at.wy & K) + (ym.eyz & ~ym.wy & K) + (~zm.eyz & at.wy & K) +
+                           (~yzm.eyz & ~ym.wy & K);
+  const std::uint32_t edges = ez00 + ez10 + ez01 + ez11 + ey + ex;
+  // Vertices (+1): the voxel's quad owns the vertex (V, complemented for the block below in z),
+  // then the z-edge part above.
+  const std::uint32_t verts = (at.v & ez00) + (at.v_m & ez10) + (ym.v & ez01) + (ym.v_m & ez11) +
+                              (~zm.v & ez00) + (~zm.v_m & ez10) + (~yzm.v & ez01) + (~yzm.v_m & ez11);
+  // -1 for the cube, +13 bias: byte = change + 13.
+  return kOnes * 12u + faces + verts - edges;
+}
+
+// change4_3d's contract from the cell-centric words (planes z-1, z, z+1, each rows y-1, y, y+1):
+// for the host tests; a kernel would carry plane z's words and minima to the next plane instead of
+// recomputing them, and take row y-1's words from the warp that computed them.
+REPIX_HD std::uint32_t change4_3d_cells(const float (&lo)[3][6], const float (&mi)[3][6],
+                                        const float (&hi)[3][6]) {
+  const PairMins lo_y = pair_mins(lo[1], lo[2]), lo_ym = pair_mins(lo[0], lo[1]);
+  const PairMins mi_y = pair_mins(mi[1], mi[2]), mi_ym = pair_mins(mi[0], mi[1]);
+  const PairMins hi_y = pair_mins(hi[1], hi[2]), hi_ym = pair_mins(hi[0], hi[1]);
+  const OwnerWords at = owner_words(mi[1], mi[2], mi_y, hi[1], hi_y);
+  const OwnerWords ym = owner_words(mi[0], mi[1], mi_ym, hi[0], hi_ym);
+  const OwnerWords zm = owner_words(lo[1], lo[2], lo_y, mi[1], mi_y);
+  const OwnerWords yzm = owner_words(lo[0], lo[1], lo_ym, mi[0], mi_ym);
+  return change4_from_owners(at, ym, zm, yzm);
 }
 
 REPIX_HD int byte_of(std::uint32_t s, int i) { return static_cast<int>((s >> (8 * i)) & 0xFFu); }

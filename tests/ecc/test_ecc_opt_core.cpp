@@ -98,6 +98,37 @@ TEST(EccOptCore, Change4MatchesReference3D) {
   }
 }
 
+// The cell-centric rule (owner comparisons made once a block) on the same random blocks as
+// change4_3d: heavy ties, specials, +inf neighbours (outside), padding centres; both NaN signs.
+TEST(EccOptCore, CellOwnersMatchReference3D) {
+  for (int nan_sign : {0, 1}) {
+    NanSign ns(nan_sign);
+    std::mt19937 rng(4321 + nan_sign);
+    for (int iter = 0; iter < 60000; ++iter) {
+      const int levels = 1 + static_cast<int>(rng() % 4);
+      const double outside = (iter % 3 == 0) ? 0.0 : 0.15;
+      float b[3][3][6];
+      for (auto& p : b)
+        for (auto& r : p)
+          for (float& v : r) v = draw(rng, levels, outside);
+      bool real[4];
+      for (int i = 0; i < 4; ++i) {
+        real[i] = (iter % 5 != 0) || (rng() % 2 == 0);
+        if (real[i] && std::isinf(b[1][1][i + 1])) b[1][1][i + 1] = draw(rng, levels, 0.0);
+        if (!real[i]) b[1][1][i + 1] = kInf;
+      }
+      float raw[3][3][6];
+      std::copy(&b[0][0][0], &b[0][0][0] + 54, &raw[0][0][0]);
+      canon_block(b);
+      const std::uint32_t s = change4_3d_cells(b[0], b[1], b[2]);
+      for (int i = 0; i < 4; ++i) {
+        if (!real[i]) continue;
+        ASSERT_EQ(byte_of(s, i) - kBias3, reference_change(raw, i, 3)) << "iter " << iter << " i " << i;
+      }
+    }
+  }
+}
+
 TEST(EccOptCore, Change4MatchesReference2D) {
   for (int nan_sign : {0, 1}) {
     NanSign ns(nan_sign);
