@@ -194,8 +194,9 @@ TEST(EccOptCore, KeysCanonicalAndOrdered) {
 
 // ---- CPU emulation of the kernels' tiling --------------------------------------------------------
 
+// `cells`: 3D runs through the cell-centric rule (change4_3d_cells) instead of change4_3d.
 template <class T>
-ecc::Curve emulate(const ImageView<T>& img) {
+ecc::Curve emulate(const ImageView<T>& img, bool cells = false) {
   const Shape& s = img.shape;
   const bool three = s.ndim == 3;
   auto at = [&](std::int64_t x, std::int64_t y, std::int64_t z) -> float {
@@ -211,7 +212,9 @@ ecc::Curve emulate(const ImageView<T>& img) {
           for (int dy = -1; dy <= 1; ++dy)
             for (int i = 0; i < 6; ++i)
               b[dz + 1][dy + 1][i] = (three || dz == 0) ? at(x0 - 1 + i, y + dy, z + dz) : kInf;
-        const std::uint32_t w = three ? change4_3d(b[0], b[1], b[2]) : change4_2d(b[1][0], b[1][1], b[1][2]);
+        const std::uint32_t w = !three ? change4_2d(b[1][0], b[1][1], b[1][2])
+                                : cells ? change4_3d_cells(b[0], b[1], b[2])
+                                        : change4_3d(b[0], b[1], b[2]);
         for (int i = 0; i < 4 && x0 + i < s.nx; ++i) {
           const float c = b[1][1][i + 1];
           const std::uint32_t key = key_of_compute<T>(c);
@@ -253,6 +256,11 @@ TEST(EccOptCore, EmulatedTilingMatchesSeq) {
         const ecc::Curve got = visit_image(img, [](auto view) { return emulate(view); });
         ASSERT_EQ(got.values, want.values) << dtype_name(dt) << " " << sh.str() << " L" << levels;
         ASSERT_EQ(got.ecc, want.ecc) << dtype_name(dt) << " " << sh.str() << " L" << levels;
+        if (sh.ndim == 3) {
+          const ecc::Curve cells = visit_image(img, [](auto view) { return emulate(view, true); });
+          ASSERT_EQ(cells.values, want.values) << "cells " << dtype_name(dt) << " " << sh.str() << " L" << levels;
+          ASSERT_EQ(cells.ecc, want.ecc) << "cells " << dtype_name(dt) << " " << sh.str() << " L" << levels;
+        }
       }
 }
 
