@@ -1,6 +1,8 @@
 #include "core/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,6 +54,28 @@ void install_handlers() {
     ::sigaction(sig, &sa, nullptr);
   }
 }
+
+// Holds off the signals whose handler removes temporaries from a temporary's creation to its
+// registration (and the handlers' installation, which the first registration does): one arriving
+// in between ended the process with the file unknown to the handler. Seen once in CI (.ci/run,
+// 2 cores, 2026-11-27): CliOutputs.Item5SigtermOrSigintWhileWritingLeavesNoTemporary found
+// ".repix-XXXXXX" left behind after a SIGTERM sent as soon as the file appeared. A signal that
+// arrives meanwhile stays pending and is delivered when the mask is restored, with the file known.
+class HoldCleanupSignals {
+ public:
+  HoldCleanupSignals() {
+    sigset_t block;
+    sigemptyset(&block);
+    for (int sig : kSignals) sigaddset(&block, sig);
+    ::pthread_sigmask(SIG_BLOCK, &block, &old_);
+  }
+  ~HoldCleanupSignals() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  HoldCleanupSignals(const HoldCleanupSignals&) = delete;
+  HoldCleanupSignals& operator=(const HoldCleanupSignals&) = delete;
+
+ private:
+  sigset_t old_;
+};
 
 [[noreturn]] void fail(const std::string& what, const std::string& path, int err) {
   throw Error(what + " '" + path + "': " + std::strerror(err));
@@ -145,10 +169,15 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   // mkostemp opens with O_CREAT|O_EXCL: a planted file or symlink of the same name makes it try
   // another name, never write through it. The name is short: a 255-byte destination name fits.
   std::string tmpl = folder_of(path_) + "/.repix-XXXXXX";
-  const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
-  if (fd < 0) fail("cannot write", path_, errno);
-  tmp_ = tmpl;
-  guard_ = std::make_unique<RemoveOnSignal>(tmp_);
+  int fd = -1;
+  {
+    const HoldCleanupSignals hold;
+    fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+    if (fd < 0) fail("cannot write", path_, errno);
+    if (g_after_temporary_created_for_tests) g_after_temporary_created_for_tests();
+    tmp_ = tmpl;
+    guard_ = std::make_unique<RemoveOnSignal>(tmp_);
+  }
   // mkstemp creates 0600; the output gets the mode of the file it replaces, or a new file's.
   ::fchmod(fd, exists ? (st.st_mode & 07777) : new_file_mode());
   fp_ = ::fdopen(fd, "wb");

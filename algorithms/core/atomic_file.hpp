@@ -35,6 +35,10 @@ class RemoveOnSignal {
   int slot_ = -1;  // -1: the registry was full (the file is still removed on every normal path)
 };
 
+// Tests: called right after AtomicFile has created its temporary, before the signal handler knows
+// it (a signal raised here must still remove it). nullptr in every real run.
+inline void (*g_after_temporary_created_for_tests)() = nullptr;
+
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path);  // throws repix::Error naming `path` when it cannot be written

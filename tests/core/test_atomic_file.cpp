@@ -170,6 +170,29 @@ TEST_F(AtomicFileTest, SignalRemovesLiveTemporariesAndKeepsItsStatus) {
   }
 }
 
+// A signal between the temporary's creation and its registration with the handler (the first
+// output of a process also installs the handler there) still removes it: CI once found
+// ".repix-XXXXXX" left behind by a SIGTERM sent as soon as the file appeared. The hook raises the
+// signal in exactly that window; the child must die of it with nothing left.
+TEST_F(AtomicFileTest, SignalRightAfterTheTemporaryIsCreatedStillRemovesIt) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      static int raised;
+      raised = sig;
+      g_after_temporary_created_for_tests = [] { ::raise(raised); };
+      AtomicFile staged(path("out.npy"));  // the signal is delivered in here
+      ::_exit(0);                          // not reached
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << status;
+    EXPECT_EQ(WTERMSIG(status), sig);
+    EXPECT_TRUE(entries().empty()) << "left behind: " << (entries().empty() ? "" : entries()[0]);
+  }
+}
+
 // Item 9: the temporary's name does not lengthen the destination's: a 250-character name works.
 TEST_F(AtomicFileTest, LongFileNamesWork) {
   const std::string name = std::string(246, 'n') + ".csv";
