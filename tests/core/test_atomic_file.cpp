@@ -48,6 +48,21 @@ class AtomicFileTest : public ::testing::Test {
     std::sort(v.begin(), v.end());
     return v;
   }
+  // Runs `child` in a forked process, which must end by signal `sig` with the folder left empty.
+  template <class Child>
+  void expect_killed_leaving_nothing(int sig, Child child) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      child();
+      ::_exit(0);  // not reached
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << status;
+    EXPECT_EQ(WTERMSIG(status), sig);
+    EXPECT_TRUE(entries().empty()) << "left behind: " << (entries().empty() ? "" : entries()[0]);
+  }
   fs::path dir_;
 };
 
@@ -150,9 +165,7 @@ TEST_F(AtomicFileTest, OutputSetCommitsAllOrNone) {
 // the signal's. Run in a child process, which raises the signal itself (deterministic).
 TEST_F(AtomicFileTest, SignalRemovesLiveTemporariesAndKeepsItsStatus) {
   for (int sig : {SIGTERM, SIGINT}) {
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
+    expect_killed_leaving_nothing(sig, [&] {
       AtomicFile staged(path("out.npy"));
       staged.write("partial", 7);
       OutputSet set;  // a finished output waiting for the others
@@ -160,13 +173,7 @@ TEST_F(AtomicFileTest, SignalRemovesLiveTemporariesAndKeepsItsStatus) {
       RemoveOnSignal scratch(path("scratch.npy"));  // bench's with-io file
       put(path("scratch.npy"), "scratch");
       ::raise(sig);
-      ::_exit(0);  // not reached
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFSIGNALED(status)) << status;
-    EXPECT_EQ(WTERMSIG(status), sig);
-    EXPECT_TRUE(entries().empty()) << "left behind: " << (entries().empty() ? "" : entries()[0]);
+    });
   }
 }
 
@@ -176,20 +183,12 @@ TEST_F(AtomicFileTest, SignalRemovesLiveTemporariesAndKeepsItsStatus) {
 // signal in exactly that window; the child must die of it with nothing left.
 TEST_F(AtomicFileTest, SignalRightAfterTheTemporaryIsCreatedStillRemovesIt) {
   for (int sig : {SIGTERM, SIGINT}) {
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
+    expect_killed_leaving_nothing(sig, [&] {
       static int raised;
       raised = sig;
       g_after_temporary_created_for_tests = [] { ::raise(raised); };
       AtomicFile staged(path("out.npy"));  // the signal is delivered in here
-      ::_exit(0);                          // not reached
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFSIGNALED(status)) << status;
-    EXPECT_EQ(WTERMSIG(status), sig);
-    EXPECT_TRUE(entries().empty()) << "left behind: " << (entries().empty() ? "" : entries()[0]);
+    });
   }
 }
 

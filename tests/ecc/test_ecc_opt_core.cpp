@@ -68,18 +68,23 @@ TEST(EccOptCore, Prmt) {
   EXPECT_EQ(sign4(0u, 0x80000000u, 0u, 0x80000000u), 0xFF00FF00u);
 }
 
-TEST(EccOptCore, Change4MatchesReference3D) {
+// A rule on 60000 random blocks (planes z-1..z+1, rows y-1..y+1, columns x0-1..x0+4) for each sign
+// of the NaN that +inf - +inf gives: heavy ties, specials, +inf neighbours (outside the image) with
+// probability `outside` (none every third block); centres finite, except some padding voxels (+inf)
+// whose bytes are ignored. rule(canonical block) gives the change bytes (+ bias) of the run's 4
+// voxels, each checked against cell_rules.hpp's voxel_change.
+template <class Rule>
+void expect_rule_matches_reference(std::uint32_t seed, double outside_p, int dims, int bias, Rule rule) {
   for (int nan_sign : {0, 1}) {
     NanSign ns(nan_sign);
-    std::mt19937 rng(1234 + nan_sign);
+    std::mt19937 rng(seed + nan_sign);
     for (int iter = 0; iter < 60000; ++iter) {
       const int levels = 1 + static_cast<int>(rng() % 4);
-      const double outside = (iter % 3 == 0) ? 0.0 : 0.15;
+      const double outside = (iter % 3 == 0) ? 0.0 : outside_p;
       float b[3][3][6];
       for (auto& p : b)
         for (auto& r : p)
           for (float& v : r) v = draw(rng, levels, outside);
-      // Centres: finite, except some padding voxels (+inf) whose bytes are ignored.
       bool real[4];
       for (int i = 0; i < 4; ++i) {
         real[i] = (iter % 5 != 0) || (rng() % 2 == 0);
@@ -89,73 +94,29 @@ TEST(EccOptCore, Change4MatchesReference3D) {
       float raw[3][3][6];
       std::copy(&b[0][0][0], &b[0][0][0] + 54, &raw[0][0][0]);
       canon_block(b);
-      const std::uint32_t s = change4_3d(b[0], b[1], b[2]);
+      const std::uint32_t s = rule(b);
       for (int i = 0; i < 4; ++i) {
         if (!real[i]) continue;
-        ASSERT_EQ(byte_of(s, i) - kBias3, reference_change(raw, i, 3)) << "iter " << iter << " i " << i;
+        ASSERT_EQ(byte_of(s, i) - bias, reference_change(raw, i, dims)) << "iter " << iter << " i " << i;
       }
     }
   }
 }
 
-// The cell-centric rule (owner comparisons made once a block) on the same random blocks as
-// change4_3d: heavy ties, specials, +inf neighbours (outside), padding centres; both NaN signs.
+TEST(EccOptCore, Change4MatchesReference3D) {
+  expect_rule_matches_reference(1234, 0.15, 3, kBias3,
+                                [](const float (&b)[3][3][6]) { return change4_3d(b[0], b[1], b[2]); });
+}
+
+// The cell-centric rule (owner comparisons made once a block) on blocks drawn like change4_3d's.
 TEST(EccOptCore, CellOwnersMatchReference3D) {
-  for (int nan_sign : {0, 1}) {
-    NanSign ns(nan_sign);
-    std::mt19937 rng(4321 + nan_sign);
-    for (int iter = 0; iter < 60000; ++iter) {
-      const int levels = 1 + static_cast<int>(rng() % 4);
-      const double outside = (iter % 3 == 0) ? 0.0 : 0.15;
-      float b[3][3][6];
-      for (auto& p : b)
-        for (auto& r : p)
-          for (float& v : r) v = draw(rng, levels, outside);
-      bool real[4];
-      for (int i = 0; i < 4; ++i) {
-        real[i] = (iter % 5 != 0) || (rng() % 2 == 0);
-        if (real[i] && std::isinf(b[1][1][i + 1])) b[1][1][i + 1] = draw(rng, levels, 0.0);
-        if (!real[i]) b[1][1][i + 1] = kInf;
-      }
-      float raw[3][3][6];
-      std::copy(&b[0][0][0], &b[0][0][0] + 54, &raw[0][0][0]);
-      canon_block(b);
-      const std::uint32_t s = change4_3d_cells(b[0], b[1], b[2]);
-      for (int i = 0; i < 4; ++i) {
-        if (!real[i]) continue;
-        ASSERT_EQ(byte_of(s, i) - kBias3, reference_change(raw, i, 3)) << "iter " << iter << " i " << i;
-      }
-    }
-  }
+  expect_rule_matches_reference(4321, 0.15, 3, kBias3,
+                                [](const float (&b)[3][3][6]) { return change4_3d_cells(b[0], b[1], b[2]); });
 }
 
 TEST(EccOptCore, Change4MatchesReference2D) {
-  for (int nan_sign : {0, 1}) {
-    NanSign ns(nan_sign);
-    std::mt19937 rng(99 + nan_sign);
-    for (int iter = 0; iter < 60000; ++iter) {
-      const int levels = 1 + static_cast<int>(rng() % 4);
-      const double outside = (iter % 3 == 0) ? 0.0 : 0.2;
-      float b[3][3][6];
-      for (auto& p : b)
-        for (auto& r : p)
-          for (float& v : r) v = draw(rng, levels, outside);
-      bool real[4];
-      for (int i = 0; i < 4; ++i) {
-        real[i] = (iter % 5 != 0) || (rng() % 2 == 0);
-        if (real[i] && std::isinf(b[1][1][i + 1])) b[1][1][i + 1] = draw(rng, levels, 0.0);
-        if (!real[i]) b[1][1][i + 1] = kInf;
-      }
-      float raw[3][3][6];
-      std::copy(&b[0][0][0], &b[0][0][0] + 54, &raw[0][0][0]);
-      canon_block(b);
-      const std::uint32_t s = change4_2d(b[1][0], b[1][1], b[1][2]);
-      for (int i = 0; i < 4; ++i) {
-        if (!real[i]) continue;
-        ASSERT_EQ(byte_of(s, i) - kBias2, reference_change(raw, i, 2)) << "iter " << iter << " i " << i;
-      }
-    }
-  }
+  expect_rule_matches_reference(99, 0.2, 2, kBias2,
+                                [](const float (&b)[3][3][6]) { return change4_2d(b[1][0], b[1][1], b[1][2]); });
 }
 
 TEST(EccOptCore, KeysCanonicalAndOrdered) {

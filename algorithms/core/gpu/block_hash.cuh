@@ -45,6 +45,10 @@ struct HashSlots {
   __device__ __forceinline__ static std::uint32_t spare(std::uint32_t at, int i) {
     return at + 4u * static_cast<std::uint32_t>(kSlots + i);
   }
+  // The first slot `key` probes.
+  __device__ __forceinline__ static std::uint32_t home(std::uint32_t at, std::uint32_t key) {
+    return at + 4u * hash_slot(key, kLog2Slots);
+  }
   // Adds to the sum of a slot the table gave (a spare slot: 0 only).
   __device__ __forceinline__ static void add(std::uint32_t slot, int amount) {
     red_add_shared_if(slot + 4u * (kSlots + kSpare), amount, true);
@@ -63,10 +67,7 @@ struct BlockHash : HashSlots<kLog2Slots, kSpare> {
   using Base = HashSlots<kLog2Slots, kSpare>;
   using Base::kNoSlot;
   using Base::kSlots;
-  // The first slot `key` probes.
-  __device__ __forceinline__ static std::uint32_t home(std::uint32_t at, std::uint32_t key) {
-    return at + 4u * hash_slot(key, kLog2Slots);
-  }
+  using Base::home;
   // Claims `slot` for `key` (or finds it there); false when another key holds it.
   __device__ __forceinline__ static bool claim(std::uint32_t slot, std::uint32_t key) {
     return claim_or_spare(slot, slot, key, true);
@@ -119,10 +120,8 @@ struct alignas(16) BucketHash : HashSlots<kLog2Slots, kSpare> {
   using Base = HashSlots<kLog2Slots, kSpare>;
   using Base::kNoSlot;
   using Base::kSlots;
+  using Base::home;
   static_assert(kLog2Slots >= 2);
-  __device__ __forceinline__ static std::uint32_t home(std::uint32_t at, std::uint32_t key) {
-    return at + 4u * hash_slot(key, kLog2Slots);
-  }
   // True when `slot` holds `key` (one shared load; lanes reading one slot share it, where their
   // atomics on it would be serialised).
   __device__ __forceinline__ static bool holds(std::uint32_t slot, std::uint32_t key) {
