@@ -23,6 +23,8 @@ namespace repix::ecc {
 
 void OptPlan::setup(const InputDesc& in, const Options&, cudaStream_t) {
   shape_ = in.shape;
+  dtype_ = in.dtype;
+  pending_ = false;
   engine_.setup(in.dtype, in.shape, false);
 }
 
@@ -32,14 +34,26 @@ void OptPlan::accumulate_all(const void* d_input, cudaStream_t stream) {
   engine_.accumulate(d_input, 0, 0, slab_count(shape_), stream);
 }
 
+// compute() waits for nothing, whatever the type: float images queue the gather and the
+// read-back of the curve's pairs (compute_queued), and result() waits once (collect), running the
+// exact fallback there when the table overflowed. Until this change float compute() waited for an
+// 8-byte overflow flag (a host round trip inside every kernel-scope sample, ~5-15 us) where the
+// integer types waited in result() only. A compute() whose result() is never asked (the timed
+// repetitions) leaves its read-back to be overwritten, in stream order, by the next one's.
 void OptPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
-  const void* d_input = in.at(0);
-  accumulate_all(d_input, stream);
-  if (engine_.finish(stream)) {
-    used_fallback_ = true;
-    engine_.fallback_begin();
-    engine_.fallback_add(d_input, 0, 0, slab_count(shape_), stream);
+  if (pending_) {
+    // On another stream, the earlier read-back could land after this one's.
+    if (pending_stream_ != stream) REPIX_CUDA(cudaStreamSynchronize(pending_stream_));
+    engine_.drop_queued();
+    pending_ = false;
   }
+  if (dtype_ != DType::f32) {
+    accumulate_all(in.at(0), stream);  // result() reads the bins back
+    return;
+  }
+  compute_queued(in.at(0), stream);
+  pending_ = true;
+  pending_stream_ = stream;
 }
 
 void OptPlan::compute_queued(const void* d_input, cudaStream_t stream) {
@@ -58,7 +72,12 @@ Curve OptPlan::collect(cudaStream_t stream) {
 }
 
 Curve OptPlan::result(cudaStream_t stream) {
-  if (used_fallback_) return engine_.fallback_curve();
+  if (pending_) {
+    pending_ = false;
+    float_curve_ = collect(stream);
+    return float_curve_;
+  }
+  if (dtype_ == DType::f32) return float_curve_;  // result() asked again
   return engine_.curve(stream);
 }
 

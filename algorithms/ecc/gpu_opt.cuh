@@ -90,6 +90,9 @@ class Engine {
   // later images read back that many. Every finish_queued() is followed by one collect().
   void finish_queued(cudaStream_t s);
   bool collect(cudaStream_t s, Curve& out);
+  // Forgets a finish_queued() no one will collect (the next one's read-back, queued behind it on
+  // the same stream, overwrites it).
+  void drop_queued();
 
   // Exact sort-based path: per-voxel (key, change) pairs, radix sort, reduce by key, merged on
   // the host. Same buffer contract as accumulate(); synchronous.
@@ -123,8 +126,8 @@ class OptPlan final : public DevicePlan {
   // `d_input` must stay valid until collect(). For BatchRunner's per-image path.
   void compute_queued(const void* d_input, cudaStream_t stream);
   Curve collect(cudaStream_t stream);
-  // True when the last compute() overflowed the global hash table and took the exact
-  // sort-based path.
+  // True when the last computation overflowed the global hash table and took the exact
+  // sort-based path (float: known once result() has collected it).
   bool used_fallback() const { return used_fallback_; }
   // Tests: see opt::Engine::set_global_capacity.
   void set_global_capacity_for_tests(std::size_t slots) { engine_.set_global_capacity(slots); }
@@ -135,8 +138,12 @@ class OptPlan final : public DevicePlan {
 
   opt::Engine engine_;
   Shape shape_;
+  DType dtype_ = DType::f32;
   bool used_fallback_ = false;
   const void* queued_input_ = nullptr;  // compute_queued()'s input, for collect()'s fallback
+  bool pending_ = false;                // compute() queued a float read-back that result() collects
+  cudaStream_t pending_stream_ = nullptr;
+  Curve float_curve_;                   // the last collected float curve
 };
 
 // gpu-opt end to end (host image in, curve out; the default of `repix run ecc` on a GPU). Small

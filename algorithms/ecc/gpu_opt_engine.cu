@@ -457,6 +457,8 @@ void Engine::finish_queued(cudaStream_t s) {
   m.queued_pending = true;
 }
 
+void Engine::drop_queued() { impl_->queued_pending = false; }
+
 bool Engine::collect(cudaStream_t s, Curve& out) {
   Impl& m = *impl_;
   if (!m.queued_pending) throw Error("internal: ecc gpu-opt collect() without finish_queued()");
