@@ -166,20 +166,23 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     engine.accumulate(s.dev.get(), b0, s0, s1, s.stream.get());
   }
   // Slot 0's stream waits on the GPU for the others' last kernels (no host synchronisation
-  // here), then queues the read-back of the first non-finite position behind them: the one host
-  // wait is finish()'s (float) or curve()'s (integers), a few microseconds per call saved each.
+  // here), then queues the read-back of the first non-finite position, the gather and the
+  // curve's read-back into pinned memory behind them: the one host wait is collect()'s. Until
+  // ad3b450 float inputs waited twice (finish(), then curve()'s copies into pageable vectors), as
+  // the whole-image path (OptPlan::collect) no longer did.
   cudaStream_t s0 = slot[0]->stream.get();
   for (int k = 1; k < nslots; ++k) {
     ws->slot[k]->done.record(ws->slot[k]->stream.get());
     REPIX_CUDA(cudaStreamWaitEvent(s0, ws->slot[k]->done.get(), 0));
   }
   if (dt == DType::f32) ws->nonfinite.queue_readback(s0);
-  // Float finish() synchronises s0, so the read-back is there before it is read; a NaN/inf input is
-  // reported before anything is made of its (meaningless) accumulation.
-  const bool overflow = engine.finish(s0);
+  engine.finish_queued(s0);
+  Curve c;
+  const bool complete = engine.collect(s0, c);
+  // A NaN/inf input is reported before anything is made of its (meaningless) accumulation, the
+  // overflow fallback included.
   if (dt == DType::f32) ws->nonfinite.throw_if_found(sh);
-  if (!overflow) {
-    Curve c = engine.curve(s0);
+  if (complete) {
     if (!global_capacity_for_tests) workspace_cache().put(key, std::move(ws));
     return c;
   }
