@@ -45,8 +45,29 @@ TEST(Tables, AblationOrdersStepsAndComputesGains) {
   EXPECT_NE(md.find("| 2.00x | 2.00x |"), std::string::npos) << md;  // register: 8 -> 4
   EXPECT_NE(md.find("| 4.00x | 8.00x |"), std::string::npos) << md;  // cached: 4 -> 1
   EXPECT_NE(md.find("| NO |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| gain | vs gpu-naive |"), std::string::npos) << md;
   EXPECT_TRUE(std::filesystem::exists(dir / "ecc-ablation.md"));
   EXPECT_TRUE(std::filesystem::exists(dir / "ecc-ablation.json"));
+  std::filesystem::remove_all(dir);
+}
+
+// A report of the later steps alone (no gpu-naive) compares them with its first step, and says so
+// in the column's name and the JSON rows.
+TEST(Tables, AblationOfAPartialLadderNamesItsBase) {
+  report::Report rep;
+  rep.results = {kernel_result("gpu-opt", 0.5), kernel_result("gpu-cached", 2.0)};
+  const auto dir = std::filesystem::temp_directory_path() / ("repix-ablation-partial-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string md = tables::ecc_ablation(rep, dir.string());
+  EXPECT_NE(md.find("| gain | vs gpu-cached |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("gpu-naive |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 4.00x | 4.00x |"), std::string::npos) << md;  // gpu-opt: 2 -> 0.5
+  std::ifstream in(dir / "ecc-ablation.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["rows"].size(), 2u);
+  EXPECT_EQ(j["rows"][1]["variant"], "gpu-opt");
+  EXPECT_EQ(j["rows"][1]["first_variant"], "gpu-cached");
+  EXPECT_DOUBLE_EQ(j["rows"][1]["gain_over_first"].get<double>(), 4.0);
   std::filesystem::remove_all(dir);
 }
 
