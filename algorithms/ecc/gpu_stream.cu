@@ -167,9 +167,9 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   }
   // Slot 0's stream waits on the GPU for the others' last kernels (no host synchronisation
   // here), then queues the read-back of the first non-finite position, the gather and the
-  // curve's read-back into pinned memory behind them: the one host wait is collect()'s. Until
-  // ad3b450 float inputs waited twice (finish(), then curve()'s copies into pageable vectors), as
-  // the whole-image path (OptPlan::collect) no longer did.
+  // curve's read-back into pinned memory behind them: the one host wait is collect()'s. Up to
+  // c878c9e float inputs waited twice here (finish(), then curve()'s copies into pageable
+  // vectors), where the whole-image path (OptPlan::collect) waited once.
   cudaStream_t s0 = slot[0]->stream.get();
   for (int k = 1; k < nslots; ++k) {
     ws->slot[k]->done.record(ws->slot[k]->stream.get());
