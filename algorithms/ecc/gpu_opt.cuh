@@ -51,6 +51,12 @@ class NonfiniteCheck {
 // up after the call: 2D 2 or 3, 3D 2 or 3; 0 keeps the default (REPIX_ECC_OPT_2D_BLOCKS /
 // REPIX_ECC_OPT_3D_BLOCKS, else 3 and 2), so that the tests run the other instantiations too.
 void set_min_blocks_for_tests(int blocks_2d, int blocks_3d);
+// Tests: the least rows (2D) and planes (3D) a work item covers, for plans set up after the call;
+// 0 keeps the default (REPIX_ECC_OPT_MIN_CHUNK_2D / REPIX_ECC_OPT_MIN_CHUNK_3D, else 24 and 16).
+struct MinChunk {
+  int rows_2d = 0, planes_3d = 0;
+};
+void set_min_chunk_for_tests(int rows_2d, int planes_3d);
 
 class Engine {
  public:

@@ -212,9 +212,10 @@ struct Engine::Impl {
     if (dims == 2) {
       g.items_y = 1;
       const std::int64_t warp_slots = slots_b * kWarps;
-      // ~2 items per warp slot, at least 24 rows per item (warm-up rows are 2 per item).
+      // ~2 items per warp slot, at least min_chunk_2d() rows per item (24: warm-up rows are 2 per
+      // item).
       std::int64_t chunk = (g.items_x * slabs + 2 * warp_slots - 1) / (2 * warp_slots);
-      chunk = std::max<std::int64_t>(chunk, 24);
+      chunk = std::max<std::int64_t>(chunk, detail::min_chunk_2d());
       chunk = (chunk + 2) / 3 * 3;
       g.chunk = std::max<std::int64_t>(1, std::min(chunk, slabs));
       g.items_s = (slabs + g.chunk - 1) / g.chunk;
@@ -224,7 +225,7 @@ struct Engine::Impl {
       g.items_y = (shape.ny + kWarps - 1) / kWarps;
       const std::int64_t tiles = g.items_x * g.items_y;
       std::int64_t chunk = (tiles * slabs + slots_b - 1) / slots_b;  // ~1 item per block slot
-      chunk = std::max<std::int64_t>(chunk, 16);
+      chunk = std::max<std::int64_t>(chunk, detail::min_chunk_3d());
       chunk = (chunk + 2) / 3 * 3;
       g.chunk = std::max<std::int64_t>(1, std::min(chunk, slabs));
       g.items_s = (slabs + g.chunk - 1) / g.chunk;
@@ -266,6 +267,41 @@ int ecc3d_min_blocks() {
   return min_blocks_override().three_d ? min_blocks_override().three_d : v;
 }
 }  // namespace detail
+
+// The floor of a work item's slabs. Small images are the case it decides: at 24 rows a 2048^2
+// image is 1376 items, one a warp of 172 blocks (IPC 1.0 under Nsight Compute, most SMs at one
+// block), and a 4 MiB chunk of gpu-stream's pipeline 352 items on 44 blocks. Smaller floors give
+// more warps and more halo rows (2 an item); REPIX_ECC_OPT_MIN_CHUNK_2D / _3D (1..4096) set them
+// for the tuning runs until measurements pick the defaults.
+namespace {
+int env_chunk(const char* name, int fallback) {
+  const char* e = std::getenv(name);
+  if (!e) return fallback;
+  char* end = nullptr;
+  const long v = std::strtol(e, &end, 10);
+  return end != e && *end == '\0' && v >= 1 && v <= 4096 ? static_cast<int>(v) : fallback;
+}
+MinChunk& min_chunk_override_storage() {
+  static MinChunk m;
+  return m;
+}
+}  // namespace
+
+namespace detail {
+int min_chunk_2d() {
+  static const int v = env_chunk("REPIX_ECC_OPT_MIN_CHUNK_2D", 24);
+  return min_chunk_override_storage().rows_2d ? min_chunk_override_storage().rows_2d : v;
+}
+int min_chunk_3d() {
+  static const int v = env_chunk("REPIX_ECC_OPT_MIN_CHUNK_3D", 16);
+  return min_chunk_override_storage().planes_3d ? min_chunk_override_storage().planes_3d : v;
+}
+}  // namespace detail
+
+void set_min_chunk_for_tests(int rows_2d, int planes_3d) {
+  if (rows_2d < 0 || planes_3d < 0) throw Error("internal: set_min_chunk_for_tests takes 0 or more");
+  min_chunk_override_storage() = {rows_2d, planes_3d};
+}
 
 void set_min_blocks_for_tests(int blocks_2d, int blocks_3d) {
   if ((blocks_2d != 0 && blocks_2d != 2 && blocks_2d != 3) || (blocks_3d != 0 && blocks_3d != 2 && blocks_3d != 3))

@@ -589,6 +589,10 @@ struct MinBlocks {
   int two_d = 0, three_d = 0;
 };
 MinBlocks& min_blocks_override();
+// The least slabs a work item covers (gpu_opt_engine.cu: REPIX_ECC_OPT_MIN_CHUNK_2D / _3D, else 24
+// rows and 16 planes; set_min_chunk_for_tests wins).
+int min_chunk_2d();
+int min_chunk_3d();
 // The kernel for an element type and dims: 16-byte vector loads or not; accumulating, or emitting
 // (key, change) per voxel for the exact fallback; `mode`: the ablation steps after gpu-opt
 // (opt::Mode; emitting kernels and types a step does not change get gpu-opt's kernel).

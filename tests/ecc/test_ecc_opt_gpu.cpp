@@ -115,6 +115,27 @@ TEST(EccGpuOpt, OtherRegisterBudgetsEqualSeq) {
       }
 }
 
+// Small work items (REPIX_ECC_OPT_MIN_CHUNK_2D / _3D, for the tuning runs): many items along the
+// slowest axis, each with its own warm-up rows or planes and halos shared with its neighbours.
+TEST(EccGpuOpt, SmallWorkItemsEqualSeq) {
+  REPIX_NEED_GPU();
+  struct Restore {
+    ~Restore() { ecc::opt::set_min_chunk_for_tests(0, 0); }
+  } restore;
+  std::uint32_t seed = 1700;
+  for (int floor : {1, 3, 6}) {
+    ecc::opt::set_min_chunk_for_tests(floor, floor);
+    for (DType dt : {DType::u8, DType::u16, DType::f32})
+      for (const Shape& sh : {Shape::d2(515, 97), Shape::d2(260, 50), Shape::d3(129, 17, 13), Shape::d3(128, 8, 31)})
+        for (int levels : {3, 3000}) {
+          const HostImage img = make_image(dt, sh, Pattern::random, levels, seed++);
+          ecc::OptPlan plan;
+          expect_same(run_plan(plan, img), ecc::run_seq(img, {}),
+                      label(dt, sh, levels) + " floor " + std::to_string(floor));
+        }
+  }
+}
+
 TEST(EccGpuOpt, ConstantCheckerExtremes) {
   REPIX_NEED_GPU();
   for (DType dt : {DType::u8, DType::u16, DType::f32})
