@@ -57,6 +57,9 @@ struct MinChunk {
   int rows_2d = 0, planes_3d = 0;
 };
 void set_min_chunk_for_tests(int rows_2d, int planes_3d);
+// The floor environment variable `name` sets (a whole number from 1 to 4096), else `fallback`;
+// Error for a value set but malformed. Host-only (tested on the CPU).
+int min_chunk_from_env(const char* name, int fallback);
 
 class Engine {
  public:

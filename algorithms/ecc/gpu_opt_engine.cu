@@ -272,15 +272,19 @@ int ecc3d_min_blocks() {
 // image is 1376 items, one a warp of 172 blocks (IPC 1.0 under Nsight Compute, most SMs at one
 // block), and a 4 MiB chunk of gpu-stream's pipeline 352 items on 44 blocks. Smaller floors give
 // more warps and more halo rows (2 an item); REPIX_ECC_OPT_MIN_CHUNK_2D / _3D (1..4096) set them
-// for the tuning runs until measurements pick the defaults.
-namespace {
-int env_chunk(const char* name, int fallback) {
+// for the tuning runs until measurements pick the defaults. A sweep that mistyped its floor must
+// not measure the default unawares: a set but malformed value is an error.
+int min_chunk_from_env(const char* name, int fallback) {
   const char* e = std::getenv(name);
   if (!e) return fallback;
   char* end = nullptr;
   const long v = std::strtol(e, &end, 10);
-  return end != e && *end == '\0' && v >= 1 && v <= 4096 ? static_cast<int>(v) : fallback;
+  if (!(*e >= '0' && *e <= '9') || *end != '\0' || v < 1 || v > 4096)  // strtol skips blanks, takes signs
+    throw Error(std::string(name) + " must be a whole number from 1 to 4096, got '" + e + "'");
+  return static_cast<int>(v);
 }
+
+namespace {
 MinChunk& min_chunk_override_storage() {
   static MinChunk m;
   return m;
@@ -289,11 +293,11 @@ MinChunk& min_chunk_override_storage() {
 
 namespace detail {
 int min_chunk_2d() {
-  static const int v = env_chunk("REPIX_ECC_OPT_MIN_CHUNK_2D", 24);
+  static const int v = min_chunk_from_env("REPIX_ECC_OPT_MIN_CHUNK_2D", 24);
   return min_chunk_override_storage().rows_2d ? min_chunk_override_storage().rows_2d : v;
 }
 int min_chunk_3d() {
-  static const int v = env_chunk("REPIX_ECC_OPT_MIN_CHUNK_3D", 16);
+  static const int v = min_chunk_from_env("REPIX_ECC_OPT_MIN_CHUNK_3D", 16);
   return min_chunk_override_storage().planes_3d ? min_chunk_override_storage().planes_3d : v;
 }
 }  // namespace detail

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -47,6 +48,29 @@ TEST(EccEndToEndPolicy, LargerImagesStreamInAboutEightChunksOfAtLeast4MiB) {
     EXPECT_LT(c, bytes);  // at least two chunks, or the pipeline overlaps nothing
   }
   EXPECT_EQ(ecc::end_to_end_chunk_bytes(16 * MiB, 2048, 3 * MiB), 3 * MiB);  // --chunk-mib wins
+}
+
+// The work-item floor's tuning variables: unset gives the default, a whole number in 1..4096 is
+// taken, anything else set is an error naming the variable (a sweep must not measure the default
+// unawares).
+TEST(EccOptTuning, MinChunkFromEnvironment) {
+  const char* name = "REPIX_TEST_ECC_MIN_CHUNK";
+  ::unsetenv(name);
+  EXPECT_EQ(ecc::opt::min_chunk_from_env(name, 24), 24);
+  for (const char* ok : {"1", "6", "4096"}) {
+    ::setenv(name, ok, 1);
+    EXPECT_EQ(ecc::opt::min_chunk_from_env(name, 24), std::atoi(ok)) << ok;
+  }
+  for (const char* bad : {"", "0", "4097", "-3", "6x", "x6", " 6", "1e3"}) {
+    ::setenv(name, bad, 1);
+    try {
+      ecc::opt::min_chunk_from_env(name, 24);
+      ADD_FAILURE() << "no error for '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  ::unsetenv(name);
 }
 
 TEST(ReuseCache, HandsOutOnlyForTheSameKeyAndHoldsOneEntry) {
