@@ -53,9 +53,6 @@ class NonfiniteCheck {
 void set_min_blocks_for_tests(int blocks_2d, int blocks_3d);
 // Tests: the least rows (2D) and planes (3D) a work item covers, for plans set up after the call;
 // 0 keeps the default (REPIX_ECC_OPT_MIN_CHUNK_2D / REPIX_ECC_OPT_MIN_CHUNK_3D, else 24 and 16).
-struct MinChunk {
-  int rows_2d = 0, planes_3d = 0;
-};
 void set_min_chunk_for_tests(int rows_2d, int planes_3d);
 // The floor environment variable `name` sets (a whole number from 1 to 4096), else `fallback`;
 // Error for a value set but malformed. Host-only (tested on the CPU).

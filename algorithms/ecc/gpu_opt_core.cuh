@@ -199,7 +199,9 @@ REPIX_HD std::uint32_t change4_3d(const float (&lo)[3][6], const float (&mi)[3][
 // (faces Wx, Wy, Wz; edges Exy, Exz, Eyz of pair minima; the vertex V of quad minima) are made once
 // for the block, where change4_3d makes 26 comparisons a voxel, each pair twice (once for each of
 // its voxels). A voxel's change is then bit logic on the words of its own block and of its lower
-// neighbours' (p-x, p-y, p-z, ...). Not yet used by a kernel: host-tested against the reference.
+// neighbours' (p-x, p-y, p-z, ...). Host-tested against the reference; no kernel on main uses it:
+// the kernel built on it (branch ecc-3d-cell) measured no faster on the lent H100, held back by its
+// per-plane barrier rather than the rule (NOTES-gpu-opt.md, results/.../issue15-flush/).
 // SASS of one step's rule (sm_90, nvcc 13.0, a test kernel with plane z's minima and the words of
 // (y-1, z), (y, z-1), (y-1, z-1) given, as a kernel would carry or exchange them): 116 instructions
 // (FADD 32, LOP3 26, PRMT 25, FMNMX 20, IADD3 13), 84 on the ALU pipe, where change4_3d takes 228

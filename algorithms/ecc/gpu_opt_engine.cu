@@ -285,7 +285,10 @@ int min_chunk_from_env(const char* name, int fallback) {
 }
 
 namespace {
-MinChunk& min_chunk_override_storage() {
+struct MinChunk {  // set_min_chunk_for_tests; 0: the environment's or the default
+  int rows_2d = 0, planes_3d = 0;
+};
+MinChunk& min_chunk_override() {
   static MinChunk m;
   return m;
 }
@@ -294,17 +297,19 @@ MinChunk& min_chunk_override_storage() {
 namespace detail {
 int min_chunk_2d() {
   static const int v = min_chunk_from_env("REPIX_ECC_OPT_MIN_CHUNK_2D", 24);
-  return min_chunk_override_storage().rows_2d ? min_chunk_override_storage().rows_2d : v;
+  const int set = min_chunk_override().rows_2d;
+  return set ? set : v;
 }
 int min_chunk_3d() {
   static const int v = min_chunk_from_env("REPIX_ECC_OPT_MIN_CHUNK_3D", 16);
-  return min_chunk_override_storage().planes_3d ? min_chunk_override_storage().planes_3d : v;
+  const int set = min_chunk_override().planes_3d;
+  return set ? set : v;
 }
 }  // namespace detail
 
 void set_min_chunk_for_tests(int rows_2d, int planes_3d) {
   if (rows_2d < 0 || planes_3d < 0) throw Error("internal: set_min_chunk_for_tests takes 0 or more");
-  min_chunk_override_storage() = {rows_2d, planes_3d};
+  min_chunk_override() = {rows_2d, planes_3d};
 }
 
 void set_min_blocks_for_tests(int blocks_2d, int blocks_3d) {

@@ -50,30 +50,43 @@ struct Geom {
 
 // ---- accumulation ---------------------------------------------------------------------------
 
-// Adds v to key's slot of the global hash, claiming it (atomicCAS) if key is new to the pass.
-// A key is claimed once a pass and never moves until gather_kernel clears the table, so a key seen
-// at its home slot by a plain load from L2 (__ldcg: another SM's claim is not in this SM's L1)
-// is there for good, and its add needs no CAS. inline: one definition across the kernel files
-// that include this header (still never inlined).
-inline __device__ __noinline__ void global_add_hash(const GlobalAcc& g, std::uint32_t key,
-                                                long long v) {
+// The global hash (float32). A key is claimed once a pass and never moves until gather_kernel
+// clears the table, so a key seen at its home slot by a plain load from L2 (__ldcg: another SM's
+// claim is not in this SM's L1) is there for good, and its add needs no CAS. inline: one
+// definition across the kernel files that include this header (the __noinline__ ones are still
+// never inlined).
+
+// Adds v to the sum of slot h, which holds its key.
+__device__ __forceinline__ void global_add_at(const GlobalAcc& g, std::uint32_t h, long long v) {
+  if (v != 0) atomicAdd(&g.vcec[h], static_cast<unsigned long long>(v));
+}
+
+// Adds v to key's slot, claiming one (atomicCAS from the home slot on) if key is new to the pass;
+// sets the overflow flag when kGlobalProbes slots are taken by other keys.
+inline __device__ __noinline__ void global_claim_add(const GlobalAcc& g, std::uint32_t key, long long v) {
   const std::uint32_t mask = (1u << g.log2cap) - 1u;
   std::uint32_t h = hash_slot(key, g.log2cap);
-  if (__ldcg(&g.keys[h]) == key) {
-    if (v != 0) atomicAdd(&g.vcec[h], static_cast<unsigned long long>(v));
-    return;
-  }
 #pragma unroll 1
   for (int p = 0; p < kGlobalProbes; ++p) {
     const std::uint32_t prev = atomicCAS(&g.keys[h], kEmptyKey, key);
     if (prev == kEmptyKey) g.list[atomicAdd(&g.counters[0], 1u)] = h;
     if (prev == kEmptyKey || prev == key) {
-      if (v != 0) atomicAdd(&g.vcec[h], static_cast<unsigned long long>(v));
+      global_add_at(g, h, v);
       return;
     }
     h = (h + 1u) & mask;
   }
   atomicOr(&g.counters[1], 1u);
+}
+
+// Adds v to key's slot: at home by a plain load, else claimed.
+inline __device__ __noinline__ void global_add_hash(const GlobalAcc& g, std::uint32_t key, long long v) {
+  const std::uint32_t h = hash_slot(key, g.log2cap);
+  if (__ldcg(&g.keys[h]) == key) {
+    global_add_at(g, h, v);
+  } else {
+    global_claim_add(g, key, v);
+  }
 }
 
 // Block-private accumulator in shared memory. uint8: direct bins; float32: the shared-memory hash
@@ -117,10 +130,8 @@ struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BucketHash<kLog2Smem, kSme
   // 52 us (Nsight Compute, IPC 1.0, top stall the barrier before this flush), where the voxels'
   // work at the 8192^2 rate is ~11 us. Here a thread loads the global home slots of kBatch keys
   // at once and adds with a RED where its key is there already (every block but the first few
-  // to bring it); the rest take global_add_hash()'s claim. Same call, kernel scope: GRF 2048^2
+  // to bring it); the rest take global_claim_add(). Same call, kernel scope: GRF 2048^2
   // 0.076 -> 0.071 ms, GRF 128^3 0.073 -> 0.065 (results/nvidia-h100-80gb-hbm3/issue15-flush/).
-  // Where the key is not at home (a new key, or one probed past it) global_add_hash() loads the
-  // home slot again: a rare second load, kept for one claim path.
   __device__ void flush(const GlobalAcc& g) {
     constexpr int kPerThread = Hash::kSlots / kThreads, kBatch = 8;
     static_assert(Hash::kSlots % kThreads == 0 && kPerThread % kBatch == 0);
@@ -138,10 +149,10 @@ struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BucketHash<kLog2Smem, kSme
 #pragma unroll
       for (int j = 0; j < kBatch; ++j) {
         if (key[j] == kEmptyKey) continue;
-        if (there[j] != key[j]) {
-          global_add_hash(g, key[j], sum[j]);
-        } else if (sum[j] != 0) {
-          atomicAdd(&g.vcec[home[j]], static_cast<unsigned long long>(static_cast<long long>(sum[j])));
+        if (there[j] == key[j]) {
+          global_add_at(g, home[j], sum[j]);
+        } else {
+          global_claim_add(g, key[j], sum[j]);
         }
       }
     }
