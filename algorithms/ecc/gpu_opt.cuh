@@ -20,12 +20,14 @@ namespace repix::ecc {
 
 namespace opt {
 
-// The ablation steps after gpu-opt, as bits of the engine's mode (each step's variant file sets
-// its bits; a later step keeps the earlier ones). A bit changes only the input types it names.
+// The ablation steps around gpu-opt, as bits of the engine's mode (each step's variant file sets
+// its bits; a later step after gpu-opt keeps the earlier ones). A bit changes only the input types
+// it names.
 enum Mode : int {
   kModeOpt = 0,           // gpu-opt
   kModeDirect16 = 1,      // gpu-opt-direct: uint16 by direct index into the global bins, no block hash
   kModeWarpAgg = 2,       // gpu-opt-warp: float32 keys aggregated per warp before the block hash
+  kModeStaticSchedule = 4,  // gpu-opt-static, the step before gpu-opt: fixed shares of work items
 };
 
 // Float inputs checked for NaN/inf on the GPU as they arrive there (no host pass over the image):
@@ -54,9 +56,14 @@ void set_min_blocks_for_tests(int blocks_2d, int blocks_3d);
 // Tests: the least rows (2D) and planes (3D) a work item covers, for plans set up after the call;
 // 0 keeps the default (REPIX_ECC_OPT_MIN_CHUNK_2D / REPIX_ECC_OPT_MIN_CHUNK_3D, else 24 and 16).
 void set_min_chunk_for_tests(int rows_2d, int planes_3d);
-// The floor environment variable `name` sets (a whole number from 1 to 4096), else `fallback`;
-// Error for a value set but malformed. Host-only (tested on the CPU).
-int min_chunk_from_env(const char* name, int fallback);
+// Tests: the work distribution (gpu_opt_kernels.cuh) for launches after the call: `dynamic` 1
+// (tickets), 0 (static strides) or -1 (the plan's: static for gpu-opt-static, else dynamic); `cap`
+// > 0 bounds the items a warp (2D) or block (3D) takes below what the int32 sums allow, so that the
+// grid grows.
+void set_schedule_for_tests(int dynamic, std::int64_t cap);
+// The tuning variable `name` (work-item floors, items per slot: a whole number from 1 to 4096),
+// else `fallback`; Error for a value set but malformed. Host-only (tested on the CPU).
+int tuning_from_env(const char* name, int fallback);
 
 class Engine {
  public:
@@ -78,8 +85,10 @@ class Engine {
   void reset(cudaStream_t s);
   // Adds the contributions of slabs [s0, s1) of the image, read from a device buffer whose first
   // slab is image slab b0 and which holds every image slab of [s0 - 1, s1 + 1) (asynchronous).
+  // Launches that may run at once (on different streams) pass different `lane`s (0..15 share out
+  // their work items dynamically; higher lanes take the static schedule).
   void accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::int64_t s1,
-                  cudaStream_t s);
+                  cudaStream_t s, int lane = 0);
   // After the last accumulate(): float inputs compact the hash table and synchronise `s` (a
   // 8-byte read-back) and return true when the global table overflowed (the accumulated VCEC is
   // then incomplete: use the fallback). Integer inputs never overflow and never synchronise.
@@ -162,6 +171,7 @@ std::unique_ptr<DevicePlan> make_gpu_opt_plan();
 // plan per call under the NVTX range "ecc/<id>" (gpu_opt.cu).
 Variant make_opt_step_variant(std::string id, std::string step, std::string description, int mode);
 // The ablation steps after gpu-opt (gpu_opt_direct.cu, gpu_opt_warp.cu).
+Variant gpu_opt_static_variant();
 Variant gpu_opt_direct_variant();
 Variant gpu_opt_warp_variant();
 

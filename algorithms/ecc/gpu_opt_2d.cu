@@ -87,9 +87,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
   }
   ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const std::int64_t nitems = g.items_x * g.items_s;
-  for (std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp; item < nitems;
-       item += static_cast<std::int64_t>(gridDim.x) * kWarps) {
+  const std::int64_t nitems = g.items_x * g.items_s, stride = static_cast<std::int64_t>(gridDim.x) * kWarps;
+  std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp;
+  for (std::int64_t taken = 1; item < nitems; ++taken) {
+    const bool took = wants_ticket(g, taken);  // warp-uniform
+    std::uint32_t ticket = 0;
+    if (took && lane == 0) ticket = atomicAdd(g.queue, 1u);
     const std::int64_t ix = item % g.items_x, is = item / g.items_x;
     const std::int64_t x0 = ix * kSegX + lane * kRun;
     const std::int64_t ya = g.s0 + is * g.chunk, yb = min(ya + g.chunk, g.s1);
@@ -134,10 +137,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
       q1 = n1;
       q2 = n2;
     }
+    item = item_after(g, item, stride, took, __shfl_sync(0xFFFFFFFFu, ticket, 0), nitems);
   }
   if constexpr (!kEmit) {
     __syncthreads();
     ba.flush(acc);
+    release_queue(g);
   }
 }
 

@@ -181,8 +181,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
   if constexpr (!kEmit) ba.init();
   ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const std::int64_t tiles = g.items_x * g.items_y, nitems = tiles * g.items_s;
-  for (std::int64_t item = blockIdx.x; item < nitems; item += gridDim.x) {
+  __shared__ std::uint32_t next_ticket;
+  const std::int64_t tiles = g.items_x * g.items_y, nitems = tiles * g.items_s, stride = gridDim.x;
+  std::int64_t item = blockIdx.x;
+  for (std::int64_t taken = 1; item < nitems; ++taken) {
+    const bool took = wants_ticket(g, taken);  // block-uniform
+    std::uint32_t ticket = 0;
+    if (took && threadIdx.x == 0) ticket = atomicAdd(g.queue, 1u);
     const std::int64_t it = item % tiles, is = item / tiles;
     const std::int64_t tx0 = (it % g.items_x) * kSegX, ty0 = (it / g.items_x) * kWarps;
     const std::int64_t za = g.s0 + is * g.chunk, zb = min(za + g.chunk, g.s1);
@@ -211,10 +216,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
       step3<T, kVec, kEmit, kMode>(P1, P2, P0, planes, pend, L, it3, k + 1, out, ta, ba, acc);
       step3<T, kVec, kEmit, kMode>(P2, P0, P1, planes, pend, L, it3, k + 2, out, ta, ba, acc);
     }
+    if (took) {  // thread 0's ticket to the block; read before anyone reaches the next item's barrier
+      if (threadIdx.x == 0) next_ticket = ticket;
+      __syncthreads();
+      ticket = next_ticket;
+    }
+    item = item_after(g, item, stride, took, ticket, nitems);
   }
   if constexpr (!kEmit) {
     __syncthreads();
     ba.flush(acc);
+    release_queue(g);
   }
 }
 

@@ -140,6 +140,9 @@ struct Engine::Impl {
 
   // Global accumulator.
   std::size_t slots = 0;   // float hash capacity
+  // counters: [0] list length, [1] overflow flag (GlobalAcc), then kQueueLanes pairs of dynamic-
+  // schedule counters (Geom::queue); reset() and finish() zero them all.
+  static constexpr int kQueueLanes = 16;
   DeviceBuffer<std::uint32_t> keys, present, list, counters;
   DeviceBuffer<unsigned long long> vcec;
   DeviceBuffer<std::uint32_t> out_keys;
@@ -197,8 +200,10 @@ struct Engine::Impl {
     }
   }
 
-  // Launch geometry for slabs [s0, s1).
-  Geom geom(std::int64_t b0, std::int64_t s0, std::int64_t s1, int bps, std::int64_t& grid) const {
+  // Launch geometry for slabs [s0, s1); `queue`: the lane's dynamic-schedule counters, or nullptr
+  // for the static schedule.
+  Geom geom(std::int64_t b0, std::int64_t s0, std::int64_t s1, int bps, std::uint32_t* queue,
+            std::int64_t& grid) const {
     Geom g;
     g.nx = shape.nx;
     g.ny = dims == 3 ? shape.ny : shape.ny;
@@ -211,10 +216,10 @@ struct Engine::Impl {
     g.items_x = (shape.nx + kSegX - 1) / kSegX;
     if (dims == 2) {
       g.items_y = 1;
-      const std::int64_t warp_slots = slots_b * kWarps;
-      // ~2 items per warp slot, at least min_chunk_2d() rows per item (24: warm-up rows are 2 per
-      // item).
-      std::int64_t chunk = (g.items_x * slabs + 2 * warp_slots - 1) / (2 * warp_slots);
+      const std::int64_t warp_slots = slots_b * kWarps, per = detail::items_per_slot_2d(queue != nullptr);
+      // ~items_per_slot_2d() items per warp slot, at least min_chunk_2d() rows per item (warm-up
+      // rows are 2 per item).
+      std::int64_t chunk = (g.items_x * slabs + per * warp_slots - 1) / (per * warp_slots);
       chunk = std::max<std::int64_t>(chunk, detail::min_chunk_2d());
       chunk = (chunk + 2) / 3 * 3;
       g.chunk = std::max<std::int64_t>(1, std::min(chunk, slabs));
@@ -224,7 +229,8 @@ struct Engine::Impl {
     } else {
       g.items_y = (shape.ny + kWarps - 1) / kWarps;
       const std::int64_t tiles = g.items_x * g.items_y;
-      std::int64_t chunk = (tiles * slabs + slots_b - 1) / slots_b;  // ~1 item per block slot
+      const std::int64_t per = detail::items_per_slot_3d(queue != nullptr);  // items per block slot
+      std::int64_t chunk = (tiles * slabs + per * slots_b - 1) / (per * slots_b);
       chunk = std::max<std::int64_t>(chunk, detail::min_chunk_3d());
       chunk = (chunk + 2) / 3 * 3;
       g.chunk = std::max<std::int64_t>(1, std::min(chunk, slabs));
@@ -234,7 +240,18 @@ struct Engine::Impl {
     // Block-private int32 sums stay far from overflow: at most 2^26 voxels per block.
     const std::int64_t voxels = slabs * slab_elems(shape);
     grid = std::max<std::int64_t>(grid, (voxels >> 26) + 1);
-    grid = std::max<std::int64_t>(1, std::min<std::int64_t>(grid, dims == 2 ? (g.items_x * g.items_s + kWarps - 1) / kWarps : g.items_x * g.items_y * g.items_s));
+    const std::int64_t items = g.items_x * g.items_y * g.items_s, per_block = dims == 2 ? kWarps : 1;
+    grid = std::max<std::int64_t>(1, std::min<std::int64_t>(grid, (items + per_block - 1) / per_block));
+    // Dynamic: a warp (2D) or block (3D) takes at most `cap` items, 2^26 voxels a block, and the
+    // grid grows until the caps cover every item. Tickets count past the items by one a taker:
+    // beyond 32 bits the static schedule, which never gets there (2^32 items are 2^39+ voxels).
+    if (queue != nullptr && items + grid * per_block < (std::int64_t{1} << 32)) {
+      const std::int64_t block_item_voxels = kSegX * kWarps * g.chunk;  // 2D: 8 warps' items; 3D: one
+      g.cap = std::max<std::int64_t>(1, (std::int64_t{1} << 26) / block_item_voxels);
+      if (detail::schedule_cap_for_tests() > 0) g.cap = std::min(g.cap, detail::schedule_cap_for_tests());
+      grid = std::max(grid, (items + g.cap * per_block - 1) / (g.cap * per_block));
+      g.queue = queue;
+    }
     return g;
   }
 
@@ -274,7 +291,7 @@ int ecc3d_min_blocks() {
 // more warps and more halo rows (2 an item); REPIX_ECC_OPT_MIN_CHUNK_2D / _3D (1..4096) set them
 // for the tuning runs until measurements pick the defaults. A sweep that mistyped its floor must
 // not measure the default unawares: a set but malformed value is an error.
-int min_chunk_from_env(const char* name, int fallback) {
+int tuning_from_env(const char* name, int fallback) {
   const char* e = std::getenv(name);
   if (!e) return fallback;
   char* end = nullptr;
@@ -292,24 +309,53 @@ MinChunk& min_chunk_override() {
   static MinChunk m;
   return m;
 }
+struct ScheduleOverride {  // set_schedule_for_tests
+  int dynamic = -1;        // -1: the environment's or the default
+  std::int64_t cap = 0;    // 0: none
+};
+ScheduleOverride& schedule_override() {
+  static ScheduleOverride o;
+  return o;
+}
 }  // namespace
 
 namespace detail {
 int min_chunk_2d() {
-  static const int v = min_chunk_from_env("REPIX_ECC_OPT_MIN_CHUNK_2D", 24);
+  static const int v = tuning_from_env("REPIX_ECC_OPT_MIN_CHUNK_2D", 24);
   const int set = min_chunk_override().rows_2d;
   return set ? set : v;
 }
 int min_chunk_3d() {
-  static const int v = min_chunk_from_env("REPIX_ECC_OPT_MIN_CHUNK_3D", 16);
+  static const int v = tuning_from_env("REPIX_ECC_OPT_MIN_CHUNK_3D", 16);
   const int set = min_chunk_override().planes_3d;
   return set ? set : v;
 }
+// Work items per warp slot (2D) and block slot (3D) of the dynamic schedule, when the image is
+// large enough that the floor above does not decide: more items balance better and cost more halo
+// slabs. The static schedule (gpu-opt-static) keeps the 2 and 1 it was measured with.
+int items_per_slot_2d(bool dynamic) {
+  static const int v = tuning_from_env("REPIX_ECC_OPT_ITEMS_2D", 4);
+  return dynamic ? v : 2;
+}
+int items_per_slot_3d(bool dynamic) {
+  static const int v = tuning_from_env("REPIX_ECC_OPT_ITEMS_3D", 4);
+  return dynamic ? v : 1;
+}
+bool dynamic_schedule(int mode) {
+  const int set = schedule_override().dynamic;
+  return set < 0 ? (mode & kModeStaticSchedule) == 0 : set == 1;
+}
+std::int64_t schedule_cap_for_tests() { return schedule_override().cap; }
 }  // namespace detail
 
 void set_min_chunk_for_tests(int rows_2d, int planes_3d) {
   if (rows_2d < 0 || planes_3d < 0) throw Error("internal: set_min_chunk_for_tests takes 0 or more");
   min_chunk_override() = {rows_2d, planes_3d};
+}
+
+void set_schedule_for_tests(int dynamic, std::int64_t cap) {
+  if (dynamic < -1 || dynamic > 1 || cap < 0) throw Error("internal: set_schedule_for_tests takes -1..1 and a cap of 0 or more");
+  schedule_override() = {dynamic, cap};
 }
 
 void set_min_blocks_for_tests(int blocks_2d, int blocks_3d) {
@@ -366,7 +412,7 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
   m.blocks_per_sm = std::max(1, m.blocks_per_sm);
   m.emit_blocks_per_sm = std::max(1, m.emit_blocks_per_sm);
 
-  m.counters.allocate(2);
+  m.counters.allocate(2 + 2 * Impl::kQueueLanes);
   REPIX_CUDA(cudaMemset(m.counters.get(), 0, m.counters.bytes()));
   if (m.pinned.bytes() == 0) m.pinned = HostBuffer(2 * sizeof(std::uint32_t), true);
   if (m.hashed_global()) {
@@ -428,11 +474,13 @@ static void launch(KernelFn k, std::int64_t grid, cudaStream_t s, const void* bu
 }
 
 void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::int64_t s1,
-                        cudaStream_t s) {
+                        cudaStream_t s, int lane) {
   Impl& m = *impl_;
   if (s1 <= s0) return;
   std::int64_t grid = 1;
-  const Geom g = m.geom(b0, s0, s1, m.blocks_per_sm, grid);
+  std::uint32_t* queue = detail::dynamic_schedule(m.mode) && lane >= 0 && lane < Impl::kQueueLanes
+                             ? m.counters.get() + 2 + 2 * lane : nullptr;
+  const Geom g = m.geom(b0, s0, s1, m.blocks_per_sm, queue, grid);
   const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, m.mode);
   launch(k, grid, s, buf, g, m.acc(), EmitOut{});
 }
@@ -560,7 +608,7 @@ void Engine::fallback_add(const void* buf, std::int64_t b0, std::int64_t s0, std
     const std::int64_t c1 = std::min(s1, c0 + step);
     const std::int64_t n = (c1 - c0) * per_slab;
     std::int64_t grid = 1;
-    const Geom g = m.geom(b0, c0, c1, m.emit_blocks_per_sm, grid);
+    const Geom g = m.geom(b0, c0, c1, m.emit_blocks_per_sm, nullptr, grid);  // emitting: static
     EmitOut out;
     out.keys = m.fb_k0.get();
     out.changes = m.fb_v0.get();

@@ -46,7 +46,44 @@ struct Geom {
   std::int64_t s0 = 0, s1 = 0;             // slabs to compute
   std::int64_t items_x = 1, items_y = 1, items_s = 1;
   std::int64_t chunk = 1;                  // slabs per work item
+  // The dynamic schedule's counters (wants_ticket): [0] the next ticket, [1] the blocks done; zero
+  // between launches. nullptr: the static schedule.
+  std::uint32_t* queue = nullptr;
+  std::int64_t cap = 1;                    // dynamic: the most items a warp (2D) or block (3D) takes
 };
+
+// ---- work distribution ----------------------------------------------------------------------
+// Static: a warp (2D) or block (3D) takes the item of its launch index, then every grid stride
+// after it, which balances only when items cost alike. On GRF data they do not: Nsight Compute of
+// the 2D kernel at 8192^2 (lent H100, 54c80f5) had the busiest SM sub-partition execute 22 % more
+// instructions than the mean (uniform data: 3 %), and warps stalled at the block's last barrier,
+// waiting for a slow sibling, 1.04 per issue against 0.23. Dynamic (Geom::queue): the first item
+// is the same, each later one a ticket from a per-launch counter, so whoever is done first takes
+// the next. The ticket for the next item is taken as an item starts, its atomic's latency hidden
+// behind the item. At most Geom::cap items each keep a block's int32 sums to 2^26 voxels; the
+// engine sizes the grid so that the caps cover every item.
+
+// Whether a warp (block) takes a ticket after its `taken`-th item (uniform across it).
+__device__ __forceinline__ bool wants_ticket(const Geom& g, std::int64_t taken) {
+  return g.queue != nullptr && taken < g.cap;
+}
+// The item after `item`: the static stride's, the ticket's (tickets count from `stride`, past every
+// first item), or none (nitems) when no ticket was taken.
+__device__ __forceinline__ std::int64_t item_after(const Geom& g, std::int64_t item, std::int64_t stride,
+                                                   bool took, std::uint32_t ticket, std::int64_t nitems) {
+  if (g.queue == nullptr) return item + stride;
+  return took ? stride + static_cast<std::int64_t>(ticket) : nitems;
+}
+// The last block of a dynamic launch zeroes its counters for the next launch on them. Call after a
+// __syncthreads behind the block's loop: every warp of every block done has taken its last ticket.
+__device__ __forceinline__ void release_queue(const Geom& g) {
+  if (g.queue == nullptr || threadIdx.x != 0) return;
+  __threadfence();
+  if (atomicAdd(g.queue + 1, 1u) == gridDim.x - 1) {
+    atomicExch(g.queue, 0u);
+    atomicExch(g.queue + 1, 0u);
+  }
+}
 
 // ---- accumulation ---------------------------------------------------------------------------
 
@@ -604,6 +641,13 @@ MinBlocks& min_blocks_override();
 // rows and 16 planes; set_min_chunk_for_tests wins).
 int min_chunk_2d();
 int min_chunk_3d();
+// Items per warp slot (2D) and block slot (3D): the dynamic schedule's (REPIX_ECC_OPT_ITEMS_2D /
+// _3D, else 4 and 4) or the static one's (2 and 1); whether an engine of this mode schedules
+// dynamically (set_schedule_for_tests wins); the tests' cap on items a taker (0: none).
+int items_per_slot_2d(bool dynamic);
+int items_per_slot_3d(bool dynamic);
+bool dynamic_schedule(int mode);
+std::int64_t schedule_cap_for_tests();
 // The kernel for an element type and dims: 16-byte vector loads or not; accumulating, or emitting
 // (key, change) per voxel for the exact fallback; `mode`: the ablation steps after gpu-opt
 // (opt::Mode; emitting kernels and types a step does not change get gpu-opt's kernel).

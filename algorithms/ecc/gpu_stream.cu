@@ -163,7 +163,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
       ws->nonfinite.check(reinterpret_cast<const float*>(s.dev.get()) + (s0 - b0) * per_slab, (s1 - s0) * per_slab,
                           s0 * per_slab, s.stream.get());
     }
-    engine.accumulate(s.dev.get(), b0, s0, s1, s.stream.get());
+    engine.accumulate(s.dev.get(), b0, s0, s1, s.stream.get(), static_cast<int>(c % nslots));  // a lane a stream
   }
   // Slot 0's stream waits on the GPU for the others' last kernels (no host synchronisation
   // here), then queues the read-back of the first non-finite position, the gather and the

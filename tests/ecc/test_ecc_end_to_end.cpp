@@ -56,15 +56,15 @@ TEST(EccEndToEndPolicy, LargerImagesStreamInAboutEightChunksOfAtLeast4MiB) {
 TEST(EccOptTuning, MinChunkFromEnvironment) {
   const char* name = "REPIX_TEST_ECC_MIN_CHUNK";
   ::unsetenv(name);
-  EXPECT_EQ(ecc::opt::min_chunk_from_env(name, 24), 24);
+  EXPECT_EQ(ecc::opt::tuning_from_env(name, 24), 24);
   for (const char* ok : {"1", "6", "4096"}) {
     ::setenv(name, ok, 1);
-    EXPECT_EQ(ecc::opt::min_chunk_from_env(name, 24), std::atoi(ok)) << ok;
+    EXPECT_EQ(ecc::opt::tuning_from_env(name, 24), std::atoi(ok)) << ok;
   }
   for (const char* bad : {"", "0", "4097", "-3", "6x", "x6", " 6", "1e3"}) {
     ::setenv(name, bad, 1);
     try {
-      ecc::opt::min_chunk_from_env(name, 24);
+      ecc::opt::tuning_from_env(name, 24);
       ADD_FAILURE() << "no error for '" << bad << "'";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();

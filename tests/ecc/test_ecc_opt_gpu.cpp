@@ -136,6 +136,45 @@ TEST(EccGpuOpt, SmallWorkItemsEqualSeq) {
   }
 }
 
+// The work distribution (gpu_opt_kernels.cuh): static strides, dynamic tickets, and tickets
+// capped at 1 or 2 items a warp (2D) or block (3D), where the grid must grow to cover every item;
+// small floors make many items. A ticket counter left non-zero by a launch would skip items of the
+// next one on its lane: each plan computes twice, and gpu-stream runs many chunks on 1-3 lanes.
+TEST(EccGpuOpt, SchedulesEqualSeq) {
+  REPIX_NEED_GPU();
+  struct Restore {
+    ~Restore() {
+      ecc::opt::set_schedule_for_tests(-1, 0);
+      ecc::opt::set_min_chunk_for_tests(0, 0);
+    }
+  } restore;
+  struct Schedule {
+    int dynamic;
+    std::int64_t cap;
+  };
+  std::uint32_t seed = 1900;
+  for (const Schedule sc : {Schedule{0, 0}, Schedule{1, 0}, Schedule{1, 1}, Schedule{1, 2}}) {
+    ecc::opt::set_schedule_for_tests(sc.dynamic, sc.cap);
+    const std::string how = " dynamic " + std::to_string(sc.dynamic) + " cap " + std::to_string(sc.cap);
+    for (int floor : {1, 24}) {
+      ecc::opt::set_min_chunk_for_tests(floor, floor);
+      for (DType dt : {DType::u8, DType::f32})
+        for (const Shape& sh : {Shape::d2(515, 97), Shape::d2(1030, 300), Shape::d3(129, 17, 13), Shape::d3(260, 40, 50)}) {
+          const HostImage a = make_image(dt, sh, Pattern::random, 3000, seed++);
+          const HostImage b = make_image(dt, sh, Pattern::random, 7, seed++);
+          const std::string what = label(dt, sh, 3000) + " floor " + std::to_string(floor) + how;
+          ecc::OptPlan plan;
+          expect_same(run_plan(plan, a), ecc::run_seq(a, {}), what + " first");
+          expect_same(run_plan(plan, b), ecc::run_seq(b, {}), what + " second");
+          ecc::Options opt;
+          opt.chunk_bytes = std::max<std::size_t>(1, a.bytes() / 7);
+          opt.streams = 3;
+          expect_same(ecc::run_gpu_stream(a, opt), ecc::run_seq(a, {}), what + " gpu-stream");
+        }
+    }
+  }
+}
+
 TEST(EccGpuOpt, ConstantCheckerExtremes) {
   REPIX_NEED_GPU();
   for (DType dt : {DType::u8, DType::u16, DType::f32})

@@ -34,15 +34,17 @@ TEST(EccOptSteps, RegisteredAfterGpuOptInLadderOrder) {
     steps.push_back(v.step);
   }
   // The ablation table's ladder follows the registry: each step right after the one it builds on.
-  const std::vector<std::string> want = {"gpu-opt", "gpu-opt-direct", "gpu-opt-warp"};
-  const auto at = std::find(ids.begin(), ids.end(), "gpu-opt");
+  // gpu-opt-static is gpu-opt before its dynamic schedule: the step right before it.
+  const std::vector<std::string> want = {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp"};
+  const auto at = std::find(ids.begin(), ids.end(), "gpu-opt-static");
   ASSERT_NE(at, ids.end());
-  ASSERT_LE(static_cast<std::size_t>(at - ids.begin()) + 3, ids.size());
-  EXPECT_EQ(std::vector<std::string>(at, at + 3), want);
-  for (const char* id : {"gpu-opt-direct", "gpu-opt-warp"}) {
+  ASSERT_LE(static_cast<std::size_t>(at - ids.begin()) + 4, ids.size());
+  EXPECT_EQ(std::vector<std::string>(at, at + 4), want);
+  for (const char* id : {"gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp"}) {
     const ecc::Variant& v = ecc::find_variant(id);
     EXPECT_TRUE(v.gpu && v.run && v.make_plan) << id;
   }
+  EXPECT_EQ(ecc::find_variant("gpu-opt-static").step, "static-schedule");
   EXPECT_EQ(ecc::find_variant("gpu-opt-direct").step, "direct-index");
   EXPECT_EQ(ecc::find_variant("gpu-opt-warp").step, "warp-aggregation");
 }
@@ -76,7 +78,7 @@ TEST(EccOptSteps, Uint16ManyAndFewValuesEqualSeq) {
   imgs.push_back(test::checkerboard(DType::u16, Shape::d2(257, 129), 3, 0, 65535));
   imgs.push_back(test::random_image(DType::u8, Shape::d3(67, 33, 17), 256, seed++));
   imgs.push_back(test::random_image(DType::f32, Shape::d2(403, 211), 30000, seed++));
-  for (const char* id : {"gpu-opt", "gpu-opt-direct", "gpu-opt-warp"}) expect_equal_to_seq(ecc::find_variant(id), imgs);
+  for (const char* id : {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp"}) expect_equal_to_seq(ecc::find_variant(id), imgs);
 }
 
 // Values smooth along x: a quantised sum of slow waves (steps of `q`), so a warp's 32 lanes share a
