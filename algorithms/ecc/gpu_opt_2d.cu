@@ -87,15 +87,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
   }
   ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const std::int64_t nitems = g.items_x * g.items_s, stride = static_cast<std::int64_t>(gridDim.x) * kWarps;
+  const std::int64_t nitems = g.items_x * (g.head_bands + g.items_s), stride = static_cast<std::int64_t>(gridDim.x) * kWarps;
   std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp;
   for (std::int64_t taken = 1; item < nitems; ++taken) {
     const bool took = wants_ticket(g, taken);  // warp-uniform
     std::uint32_t ticket = 0;
     if (took && lane == 0) ticket = atomicAdd(g.queue, 1u);
-    const std::int64_t ix = item % g.items_x, is = item / g.items_x;
-    const std::int64_t x0 = ix * kSegX + lane * kRun;
-    const std::int64_t ya = g.s0 + is * g.chunk, yb = min(ya + g.chunk, g.s1);
+    const ItemSpan span = item_span(g, item, g.items_x);
+    const std::int64_t x0 = span.in_band * kSegX + lane * kRun;
+    const std::int64_t ya = span.first, yb = span.last;
     const int nrows = static_cast<int>(yb - ya);
     const std::int64_t xh = lane == 0 ? x0 - 1 : x0 + 4;
     const bool halo_ok = (lane == 0 || lane == 31) && xh >= 0 && xh < g.nx;

@@ -182,15 +182,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
   ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   __shared__ std::uint32_t next_ticket;
-  const std::int64_t tiles = g.items_x * g.items_y, nitems = tiles * g.items_s, stride = gridDim.x;
+  const std::int64_t tiles = g.items_x * g.items_y, nitems = tiles * (g.head_bands + g.items_s), stride = gridDim.x;
   std::int64_t item = blockIdx.x;
   for (std::int64_t taken = 1; item < nitems; ++taken) {
     const bool took = wants_ticket(g, taken);  // block-uniform
     std::uint32_t ticket = 0;
     if (took && threadIdx.x == 0) ticket = atomicAdd(g.queue, 1u);
-    const std::int64_t it = item % tiles, is = item / tiles;
-    const std::int64_t tx0 = (it % g.items_x) * kSegX, ty0 = (it / g.items_x) * kWarps;
-    const std::int64_t za = g.s0 + is * g.chunk, zb = min(za + g.chunk, g.s1);
+    const ItemSpan span = item_span(g, item, tiles);
+    const std::int64_t tx0 = (span.in_band % g.items_x) * kSegX, ty0 = (span.in_band / g.items_x) * kWarps;
+    const std::int64_t za = span.first, zb = span.last;
     Item3 it3;
     it3.steps = static_cast<int>(zb - za);
     it3.parity = static_cast<int>(za & 1);

@@ -214,39 +214,46 @@ struct Engine::Impl {
     const std::int64_t slabs = s1 - s0;
     const std::int64_t slots_b = static_cast<std::int64_t>(bps) * sms;
     g.items_x = (shape.nx + kSegX - 1) / kSegX;
-    if (dims == 2) {
-      g.items_y = 1;
-      const std::int64_t warp_slots = slots_b * kWarps, per = detail::items_per_slot_2d(queue != nullptr);
-      // ~items_per_slot_2d() items per warp slot, at least min_chunk_2d() rows per item (warm-up
-      // rows are 2 per item).
-      std::int64_t chunk = (g.items_x * slabs + per * warp_slots - 1) / (per * warp_slots);
-      chunk = std::max<std::int64_t>(chunk, detail::min_chunk_2d());
-      chunk = (chunk + 2) / 3 * 3;
-      g.chunk = std::max<std::int64_t>(1, std::min(chunk, slabs));
-      g.items_s = (slabs + g.chunk - 1) / g.chunk;
-      const std::int64_t items = g.items_x * g.items_s;
-      grid = std::min<std::int64_t>((items + kWarps - 1) / kWarps, slots_b);
-    } else {
-      g.items_y = (shape.ny + kWarps - 1) / kWarps;
-      const std::int64_t tiles = g.items_x * g.items_y;
-      const std::int64_t per = detail::items_per_slot_3d(queue != nullptr);  // items per block slot
-      std::int64_t chunk = (tiles * slabs + per * slots_b - 1) / (per * slots_b);
-      chunk = std::max<std::int64_t>(chunk, detail::min_chunk_3d());
-      chunk = (chunk + 2) / 3 * 3;
-      g.chunk = std::max<std::int64_t>(1, std::min(chunk, slabs));
-      g.items_s = (slabs + g.chunk - 1) / g.chunk;
-      grid = std::min<std::int64_t>(tiles * g.items_s, slots_b);
+    g.items_y = dims == 3 ? (shape.ny + kWarps - 1) / kWarps : 1;
+    // A band of slabs is cut into `per_band` items (2D: 128-column segments taken by warps; 3D:
+    // 128 x 8 tiles taken by blocks); `takers` warps or blocks are resident at once.
+    const std::int64_t per_band = g.items_x * g.items_y, per_block = dims == 2 ? kWarps : 1;
+    const std::int64_t takers = slots_b * per_block;
+    const std::int64_t floor = dims == 2 ? detail::min_chunk_2d() : detail::min_chunk_3d();
+    const bool dynamic = queue != nullptr;
+    // Slabs an item: ~`per` items a taker over `n` slabs, at least the floor (an item's warm-up
+    // costs 2 slabs), in whole 3-slab steps of the kernels' loops, at most `n`.
+    auto chunk_for = [&](std::int64_t n, std::int64_t per) {
+      std::int64_t c = (per_band * n + per * takers - 1) / (per * takers);
+      c = (std::max(c, floor) + 2) / 3 * 3;
+      return std::max<std::int64_t>(1, std::min(c, n));
+    };
+    // Dynamic: the head -- one item a taker, head_pct() % of the slabs -- then a tail of small items
+    // taken by tickets: whoever is done first takes the next. Static (gpu-opt-static): 2 items a
+    // warp slot in 2D, 1 a block slot in 3D, as measured before the tickets.
+    std::int64_t tail = slabs;
+    if (dynamic && detail::head_pct() > 0 && takers / per_band > 0) {
+      const std::int64_t bands = takers / per_band;
+      const std::int64_t chunk = slabs * detail::head_pct() / 100 / bands / 3 * 3;
+      if (chunk >= floor && chunk >= 3) {
+        g.head_bands = bands;
+        g.head_chunk = chunk;
+        tail = slabs - bands * chunk;
+      }
     }
+    g.chunk = chunk_for(std::max<std::int64_t>(tail, 1), dynamic ? detail::items_per_slot(dims) : (dims == 2 ? 2 : 1));
+    g.items_s = (tail + g.chunk - 1) / g.chunk;
+    const std::int64_t items = per_band * (g.head_bands + g.items_s);
+    grid = std::min<std::int64_t>((items + per_block - 1) / per_block, slots_b);
     // Block-private int32 sums stay far from overflow: at most 2^26 voxels per block.
     const std::int64_t voxels = slabs * slab_elems(shape);
     grid = std::max<std::int64_t>(grid, (voxels >> 26) + 1);
-    const std::int64_t items = g.items_x * g.items_y * g.items_s, per_block = dims == 2 ? kWarps : 1;
     grid = std::max<std::int64_t>(1, std::min<std::int64_t>(grid, (items + per_block - 1) / per_block));
     // Dynamic: a warp (2D) or block (3D) takes at most `cap` items, 2^26 voxels a block, and the
     // grid grows until the caps cover every item. Tickets count past the items by one a taker:
     // beyond 32 bits the static schedule, which never gets there (2^32 items are 2^39+ voxels).
-    if (queue != nullptr && items + grid * per_block < (std::int64_t{1} << 32)) {
-      const std::int64_t block_item_voxels = kSegX * kWarps * g.chunk;  // 2D: 8 warps' items; 3D: one
+    if (dynamic && items + grid * per_block < (std::int64_t{1} << 32)) {
+      const std::int64_t block_item_voxels = kSegX * kWarps * std::max(g.chunk, g.head_chunk);  // 2D: 8 warps' items; 3D: one
       g.cap = std::max<std::int64_t>(1, (std::int64_t{1} << 26) / block_item_voxels);
       if (detail::schedule_cap_for_tests() > 0) g.cap = std::min(g.cap, detail::schedule_cap_for_tests());
       grid = std::max(grid, (items + g.cap * per_block - 1) / (g.cap * per_block));
@@ -330,16 +337,20 @@ int min_chunk_3d() {
   const int set = min_chunk_override().planes_3d;
   return set ? set : v;
 }
-// Work items per warp slot (2D) and block slot (3D) of the dynamic schedule, when the image is
-// large enough that the floor above does not decide: more items balance better and cost more halo
-// slabs. The static schedule (gpu-opt-static) keeps the 2 and 1 it was measured with.
-int items_per_slot_2d(bool dynamic) {
-  static const int v = tuning_from_env("REPIX_ECC_OPT_ITEMS_2D", 4);
-  return dynamic ? v : 2;
+// The dynamic schedule's split (Impl::geom): the head's share of the slabs in percent
+// (REPIX_ECC_OPT_HEAD_PCT, 0 for none) and the tail's items per warp slot (2D) or block slot (3D)
+// (REPIX_ECC_OPT_ITEMS_2D / _3D), where the image is large enough that the floors above do not
+// decide: more items balance better and cost more halo slabs and warm-ups.
+int head_pct() {
+  static const int v = [] {
+    const char* e = std::getenv("REPIX_ECC_OPT_HEAD_PCT");
+    return e && std::string(e) == "0" ? 0 : std::min(100, tuning_from_env("REPIX_ECC_OPT_HEAD_PCT", 75));
+  }();
+  return v;
 }
-int items_per_slot_3d(bool dynamic) {
-  static const int v = tuning_from_env("REPIX_ECC_OPT_ITEMS_3D", 4);
-  return dynamic ? v : 1;
+int items_per_slot(int dims) {
+  static const int v2 = tuning_from_env("REPIX_ECC_OPT_ITEMS_2D", 8), v3 = tuning_from_env("REPIX_ECC_OPT_ITEMS_3D", 8);
+  return dims == 2 ? v2 : v3;
 }
 bool dynamic_schedule(int mode) {
   const int set = schedule_override().dynamic;

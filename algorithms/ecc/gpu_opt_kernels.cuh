@@ -45,7 +45,10 @@ struct Geom {
   std::int64_t b0 = 0;                     // image slab of the buffer's first slab
   std::int64_t s0 = 0, s1 = 0;             // slabs to compute
   std::int64_t items_x = 1, items_y = 1, items_s = 1;
-  std::int64_t chunk = 1;                  // slabs per work item
+  std::int64_t chunk = 1;                  // slabs per work item (after the head)
+  // The dynamic schedule's head: its first head_bands * (items a band) items have head_chunk slabs
+  // each (item_span), one a warp (2D) or block (3D); items_s bands of `chunk` slabs follow.
+  std::int64_t head_bands = 0, head_chunk = 0;
   // The dynamic schedule's counters (wants_ticket): [0] the next ticket, [1] the blocks done; zero
   // between launches. nullptr: the static schedule.
   std::uint32_t* queue = nullptr;
@@ -62,6 +65,22 @@ struct Geom {
 // the next. The ticket for the next item is taken as an item starts, its atomic's latency hidden
 // behind the item. At most Geom::cap items each keep a block's int32 sums to 2^26 voxels; the
 // engine sizes the grid so that the caps cover every item.
+
+// Item `item`'s place: its index within its band (`per_band` items a band) and its slabs
+// [first, last): the head's bands of head_chunk slabs, then bands of `chunk` slabs.
+struct ItemSpan {
+  std::int64_t in_band, first, last;
+};
+__device__ __forceinline__ ItemSpan item_span(const Geom& g, std::int64_t item, std::int64_t per_band) {
+  const std::int64_t head_items = g.head_bands * per_band;
+  const bool head = item < head_items;
+  const std::int64_t j = head ? item : item - head_items, band = j / per_band, chunk = head ? g.head_chunk : g.chunk;
+  ItemSpan s;
+  s.in_band = j - band * per_band;
+  s.first = g.s0 + (head ? 0 : g.head_bands * g.head_chunk) + band * chunk;
+  s.last = min(s.first + chunk, g.s1);
+  return s;
+}
 
 // Whether a warp (block) takes a ticket after its `taken`-th item (uniform across it).
 __device__ __forceinline__ bool wants_ticket(const Geom& g, std::int64_t taken) {
@@ -641,11 +660,12 @@ MinBlocks& min_blocks_override();
 // rows and 16 planes; set_min_chunk_for_tests wins).
 int min_chunk_2d();
 int min_chunk_3d();
-// Items per warp slot (2D) and block slot (3D): the dynamic schedule's (REPIX_ECC_OPT_ITEMS_2D /
-// _3D, else 4 and 4) or the static one's (2 and 1); whether an engine of this mode schedules
-// dynamically (set_schedule_for_tests wins); the tests' cap on items a taker (0: none).
-int items_per_slot_2d(bool dynamic);
-int items_per_slot_3d(bool dynamic);
+// The dynamic schedule's head share in percent (REPIX_ECC_OPT_HEAD_PCT, else 75) and its tail's
+// items per warp slot (2D) or block slot (3D) (REPIX_ECC_OPT_ITEMS_2D / _3D, else 8); whether an
+// engine of this mode schedules dynamically (set_schedule_for_tests wins); the tests' cap on items
+// a taker (0: none).
+int head_pct();
+int items_per_slot(int dims);
 bool dynamic_schedule(int mode);
 std::int64_t schedule_cap_for_tests();
 // The kernel for an element type and dims: 16-byte vector loads or not; accumulating, or emitting
