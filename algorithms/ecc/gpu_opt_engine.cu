@@ -232,9 +232,9 @@ struct Engine::Impl {
     // taken by tickets: whoever is done first takes the next. Static (gpu-opt-static): 2 items a
     // warp slot in 2D, 1 a block slot in 3D, as measured before the tickets.
     std::int64_t tail = slabs;
-    if (dynamic && detail::head_pct() > 0 && takers / per_band > 0) {
+    if (dynamic && detail::head_pct(dims) > 0 && takers / per_band > 0) {
       const std::int64_t bands = takers / per_band;
-      const std::int64_t chunk = slabs * detail::head_pct() / 100 / bands / 3 * 3;
+      const std::int64_t chunk = slabs * detail::head_pct(dims) / 100 / bands / 3 * 3;
       if (chunk >= floor && chunk >= 3) {
         g.head_bands = bands;
         g.head_chunk = chunk;
@@ -337,16 +337,21 @@ int min_chunk_3d() {
   const int set = min_chunk_override().planes_3d;
   return set ? set : v;
 }
-// The dynamic schedule's split (Impl::geom): the head's share of the slabs in percent
-// (REPIX_ECC_OPT_HEAD_PCT, 0 for none) and the tail's items per warp slot (2D) or block slot (3D)
-// (REPIX_ECC_OPT_ITEMS_2D / _3D), where the image is large enough that the floors above do not
-// decide: more items balance better and cost more halo slabs and warm-ups.
-int head_pct() {
-  static const int v = [] {
-    const char* e = std::getenv("REPIX_ECC_OPT_HEAD_PCT");
-    return e && std::string(e) == "0" ? 0 : std::min(100, tuning_from_env("REPIX_ECC_OPT_HEAD_PCT", 75));
-  }();
-  return v;
+// The dynamic schedule's split (Impl::geom), where the image is large enough that the floors above
+// do not decide: the head's share of the slabs in percent (REPIX_ECC_OPT_HEAD_PCT_2D / _3D, 0 for
+// none, at most 100) and the tail's items per warp slot (2D) or block slot (3D)
+// (REPIX_ECC_OPT_ITEMS_2D / _3D). More and smaller items balance better and cost more warm-ups and
+// halo slabs; on GRF data in 2D they also cost locality: a block's table meets more new keys when
+// its warps' items come from all over the image (NOTES-gpu-opt.md, "Dynamic schedule").
+namespace {
+int pct_from_env(const char* name, int fallback) {
+  const char* e = std::getenv(name);
+  return e && std::string(e) == "0" ? 0 : std::min(100, tuning_from_env(name, fallback));
+}
+}  // namespace
+int head_pct(int dims) {
+  static const int v2 = pct_from_env("REPIX_ECC_OPT_HEAD_PCT_2D", 60), v3 = pct_from_env("REPIX_ECC_OPT_HEAD_PCT_3D", 75);
+  return dims == 2 ? v2 : v3;
 }
 int items_per_slot(int dims) {
   static const int v2 = tuning_from_env("REPIX_ECC_OPT_ITEMS_2D", 8), v3 = tuning_from_env("REPIX_ECC_OPT_ITEMS_3D", 8);
