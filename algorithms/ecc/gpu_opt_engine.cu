@@ -350,7 +350,7 @@ int pct_from_env(const char* name, int fallback) {
 }
 }  // namespace
 int head_pct(int dims) {
-  static const int v2 = pct_from_env("REPIX_ECC_OPT_HEAD_PCT_2D", 60), v3 = pct_from_env("REPIX_ECC_OPT_HEAD_PCT_3D", 75);
+  static const int v2 = pct_from_env("REPIX_ECC_OPT_HEAD_PCT_2D", 40), v3 = pct_from_env("REPIX_ECC_OPT_HEAD_PCT_3D", 75);
   return dims == 2 ? v2 : v3;
 }
 int items_per_slot(int dims) {

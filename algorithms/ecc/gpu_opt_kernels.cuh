@@ -660,7 +660,7 @@ MinBlocks& min_blocks_override();
 // rows and 16 planes; set_min_chunk_for_tests wins).
 int min_chunk_2d();
 int min_chunk_3d();
-// The dynamic schedule's head share in percent (REPIX_ECC_OPT_HEAD_PCT_2D / _3D, else 60 and 75)
+// The dynamic schedule's head share in percent (REPIX_ECC_OPT_HEAD_PCT_2D / _3D, else 40 and 75)
 // and its tail's items per warp slot (2D) or block slot (3D) (REPIX_ECC_OPT_ITEMS_2D / _3D, else
 // 8); whether an engine of this mode schedules dynamically (set_schedule_for_tests wins); the
 // tests' cap on items a taker (0: none).
