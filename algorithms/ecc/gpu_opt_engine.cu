@@ -200,66 +200,21 @@ struct Engine::Impl {
     }
   }
 
-  // Launch geometry for slabs [s0, s1); `queue`: the lane's dynamic-schedule counters, or nullptr
-  // for the static schedule.
+  // Launch geometry for slabs [s0, s1) (split_items); `queue`: the lane's dynamic-schedule
+  // counters, or nullptr for the static schedule.
   Geom geom(std::int64_t b0, std::int64_t s0, std::int64_t s1, int bps, std::uint32_t* queue,
             std::int64_t& grid) const {
-    Geom g;
-    g.nx = shape.nx;
-    g.ny = dims == 3 ? shape.ny : shape.ny;
-    g.nz = dims == 3 ? shape.nz : 1;
-    g.b0 = b0;
-    g.s0 = s0;
-    g.s1 = s1;
-    const std::int64_t slabs = s1 - s0;
-    const std::int64_t slots_b = static_cast<std::int64_t>(bps) * sms;
-    g.items_x = (shape.nx + kSegX - 1) / kSegX;
-    g.items_y = dims == 3 ? (shape.ny + kWarps - 1) / kWarps : 1;
-    // A band of slabs is cut into `per_band` items (2D: 128-column segments taken by warps; 3D:
-    // 128 x 8 tiles taken by blocks); `takers` warps or blocks are resident at once.
-    const std::int64_t per_band = g.items_x * g.items_y, per_block = dims == 2 ? kWarps : 1;
-    const std::int64_t takers = slots_b * per_block;
-    const std::int64_t floor = dims == 2 ? detail::min_chunk_2d() : detail::min_chunk_3d();
-    const bool dynamic = queue != nullptr;
-    // Slabs an item: ~`per` items a taker over `n` slabs, at least the floor (an item's warm-up
-    // costs 2 slabs), in whole 3-slab steps of the kernels' loops, at most `n`.
-    auto chunk_for = [&](std::int64_t n, std::int64_t per) {
-      std::int64_t c = (per_band * n + per * takers - 1) / (per * takers);
-      c = (std::max(c, floor) + 2) / 3 * 3;
-      return std::max<std::int64_t>(1, std::min(c, n));
-    };
-    // Dynamic: the head -- one item a taker, head_pct() % of the slabs -- then a tail of small items
-    // taken by tickets: whoever is done first takes the next. Static (gpu-opt-static): 2 items a
-    // warp slot in 2D, 1 a block slot in 3D, as measured before the tickets.
-    std::int64_t tail = slabs;
-    if (dynamic && detail::head_pct(dims) > 0 && takers / per_band > 0) {
-      const std::int64_t bands = takers / per_band;
-      const std::int64_t chunk = slabs * detail::head_pct(dims) / 100 / bands / 3 * 3;
-      if (chunk >= floor && chunk >= 3) {
-        g.head_bands = bands;
-        g.head_chunk = chunk;
-        tail = slabs - bands * chunk;
-      }
-    }
-    g.chunk = chunk_for(std::max<std::int64_t>(tail, 1), dynamic ? detail::items_per_slot(dims) : (dims == 2 ? 2 : 1));
-    g.items_s = (tail + g.chunk - 1) / g.chunk;
-    const std::int64_t items = per_band * (g.head_bands + g.items_s);
-    grid = std::min<std::int64_t>((items + per_block - 1) / per_block, slots_b);
-    // Block-private int32 sums stay far from overflow: at most 2^26 voxels per block.
-    const std::int64_t voxels = slabs * slab_elems(shape);
-    grid = std::max<std::int64_t>(grid, (voxels >> 26) + 1);
-    grid = std::max<std::int64_t>(1, std::min<std::int64_t>(grid, (items + per_block - 1) / per_block));
-    // Dynamic: a warp (2D) or block (3D) takes at most `cap` items, 2^26 voxels a block, and the
-    // grid grows until the caps cover every item. Tickets count past the items by one a taker:
-    // beyond 32 bits the static schedule, which never gets there (2^32 items are 2^39+ voxels).
-    if (dynamic && items + grid * per_block < (std::int64_t{1} << 32)) {
-      const std::int64_t block_item_voxels = kSegX * kWarps * std::max(g.chunk, g.head_chunk);  // 2D: 8 warps' items; 3D: one
-      g.cap = std::max<std::int64_t>(1, (std::int64_t{1} << 26) / block_item_voxels);
-      if (detail::schedule_cap_for_tests() > 0) g.cap = std::min(g.cap, detail::schedule_cap_for_tests());
-      grid = std::max(grid, (items + g.cap * per_block - 1) / (g.cap * per_block));
-      g.queue = queue;
-    }
-    return g;
+    SplitParams p;
+    p.dims = dims;
+    p.nx = shape.nx;
+    p.ny = shape.ny;
+    p.nz = shape.nz;
+    p.slots_b = static_cast<std::int64_t>(bps) * sms;
+    p.floor = dims == 2 ? detail::min_chunk_2d() : detail::min_chunk_3d();
+    p.head_pct = detail::head_pct(dims);
+    p.items_per_slot = detail::items_per_slot(dims);
+    p.cap_for_tests = detail::schedule_cap_for_tests();
+    return split_items(p, b0, s0, s1, queue, grid);
   }
 
   bool vec_ok(const void* buf) const {

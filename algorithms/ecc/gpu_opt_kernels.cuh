@@ -11,12 +11,10 @@
 #include "core/gpu/block_hash.cuh"
 #include "ecc/gpu_opt.cuh"  // opt::Mode
 #include "ecc/gpu_opt_core.cuh"
+#include "ecc/gpu_opt_schedule.hpp"
 
 namespace repix::ecc::opt::detail {
 
-constexpr int kRun = 4;                    // voxels per thread along x
-constexpr int kSegX = 32 * kRun;           // columns per warp (and per 3D tile)
-constexpr int kWarps = 8;                  // warps per block
 constexpr int kThreads = kWarps * 32;
 constexpr int kLog2Smem = 12;              // block hash table: 4096 slots
 constexpr int kSmemProbes = 16;
@@ -40,59 +38,9 @@ struct EmitOut {
   int* changes = nullptr;
 };
 
-struct Geom {
-  std::int64_t nx = 1, ny = 1, nz = 1;     // 2D: nz = 1, slabs are rows
-  std::int64_t b0 = 0;                     // image slab of the buffer's first slab
-  std::int64_t s0 = 0, s1 = 0;             // slabs to compute
-  std::int64_t items_x = 1, items_y = 1, items_s = 1;
-  std::int64_t chunk = 1;                  // slabs per work item (after the head)
-  // The dynamic schedule's head: its first head_bands * (items a band) items have head_chunk slabs
-  // each (item_span), one a warp (2D) or block (3D); items_s bands of `chunk` slabs follow.
-  std::int64_t head_bands = 0, head_chunk = 0;
-  // The dynamic schedule's counters (wants_ticket): [0] the next ticket, [1] the blocks done; zero
-  // between launches. nullptr: the static schedule.
-  std::uint32_t* queue = nullptr;
-  std::int64_t cap = 1;                    // dynamic: the most items a warp (2D) or block (3D) takes
-};
 
-// ---- work distribution ----------------------------------------------------------------------
-// Static: a warp (2D) or block (3D) takes the item of its launch index, then every grid stride
-// after it, which balances only when items cost alike. On GRF data they do not: Nsight Compute of
-// the 2D kernel at 8192^2 (lent H100, 54c80f5) had the busiest SM sub-partition execute 22 % more
-// instructions than the mean (uniform data: 3 %), and warps stalled at the block's last barrier,
-// waiting for a slow sibling, 1.04 per issue against 0.23. Dynamic (Geom::queue): the first item
-// is the same, each later one a ticket from a per-launch counter, so whoever is done first takes
-// the next. The ticket for the next item is taken as an item starts, its atomic's latency hidden
-// behind the item. At most Geom::cap items each keep a block's int32 sums to 2^26 voxels; the
-// engine sizes the grid so that the caps cover every item.
+// ---- work distribution (gpu_opt_schedule.hpp) ---------------------------------------------
 
-// Item `item`'s place: its index within its band (`per_band` items a band) and its slabs
-// [first, last): the head's bands of head_chunk slabs, then bands of `chunk` slabs.
-struct ItemSpan {
-  std::int64_t in_band, first, last;
-};
-__device__ __forceinline__ ItemSpan item_span(const Geom& g, std::int64_t item, std::int64_t per_band) {
-  const std::int64_t head_items = g.head_bands * per_band;
-  const bool head = item < head_items;
-  const std::int64_t j = head ? item : item - head_items, band = j / per_band, chunk = head ? g.head_chunk : g.chunk;
-  ItemSpan s;
-  s.in_band = j - band * per_band;
-  s.first = g.s0 + (head ? 0 : g.head_bands * g.head_chunk) + band * chunk;
-  s.last = min(s.first + chunk, g.s1);
-  return s;
-}
-
-// Whether a warp (block) takes a ticket after its `taken`-th item (uniform across it).
-__device__ __forceinline__ bool wants_ticket(const Geom& g, std::int64_t taken) {
-  return g.queue != nullptr && taken < g.cap;
-}
-// The item after `item`: the static stride's, the ticket's (tickets count from `stride`, past every
-// first item), or none (nitems) when no ticket was taken.
-__device__ __forceinline__ std::int64_t item_after(const Geom& g, std::int64_t item, std::int64_t stride,
-                                                   bool took, std::uint32_t ticket, std::int64_t nitems) {
-  if (g.queue == nullptr) return item + stride;
-  return took ? stride + static_cast<std::int64_t>(ticket) : nitems;
-}
 // The last block of a dynamic launch zeroes its counters for the next launch on them. Call after a
 // __syncthreads behind the block's loop: every warp of every block done has taken its last ticket.
 __device__ __forceinline__ void release_queue(const Geom& g) {
