@@ -136,11 +136,12 @@ TEST(EccGpuOpt, SmallWorkItemsEqualSeq) {
   }
 }
 
-// The work distribution (gpu_opt_kernels.cuh): static strides, dynamic tickets, and tickets
+// The work distribution (gpu_opt_schedule.hpp): static strides, dynamic tickets, and tickets
 // capped at 1 or 2 items a warp (2D) or block (3D), where the grid must grow to cover every item;
 // small floors make many items. On an H100 (132 SMs) the larger shapes at floor 1 also have a
-// dynamic head (Geom::head_bands: 1030 x 1500 and 130 x 64 x 120 leave 3 or more slabs an item). A ticket counter left non-zero by a launch would skip items of the
-// next one on its lane: each plan computes twice, and gpu-stream runs many chunks on 1-3 lanes.
+// dynamic head (Geom::head_bands: 1030 x 1500 and 130 x 64 x 120 leave 3 or more slabs an item).
+// A ticket counter left non-zero by a launch would skip items of the next one on its lane: each
+// plan computes twice, and gpu-stream runs many chunks on 1-3 lanes.
 TEST(EccGpuOpt, SchedulesEqualSeq) {
   REPIX_NEED_GPU();
   struct Restore {
