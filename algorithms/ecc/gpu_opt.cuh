@@ -56,7 +56,7 @@ void set_min_blocks_for_tests(int blocks_2d, int blocks_3d);
 // Tests: the least rows (2D) and planes (3D) a work item covers, for plans set up after the call;
 // 0 keeps the default (REPIX_ECC_OPT_MIN_CHUNK_2D / REPIX_ECC_OPT_MIN_CHUNK_3D, else 24 and 16).
 void set_min_chunk_for_tests(int rows_2d, int planes_3d);
-// Tests: the work distribution (gpu_opt_kernels.cuh) for launches after the call: `dynamic` 1
+// Tests: the work distribution (gpu_opt_schedule.hpp) for launches after the call: `dynamic` 1
 // (tickets), 0 (static strides) or -1 (the plan's: static for gpu-opt-static, else dynamic); `cap`
 // > 0 bounds the items a warp (2D) or block (3D) takes below what the int32 sums allow, so that the
 // grid grows.
@@ -170,7 +170,7 @@ std::unique_ptr<DevicePlan> make_gpu_opt_plan();
 // A variant of an ablation step after gpu-opt: OptPlan(mode) as its plan, and end to end a
 // plan per call under the NVTX range "ecc/<id>" (gpu_opt.cu).
 Variant make_opt_step_variant(std::string id, std::string step, std::string description, int mode);
-// The ablation steps after gpu-opt (gpu_opt_direct.cu, gpu_opt_warp.cu).
+// The ablation steps around gpu-opt (gpu_opt_static.cu, gpu_opt_direct.cu, gpu_opt_warp.cu).
 Variant gpu_opt_static_variant();
 Variant gpu_opt_direct_variant();
 Variant gpu_opt_warp_variant();

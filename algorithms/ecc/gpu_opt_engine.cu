@@ -272,7 +272,7 @@ MinChunk& min_chunk_override() {
   return m;
 }
 struct ScheduleOverride {  // set_schedule_for_tests
-  int dynamic = -1;        // -1: the environment's or the default
+  int dynamic = -1;        // -1: the plan's (static for gpu-opt-static)
   std::int64_t cap = 0;    // 0: none
 };
 ScheduleOverride& schedule_override() {
