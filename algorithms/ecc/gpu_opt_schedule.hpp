@@ -15,6 +15,7 @@ constexpr int kRun = 4;                    // voxels per thread along x
 constexpr int kSegX = 32 * kRun;           // columns per warp (and per 3D tile)
 constexpr int kWarps = 8;                  // warps per block
 
+// A launch's geometry (split_items): the slabs it computes and how they are cut into work items.
 struct Geom {
   std::int64_t nx = 1, ny = 1, nz = 1;     // 2D: nz = 1, slabs are rows
   std::int64_t b0 = 0;                     // image slab of the buffer's first slab
