@@ -144,6 +144,10 @@ struct Engine::Impl {
   // schedule counters (Geom::queue); reset() and finish() zero them all.
   static constexpr int kQueueLanes = 16;
   DeviceBuffer<std::uint32_t> keys, present, list, counters;
+  // A lane's dynamic-schedule counters; nullptr (the static schedule) for lanes beyond them.
+  std::uint32_t* queue_for(int lane) const {
+    return lane >= 0 && lane < kQueueLanes ? counters.get() + 2 + 2 * lane : nullptr;
+  }
   DeviceBuffer<unsigned long long> vcec;
   DeviceBuffer<std::uint32_t> out_keys;
   DeviceBuffer<long long> out_vcec;
@@ -247,12 +251,8 @@ int ecc3d_min_blocks() {
 }
 }  // namespace detail
 
-// The floor of a work item's slabs. Small images are the case it decides: at 24 rows a 2048^2
-// image is 1376 items, one a warp of 172 blocks (IPC 1.0 under Nsight Compute, most SMs at one
-// block), and a 4 MiB chunk of gpu-stream's pipeline 352 items on 44 blocks. Smaller floors give
-// more warps and more halo rows (2 an item); REPIX_ECC_OPT_MIN_CHUNK_2D / _3D (1..4096) set them
-// for the tuning runs until measurements pick the defaults. A sweep that mistyped its floor must
-// not measure the default unawares: a set but malformed value is an error.
+// The tuning variables (floors, head shares, items a slot) are read once a process. A sweep that
+// mistyped one must not measure the default unawares: a set but malformed value is an error.
 int tuning_from_env(const char* name, int fallback) {
   const char* e = std::getenv(name);
   if (!e) return fallback;
@@ -282,6 +282,11 @@ ScheduleOverride& schedule_override() {
 }  // namespace
 
 namespace detail {
+// The floor of a work item's slabs. Small images are the case it decides: at 24 rows a 2048^2
+// image is 1376 items, one a warp of 172 blocks (IPC 1.0 under Nsight Compute, most SMs at one
+// block), and a 4 MiB chunk of gpu-stream's pipeline 352 items on 44 blocks. Smaller floors give
+// more warps and more halo rows (2 an item); REPIX_ECC_OPT_MIN_CHUNK_2D / _3D (1..4096) set them
+// for the tuning runs (results/nvidia-h100-80gb-hbm3/issue15-schedule/callI-chunk-*).
 int min_chunk_2d() {
   static const int v = tuning_from_env("REPIX_ECC_OPT_MIN_CHUNK_2D", 24);
   const int set = min_chunk_override().rows_2d;
@@ -449,8 +454,7 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
   Impl& m = *impl_;
   if (s1 <= s0) return;
   std::int64_t grid = 1;
-  std::uint32_t* queue = detail::dynamic_schedule(m.mode) && lane >= 0 && lane < Impl::kQueueLanes
-                             ? m.counters.get() + 2 + 2 * lane : nullptr;
+  std::uint32_t* queue = detail::dynamic_schedule(m.mode) ? m.queue_for(lane) : nullptr;
   const Geom g = m.geom(b0, s0, s1, m.blocks_per_sm, queue, grid);
   const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, m.mode);
   launch(k, grid, s, buf, g, m.acc(), EmitOut{});

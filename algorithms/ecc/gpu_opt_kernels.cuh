@@ -38,7 +38,6 @@ struct EmitOut {
   int* changes = nullptr;
 };
 
-
 // ---- work distribution (gpu_opt_schedule.hpp) ---------------------------------------------
 
 // The last block of a dynamic launch zeroes its counters for the next launch on them. Call after a
