@@ -28,19 +28,13 @@ void OptPlan::setup(const InputDesc& in, const Options&, cudaStream_t) {
   engine_.setup(in.dtype, in.shape, false);
 }
 
-void OptPlan::accumulate_all(const void* d_input, cudaStream_t stream) {
-  used_fallback_ = false;
-  engine_.reset(stream);
-  engine_.accumulate(d_input, 0, 0, slab_count(shape_), stream);
-}
-
-// compute() waits for nothing, whatever the type: float images queue the gather and the
-// read-back of the curve's pairs (compute_queued), and result() waits once (collect), running the
-// exact fallback there when the table overflowed. Up to c878c9e float compute() waited for an
-// 8-byte overflow flag, a host round trip inside every kernel-scope sample (8192^2 uniform on the
-// lent H100, same call: 0.179 against 0.174 ms without it), where the integer types waited in
-// result() only. A compute() whose result() is never asked (the timed
-// repetitions) leaves its read-back to be overwritten, in stream order, by the next one's.
+// compute() waits for nothing: it queues the pass and its read-back (compute_queued), and result()
+// waits once (collect), running the exact fallback there when the float table overflowed. Up to
+// c878c9e float compute() waited for an 8-byte overflow flag, a host round trip inside every
+// kernel-scope sample (8192^2 uniform on the lent H100, same call: 0.179 against 0.174 ms without
+// it). A compute() whose result() is never asked (the timed repetitions) leaves its read-back to be
+// overwritten, in stream order, by the next one's. Integer images do the same since the finishing
+// kernel (before it, their kernel-scope samples stopped at the pass and result() read the bins).
 void OptPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
   if (pending_) {
     // On another stream, the earlier read-back could land after this one's.
@@ -48,17 +42,15 @@ void OptPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
     engine_.drop_queued();
     pending_ = false;
   }
-  if (dtype_ != DType::f32) {
-    accumulate_all(in.at(0), stream);  // result() reads the bins back
-    return;
-  }
   compute_queued(in.at(0), stream);
   pending_ = true;
   pending_stream_ = stream;
 }
 
 void OptPlan::compute_queued(const void* d_input, cudaStream_t stream) {
-  accumulate_all(d_input, stream);
+  used_fallback_ = false;
+  engine_.reset(stream);
+  engine_.accumulate(d_input, 0, 0, slab_count(shape_), stream);
   queued_input_ = d_input;
   engine_.finish_queued(stream);
 }
@@ -75,11 +67,9 @@ Curve OptPlan::collect(cudaStream_t stream) {
 Curve OptPlan::result(cudaStream_t stream) {
   if (pending_) {
     pending_ = false;
-    float_curve_ = collect(stream);
-    return float_curve_;
+    curve_ = collect(stream);
   }
-  if (dtype_ == DType::f32) return float_curve_;  // result() asked again
-  return engine_.curve(stream);
+  return curve_;  // result() asked again: the last one
 }
 
 std::unique_ptr<DevicePlan> make_gpu_opt_plan() { return std::make_unique<OptPlan>(); }

@@ -81,7 +81,8 @@ class Engine {
   // the overflow fallback. 0 restores the automatic size. Reallocates when already set up.
   void set_global_capacity(std::size_t slots);
 
-  // Clears the accumulator (asynchronous).
+  // Clears the accumulator (asynchronous) where a pass left it in use: finish_queued()'s kernel
+  // leaves it empty, so after a finished pass this queues nothing.
   void reset(cudaStream_t s);
   // Adds the contributions of slabs [s0, s1) of the image, read from a device buffer whose first
   // slab is image slab b0 and which holds every image slab of [s0 - 1, s1 + 1) (asynchronous).
@@ -89,20 +90,14 @@ class Engine {
   // their work items dynamically; higher lanes take the static schedule).
   void accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::int64_t s1,
                   cudaStream_t s, int lane = 0);
-  // After the last accumulate(): float inputs compact the hash table and synchronise `s` (a
-  // 8-byte read-back) and return true when the global table overflowed (the accumulated VCEC is
-  // then incomplete: use the fallback). Integer inputs never overflow and never synchronise.
-  bool finish(cudaStream_t s);
-  // The curve of the accumulated slabs (after finish() returned false). Synchronises `s`.
-  Curve curve(cudaStream_t s);
 
-  // finish() and curve() with one host synchronisation instead of two, for callers that keep
-  // several engines busy (BatchRunner). finish_queued() queues the float gather and the
-  // read-back into pinned memory of the counters and of the first few thousand (value, VCEC)
-  // pairs, or of the integer bins; nothing waits. collect() synchronises `s` and returns false
-  // when the float table overflowed (use the fallback), else the curve in `out`; a float image
-  // with more distinct values than were read back costs one more copy and synchronisation, and
-  // later images read back that many. Every finish_queued() is followed by one collect().
+  // After the last accumulate(): finish_queued() queues one kernel that writes the accumulated
+  // values into pinned host memory (float: the counters and the first few thousand (value, VCEC)
+  // pairs; integers: the values that occur and their VCEC) and empties the accumulator for the
+  // next pass; nothing waits. collect() synchronises `s` and returns false when the float table
+  // overflowed (use the fallback), else the curve in `out`; a float image with more distinct
+  // values than were read back costs one more copy and synchronisation, and later images read
+  // back that many. Every finish_queued() is followed by one collect() or drop_queued().
   void finish_queued(cudaStream_t s);
   bool collect(cudaStream_t s, Curve& out);
   // Forgets a finish_queued() no one will collect (the next one's read-back, queued behind it on
@@ -135,10 +130,10 @@ class OptPlan final : public DevicePlan {
   void compute(const DeviceInputs& in, cudaStream_t stream) override;
   Curve result(cudaStream_t stream) override;
   Stats stats() const override { return {used_fallback_}; }
-  // compute() then result() without the host synchronisation compute() makes for float images:
-  // compute_queued() queues the pass and its read-back on `stream`; collect() waits once and
-  // returns the curve, running the exact fallback (synchronously) when the table overflowed.
-  // `d_input` must stay valid until collect(). For BatchRunner's per-image path.
+  // compute() then result() as two steps a caller can interleave with other work: compute_queued()
+  // queues the pass and its read-back on `stream`; collect() waits once and returns the curve,
+  // running the exact fallback (synchronously) when the float table overflowed. `d_input` must
+  // stay valid until collect(). For BatchRunner's per-image path and gpu-opt's end to end.
   void compute_queued(const void* d_input, cudaStream_t stream);
   Curve collect(cudaStream_t stream);
   // True when the last computation overflowed the global hash table and took the exact
@@ -148,17 +143,14 @@ class OptPlan final : public DevicePlan {
   void set_global_capacity_for_tests(std::size_t slots) { engine_.set_global_capacity(slots); }
 
  private:
-  // Resets the accumulator and queues the pass over the whole image.
-  void accumulate_all(const void* d_input, cudaStream_t stream);
-
   opt::Engine engine_;
   Shape shape_;
   DType dtype_ = DType::f32;
   bool used_fallback_ = false;
   const void* queued_input_ = nullptr;  // compute_queued()'s input, for collect()'s fallback
-  bool pending_ = false;                // compute() queued a float read-back that result() collects
+  bool pending_ = false;                // compute() queued a read-back that result() collects
   cudaStream_t pending_stream_ = nullptr;
-  Curve float_curve_;                   // the last collected float curve
+  Curve curve_;                         // the last collected curve
 };
 
 // gpu-opt end to end (host image in, curve out; the default of `repix run ecc` on a GPU). Small

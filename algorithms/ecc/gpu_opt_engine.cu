@@ -2,6 +2,7 @@
 // over slab ranges (whole images, or gpu-stream's chunks), the read-back into a curve, and the
 // exact sort-based fallback for float images whose distinct values overflow the global table.
 // See NOTES-gpu-opt.md.
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>
@@ -24,17 +25,93 @@ namespace {
 
 // ---- finishing (float) -------------------------------------------------------------------------
 
-// Copies the occupied slots (in insertion order) out of the global table and clears them, so the
-// table is empty again for the next compute() without a full memset.
-__global__ void gather_kernel(GlobalAcc acc, std::uint32_t* out_keys, long long* out_vcec) {
+// The finishing kernels write the curve's raw material straight into the engine's pinned read-back
+// buffer (mapped: a kernel stores to host memory over PCIe) and leave the global accumulator empty
+// for the next pass. Until then a pass cost, besides its kernel, a gather kernel, three device-to-
+// host copies and a memset (float), or three memsets before and two copies after it (integers):
+// each a stream operation of a few microseconds, most of the "fixed" part of a kernel-scope sample
+// and of a small image's end to end (NOTES-gpu-opt.md, "Finishing").
+
+// Float: the occupied slots (in insertion order) as (key, VCEC) pairs: the first `spec` into host
+// memory after the header [n, overflow flag], the rest into the device arrays `rest_*` (collect()
+// copies them when n > spec); each slot cleared. The last block to finish writes the header and
+// zeroes the counters (every block has read n by then).
+__global__ void finish_hash_kernel(GlobalAcc acc, std::uint32_t spec, std::uint32_t* host_head,
+                                   std::uint32_t* host_keys, long long* host_vcec, std::uint32_t* rest_keys,
+                                   long long* rest_vcec, std::uint32_t* done) {
   const std::uint32_t n = acc.counters[0];
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     const std::uint32_t slot = acc.list[i];
-    out_keys[i] = acc.keys[slot];
-    out_vcec[i] = static_cast<long long>(acc.vcec[slot]);
+    const std::uint32_t key = acc.keys[slot];
+    const long long v = static_cast<long long>(acc.vcec[slot]);
+    if (i < spec) {
+      host_keys[i] = key;
+      host_vcec[i] = v;
+    } else {
+      rest_keys[i] = key;
+      rest_vcec[i] = v;
+    }
     acc.keys[slot] = kEmptyKey;
     acc.vcec[slot] = 0;
   }
+  __syncthreads();  // this block's threads have all read n
+  if (threadIdx.x != 0) return;
+  __threadfence();
+  if (atomicAdd(done, 1u) != gridDim.x - 1) return;
+  host_head[0] = n;
+  host_head[1] = acc.counters[1];
+  acc.counters[0] = 0;
+  acc.counters[1] = 0;
+  *done = 0;
+}
+
+// Integers: the values that occur, with their VCEC, compacted a segment of kSegmentBins values a
+// block (block s writes its count to host_counts[s] and its entries from index s * kSegmentBins);
+// bins and occurrence cleared. A value that does not occur has VCEC 0 (a voxel's change goes to its
+// own value), so the host's running sum over the entries is the curve. uint16 images of few values
+// write a few hundred entries where the whole bins were 520 KiB.
+constexpr int kSegmentBins = 1024;
+constexpr int kFinishThreads = 256;
+constexpr int kBinsPerThread = kSegmentBins / kFinishThreads;  // 4, inside one occurrence word
+__global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc acc, int nbins, bool bits,
+                                                                     std::uint32_t* host_counts,
+                                                                     std::uint32_t* host_values,
+                                                                     long long* host_vcec) {
+  using Scan = cub::BlockScan<int, kFinishThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  const int first = blockIdx.x * kSegmentBins + threadIdx.x * kBinsPerThread;
+  bool occurs[kBinsPerThread];
+  long long v[kBinsPerThread];
+  int count = 0;
+#pragma unroll
+  for (int k = 0; k < kBinsPerThread; ++k) {
+    const int i = first + k;
+    occurs[k] = i < nbins && (bits ? ((acc.present[i >> 5] >> (i & 31)) & 1u) != 0 : acc.present[i] != 0);
+    v[k] = i < nbins ? static_cast<long long>(acc.vcec[i]) : 0;
+    count += occurs[k] ? 1 : 0;
+  }
+  int at = 0, total = 0;
+  Scan(scan).ExclusiveSum(count, at, total);
+  const std::size_t seg = static_cast<std::size_t>(blockIdx.x) * kSegmentBins;
+#pragma unroll
+  for (int k = 0; k < kBinsPerThread; ++k) {
+    if (!occurs[k]) continue;
+    host_values[seg + at] = static_cast<std::uint32_t>(first + k);
+    host_vcec[seg + at] = v[k];
+    ++at;
+  }
+#pragma unroll
+  for (int k = 0; k < kBinsPerThread; ++k)
+    if (first + k < nbins) acc.vcec[first + k] = 0;
+  __syncthreads();  // the 8 threads that share an occurrence word have all read it
+  if (bits) {
+    if (first < nbins) acc.present[first >> 5] = 0;  // 8 threads store the same 0
+  } else {
+#pragma unroll
+    for (int k = 0; k < kBinsPerThread; ++k)
+      if (first + k < nbins) acc.present[first + k] = 0;
+  }
+  if (threadIdx.x == 0) host_counts[blockIdx.x] = static_cast<std::uint32_t>(total);
 }
 
 // Smallest (linear index * 2 + is_inf) of a non-finite value among n floats at linear index
@@ -110,17 +187,40 @@ Curve curve_from_pairs(const std::uint32_t* k, const long long* v, std::size_t n
   return c;
 }
 
-// The curve of the integer path's direct bins: VCEC per value, occurrence a word per value (uint8)
-// or, with `bits`, a bit per value (uint16: bit i % 32 of word i / 32; GlobalAcc::present).
-Curve curve_from_direct_bins(const unsigned long long* v, const std::uint32_t* p, std::size_t nb, bool bits) {
-  std::vector<float> values(nb);
-  std::vector<std::int64_t> vc(nb), pr(nb);
-  for (std::size_t i = 0; i < nb; ++i) {
-    values[i] = static_cast<float>(i);
-    vc[i] = static_cast<std::int64_t>(v[i]);
-    pr[i] = (bits ? (p[i / 32] >> (i % 32)) & 1u : p[i]) ? 1 : 0;
+// The integer path's read-back (finish_bins_kernel): a count a segment of kSegmentBins values, then
+// the segments' values (uint32) and their VCEC (int64), each segment's entries from its first slot.
+struct BinsLayout {
+  std::size_t segments = 0, values_at = 0, vcec_at = 0, bytes = 0;
+  explicit BinsLayout(std::size_t nbins) {
+    segments = (nbins + kSegmentBins - 1) / kSegmentBins;
+    values_at = (segments * sizeof(std::uint32_t) + 7) / 8 * 8;
+    vcec_at = values_at + segments * kSegmentBins * sizeof(std::uint32_t);
+    bytes = vcec_at + segments * kSegmentBins * sizeof(long long);
   }
-  return curve_from_bins(values, vc, pr);
+};
+
+// The curve of the occurring values, in value order (segment by segment, ascending inside one).
+// No temporaries: the curve is made straight from the pinned read-back (a uint16 image's 65536
+// bins went through three 65536-entry vectors, ~0.3 ms of page faults a call on the lent machine).
+Curve curve_from_segments(const unsigned char* base, const BinsLayout& lay) {
+  const auto* counts = reinterpret_cast<const std::uint32_t*>(base);
+  const auto* values = reinterpret_cast<const std::uint32_t*>(base + lay.values_at);
+  const auto* vcec = reinterpret_cast<const long long*>(base + lay.vcec_at);
+  std::size_t n = 0;
+  for (std::size_t s = 0; s < lay.segments; ++s) n += counts[s];
+  Curve c;
+  c.values.reserve(n);
+  c.ecc.reserve(n);
+  std::int64_t acc = 0;
+  for (std::size_t s = 0; s < lay.segments; ++s) {
+    const std::size_t at = s * kSegmentBins;
+    for (std::size_t j = at; j < at + counts[s]; ++j) {
+      acc += vcec[j];
+      c.values.push_back(static_cast<float>(values[j]));
+      c.ecc.push_back(acc);
+    }
+  }
+  return c;
 }
 
 }  // namespace
@@ -141,8 +241,11 @@ struct Engine::Impl {
   // Global accumulator.
   std::size_t slots = 0;   // float hash capacity
   // counters: [0] list length, [1] overflow flag (GlobalAcc), then kQueueLanes pairs of dynamic-
-  // schedule counters (Geom::queue); reset() and finish() zero them all.
+  // schedule counters (Geom::queue), then finish_hash_kernel's count of finished blocks. Each
+  // kernel leaves its own at 0 for the next pass; reset() zeroes them all where a pass was cut.
   static constexpr int kQueueLanes = 16;
+  static constexpr int kCounters = 2 + 2 * kQueueLanes + 1;
+  std::uint32_t* finished_blocks() const { return counters.get() + kCounters - 1; }
   DeviceBuffer<std::uint32_t> keys, present, list, counters;
   // A lane's dynamic-schedule counters; nullptr (the static schedule) for lanes beyond them.
   std::uint32_t* queue_for(int lane) const {
@@ -151,12 +254,15 @@ struct Engine::Impl {
   DeviceBuffer<unsigned long long> vcec;
   DeviceBuffer<std::uint32_t> out_keys;
   DeviceBuffer<long long> out_vcec;
-  HostBuffer pinned;       // counters read-back
-  std::uint32_t n_distinct = 0;
+  // True from an accumulate() to the finish_queued() whose kernel empties the accumulator again;
+  // reset() clears it only then (a pass that threw before its finish).
+  bool dirty = false;
 
-  // finish_queued() / collect(): pinned read-back of the counters and the first queued_pairs
-  // pairs (float), or of the bins (integers). Allocated on first use (only batches use it).
+  // finish_queued() / collect(): the pinned read-back, written by the finishing kernels through
+  // its device address `queued_dev`: the counters and the first queued_pairs pairs (float), or
+  // the occurring values (integers, BinsLayout).
   HostBuffer queued;
+  unsigned char* queued_dev = nullptr;
   std::size_t queued_pairs = kQueuedPairs;  // grows to what an image of the batch needed
   std::size_t queued_spec = 0;              // pairs the pending read-back copies
   bool queued_pending = false;
@@ -388,9 +494,9 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
   m.blocks_per_sm = std::max(1, m.blocks_per_sm);
   m.emit_blocks_per_sm = std::max(1, m.emit_blocks_per_sm);
 
-  m.counters.allocate(2 + 2 * Impl::kQueueLanes);
+  m.counters.allocate(Impl::kCounters);
   REPIX_CUDA(cudaMemset(m.counters.get(), 0, m.counters.bytes()));
-  if (m.pinned.bytes() == 0) m.pinned = HostBuffer(2 * sizeof(std::uint32_t), true);
+  m.dirty = false;
   if (m.hashed_global()) {
     m.present.reset();
     m.alloc_table();
@@ -432,13 +538,16 @@ void Engine::set_global_capacity(std::size_t slots) {
 
 void Engine::reset(cudaStream_t s) {
   Impl& m = *impl_;
-  m.n_distinct = 0;
+  if (!m.dirty) return;  // the last pass's finishing kernel left it empty
   REPIX_CUDA(cudaMemsetAsync(m.counters.get(), 0, m.counters.bytes(), s));
-  if (!m.hashed_global()) {
-    REPIX_CUDA(cudaMemsetAsync(m.vcec.get(), 0, m.vcec.bytes(), s));
+  if (m.hashed_global()) {
+    fill_keys_kernel<<<256, 256, 0, s>>>(m.keys.get(), m.slots);
+    REPIX_CUDA_LAUNCH();
+  } else {
     REPIX_CUDA(cudaMemsetAsync(m.present.get(), 0, m.present.bytes(), s));
   }
-  // Float: the table is empty already (cleared by finish()'s gather).
+  REPIX_CUDA(cudaMemsetAsync(m.vcec.get(), 0, m.vcec.bytes(), s));
+  m.dirty = false;
 }
 
 static void launch(KernelFn k, std::int64_t grid, cudaStream_t s, const void* buf, const Geom& g,
@@ -457,71 +566,42 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
   std::uint32_t* queue = detail::dynamic_schedule(m.mode) ? m.queue_for(lane) : nullptr;
   const Geom g = m.geom(b0, s0, s1, m.blocks_per_sm, queue, grid);
   const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, m.mode);
+  m.dirty = true;
   launch(k, grid, s, buf, g, m.acc(), EmitOut{});
-}
-
-bool Engine::finish(cudaStream_t s) {
-  Impl& m = *impl_;
-  if (!m.hashed_global()) return false;
-  gather_kernel<<<std::max(1, m.sms * 2), 256, 0, s>>>(m.acc(), m.out_keys.get(), m.out_vcec.get());
-  REPIX_CUDA_LAUNCH();
-  auto* host = static_cast<std::uint32_t*>(m.pinned.data());
-  REPIX_CUDA(cudaMemcpyAsync(host, m.counters.get(), 2 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
-  REPIX_CUDA(cudaMemsetAsync(m.counters.get(), 0, m.counters.bytes(), s));
-  REPIX_CUDA(cudaStreamSynchronize(s));
-  m.n_distinct = host[0];
-  return host[1] != 0;
-}
-
-Curve Engine::curve(cudaStream_t s) {
-  Impl& m = *impl_;
-  if (!m.hashed_global()) {
-    const std::size_t nb = m.nbins();
-    std::vector<unsigned long long> v(nb);
-    std::vector<std::uint32_t> p(m.present_words());
-    REPIX_CUDA(cudaMemcpyAsync(v.data(), m.vcec.get(), nb * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-    REPIX_CUDA(cudaMemcpyAsync(p.data(), m.present.get(), p.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
-    REPIX_CUDA(cudaStreamSynchronize(s));
-    return curve_from_direct_bins(v.data(), p.data(), nb, m.present_bits());
-  }
-  const std::size_t n = m.n_distinct;
-  std::vector<std::uint32_t> k(n);
-  std::vector<long long> v(n);
-  if (n) {
-    REPIX_CUDA(cudaMemcpyAsync(k.data(), m.out_keys.get(), n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
-    REPIX_CUDA(cudaMemcpyAsync(v.data(), m.out_vcec.get(), n * sizeof(long long), cudaMemcpyDeviceToHost, s));
-  }
-  REPIX_CUDA(cudaStreamSynchronize(s));
-  return curve_from_pairs(k.data(), v.data(), n);
 }
 
 void Engine::finish_queued(cudaStream_t s) {
   Impl& m = *impl_;
   if (m.queued_pending) throw Error("internal: ecc gpu-opt finish_queued() twice without collect()");
+  // Grown only here, after the collect() that asked for more (the host waited there: no finishing
+  // kernel still writes the old buffer).
+  auto ensure = [&](std::size_t bytes) {
+    if (m.queued.bytes() >= bytes) return;
+    m.queued = HostBuffer(bytes, true);
+    void* dev = nullptr;
+    REPIX_CUDA(cudaHostGetDevicePointer(&dev, m.queued.data(), 0));
+    m.queued_dev = static_cast<unsigned char*>(dev);
+  };
   if (m.hashed_global()) {
     // Counters, then queued_spec keys, then queued_spec VCECs (8-aligned: queued_spec is even).
     m.queued_spec = std::min(m.queued_pairs, m.slots);
-    const std::size_t bytes = 2 * sizeof(std::uint32_t) + m.queued_spec * (sizeof(std::uint32_t) + sizeof(long long));
-    if (m.queued.bytes() < bytes) m.queued = HostBuffer(bytes, true);
-    auto* base = static_cast<unsigned char*>(m.queued.data());
-    gather_kernel<<<std::max(1, m.sms * 2), 256, 0, s>>>(m.acc(), m.out_keys.get(), m.out_vcec.get());
-    REPIX_CUDA_LAUNCH();
-    REPIX_CUDA(cudaMemcpyAsync(base, m.counters.get(), 2 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
-    REPIX_CUDA(cudaMemcpyAsync(base + 8, m.out_keys.get(), m.queued_spec * sizeof(std::uint32_t),
-                               cudaMemcpyDeviceToHost, s));
-    REPIX_CUDA(cudaMemcpyAsync(base + 8 + m.queued_spec * sizeof(std::uint32_t), m.out_vcec.get(),
-                               m.queued_spec * sizeof(long long), cudaMemcpyDeviceToHost, s));
-    REPIX_CUDA(cudaMemsetAsync(m.counters.get(), 0, m.counters.bytes(), s));
+    ensure(2 * sizeof(std::uint32_t) + m.queued_spec * (sizeof(std::uint32_t) + sizeof(long long)));
+    auto* head = reinterpret_cast<std::uint32_t*>(m.queued_dev);
+    auto* keys = head + 2;
+    auto* vcec = reinterpret_cast<long long*>(m.queued_dev + 8 + m.queued_spec * sizeof(std::uint32_t));
+    finish_hash_kernel<<<std::max(1, m.sms * 2), 256, 0, s>>>(m.acc(), static_cast<std::uint32_t>(m.queued_spec), head,
+                                                               keys, vcec, m.out_keys.get(), m.out_vcec.get(),
+                                                               m.finished_blocks());
   } else {
-    // VCEC per value, then the occurrence flags.
-    const std::size_t nb = m.nbins(), words = m.present_words();
-    const std::size_t bytes = nb * sizeof(unsigned long long) + words * sizeof(std::uint32_t);
-    if (m.queued.bytes() < bytes) m.queued = HostBuffer(bytes, true);
-    auto* base = static_cast<unsigned char*>(m.queued.data());
-    REPIX_CUDA(cudaMemcpyAsync(base, m.vcec.get(), nb * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-    REPIX_CUDA(cudaMemcpyAsync(base + nb * sizeof(unsigned long long), m.present.get(), words * sizeof(std::uint32_t),
-                               cudaMemcpyDeviceToHost, s));
+    const BinsLayout lay(m.nbins());
+    ensure(lay.bytes);
+    finish_bins_kernel<<<static_cast<unsigned>(lay.segments), kFinishThreads, 0, s>>>(
+        m.acc(), static_cast<int>(m.nbins()), m.present_bits(), reinterpret_cast<std::uint32_t*>(m.queued_dev),
+        reinterpret_cast<std::uint32_t*>(m.queued_dev + lay.values_at),
+        reinterpret_cast<long long*>(m.queued_dev + lay.vcec_at));
   }
+  REPIX_CUDA_LAUNCH();
+  m.dirty = false;  // in stream order, the kernel above empties the accumulator
   m.queued_pending = true;
 }
 
@@ -534,10 +614,7 @@ bool Engine::collect(cudaStream_t s, Curve& out) {
   REPIX_CUDA(cudaStreamSynchronize(s));
   const auto* base = static_cast<const unsigned char*>(m.queued.data());
   if (!m.hashed_global()) {
-    const std::size_t nb = m.nbins();
-    out = curve_from_direct_bins(reinterpret_cast<const unsigned long long*>(base),
-                                 reinterpret_cast<const std::uint32_t*>(base + nb * sizeof(unsigned long long)), nb,
-                                 m.present_bits());
+    out = curve_from_segments(base, BinsLayout(m.nbins()));
     return true;
   }
   const auto* counters = reinterpret_cast<const std::uint32_t*>(base);
@@ -549,7 +626,7 @@ bool Engine::collect(cudaStream_t s, Curve& out) {
     out = curve_from_pairs(keys, vcec, n);
     return true;
   }
-  // More distinct values than were read back: the rest from the gathered arrays (untouched
+  // More distinct values than were read back: the rest from the device arrays (untouched
   // until the next pass), and later images read back this many up front.
   std::vector<std::uint32_t> k(keys, keys + spec);
   std::vector<long long> v(vcec, vcec + spec);

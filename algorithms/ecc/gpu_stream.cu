@@ -117,13 +117,14 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
         if (!direct) ws->slot[k]->staging = HostBuffer(buf_bytes, true);
         ws->slot[k]->dev.allocate(buf_bytes);
       }
+      // Once: a run that finds a NaN/inf throws, and its workspace is not kept.
+      ws->nonfinite.reset(ws->slot[0]->stream.get());
     }
     for (auto& sl : ws->slot) sl->used = false;
     cudaStream_t s0 = ws->slot[0]->stream.get();
-    ws->engine.reset(s0);
-    ws->nonfinite.reset(s0);
+    ws->engine.reset(s0);  // nothing to do after a finished run
     ws->ready.record(s0);
-    // The other streams wait for the reset on the GPU; the host goes on reading chunks.
+    // The other streams wait for the resets on the GPU; the host goes on reading chunks.
     for (int k = 1; k < nslots; ++k) REPIX_CUDA(cudaStreamWaitEvent(ws->slot[k]->stream.get(), ws->ready.get(), 0));
   }
   opt::Engine& engine = ws->engine;

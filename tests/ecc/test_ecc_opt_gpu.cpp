@@ -10,6 +10,7 @@
 #include <random>
 
 #include "core/gpu.hpp"
+#include "core/slab_source.hpp"
 #include "ecc/ecc.hpp"
 #include "ecc/gpu_opt.cuh"
 
@@ -237,6 +238,67 @@ TEST(EccGpuOpt, PlanReuseOnTwoInputs) {
       expect_same(run_plan(plan, b, false), ecc::run_seq(b, {}), "b " + label(dt, sh, 700));
       expect_same(run_plan(plan, a, false), ecc::run_seq(a, {}), "a again " + label(dt, sh, 40));
     }
+}
+
+// The kernel-scope timer's pattern: compute() repeated without result() (each pass's finishing
+// kernel overwrites the last one's read-back and empties the accumulator), then result(); then
+// another input on the same plan. Every dtype; uint16 values in all 64 segments of the read-back
+// and in a few; float with more distinct values than the first read-back holds (4096: the rest
+// comes from device memory) and with few.
+TEST(EccGpuOpt, RepeatedPassesThenResultEqualSeq) {
+  REPIX_NEED_GPU();
+  struct Case {
+    DType dt;
+    Shape sh;
+    Pattern pat;
+    int levels;
+  };
+  const Case cases[] = {
+      {DType::u8, Shape::d2(131, 29), Pattern::random, 256},   {DType::u8, Shape::d3(17, 10, 6), Pattern::random, 3},
+      {DType::u16, Shape::d2(300, 41), Pattern::random, 66},   {DType::u16, Shape::d3(40, 9, 7), Pattern::random, 5},
+      {DType::f32, Shape::d2(131, 61), Pattern::distinct, 0},  {DType::f32, Shape::d3(23, 11, 9), Pattern::random, 40},
+  };
+  for (const Case& c : cases) {
+    const HostImage a = make_image(c.dt, c.sh, c.pat, c.levels, 11);
+    const HostImage b = make_image(c.dt, c.sh, Pattern::random, 9, 12);
+    const std::string what = label(c.dt, c.sh, c.levels);
+    ecc::OptPlan plan;
+    CudaStream s;
+    plan.setup({c.dt, c.sh}, {}, s.get());
+    DeviceBuffer<unsigned char> da(a.bytes()), db(b.bytes());
+    copy_to_device_sync(da.get(), a.raw(), a.bytes());
+    copy_to_device_sync(db.get(), b.raw(), b.bytes());
+    for (int i = 0; i < 3; ++i) plan.compute({da.get()}, s.get());
+    expect_same(plan.result(s.get()), ecc::run_seq(a, {}), "a after 3 passes " + what);
+    expect_same(plan.result(s.get()), ecc::run_seq(a, {}), "a asked again " + what);
+    plan.compute({db.get()}, s.get());
+    expect_same(plan.result(s.get()), ecc::run_seq(b, {}), "b " + what);
+  }
+}
+
+// A pass cut before its finish (a caller that threw between accumulate() and finish_queued())
+// leaves the accumulator in use: the next reset() must empty it (the finished passes' reset()
+// queues nothing).
+TEST(EccGpuOpt, ResetAfterUnfinishedPassEqualSeq) {
+  REPIX_NEED_GPU();
+  for (DType dt : {DType::u8, DType::u16, DType::f32}) {
+    const Shape sh = Shape::d2(150, 33);
+    const HostImage a = make_image(dt, sh, Pattern::random, 50, 21), b = make_image(dt, sh, Pattern::random, 7, 22);
+    DeviceBuffer<unsigned char> da(a.bytes()), db(b.bytes());
+    copy_to_device_sync(da.get(), a.raw(), a.bytes());
+    copy_to_device_sync(db.get(), b.raw(), b.bytes());
+    CudaStream s;
+    ecc::opt::Engine engine;
+    engine.setup(dt, sh, false);
+    engine.reset(s.get());
+    engine.accumulate(da.get(), 0, 0, slab_count(sh), s.get());  // never finished
+    engine.reset(s.get());
+    engine.accumulate(db.get(), 0, 0, slab_count(sh), s.get());
+    engine.finish_queued(s.get());
+    ecc::Curve got;
+    ASSERT_TRUE(engine.collect(s.get(), got)) << dtype_name(dt);
+    expect_same(got, ecc::run_seq(b, {}), "b after an unfinished pass over a, " + dtype_name(dt));
+  }
 }
 
 TEST(EccGpuOpt, RegisteredAndEndToEnd) {
