@@ -54,7 +54,7 @@ class NonfiniteCheck {
 // REPIX_ECC_OPT_3D_BLOCKS, else 3 and 2), so that the tests run the other instantiations too.
 void set_min_blocks_for_tests(int blocks_2d, int blocks_3d);
 // Tests: the least rows (2D) and planes (3D) a work item covers, for plans set up after the call;
-// 0 keeps the default (REPIX_ECC_OPT_MIN_CHUNK_2D / REPIX_ECC_OPT_MIN_CHUNK_3D, else 24 and 16).
+// 0 keeps the default (REPIX_ECC_OPT_MIN_CHUNK_2D / REPIX_ECC_OPT_MIN_CHUNK_3D, else 12 and 9).
 void set_min_chunk_for_tests(int rows_2d, int planes_3d);
 // Tests: the work distribution (gpu_opt_schedule.hpp) for launches after the call: `dynamic` 1
 // (tickets), 0 (static strides) or -1 (the plan's: static for gpu-opt-static, else dynamic); `cap`

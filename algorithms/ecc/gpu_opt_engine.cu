@@ -391,15 +391,18 @@ namespace detail {
 // The floor of a work item's slabs. Small images are the case it decides: at 24 rows a 2048^2
 // image is 1376 items, one a warp of 172 blocks (IPC 1.0 under Nsight Compute, most SMs at one
 // block), and a 4 MiB chunk of gpu-stream's pipeline 352 items on 44 blocks. Smaller floors give
-// more warps and more halo rows (2 an item); REPIX_ECC_OPT_MIN_CHUNK_2D / _3D (1..4096) set them
-// for the tuning runs (results/nvidia-h100-80gb-hbm3/issue15-schedule/callI-chunk-*).
+// more warps and more halo rows (2 an item). 12 rows / 9 planes: under the dynamic schedule they
+// beat 24 / 16 by 4-14 % on GRF 2048^2 and 128^3, uniform 1024^2 and uint8 2048^2 and 128^3
+// (kernel scope) and tied elsewhere; 6 / 6 and 3 / 3 lost on the larger of those images (lent
+// H100, 2d46f4e, results/nvidia-h100-80gb-hbm3/issue15-schedule/callI-chunk-*).
+// REPIX_ECC_OPT_MIN_CHUNK_2D / _3D (1..4096) set them for the tuning runs.
 int min_chunk_2d() {
-  static const int v = tuning_from_env("REPIX_ECC_OPT_MIN_CHUNK_2D", 24);
+  static const int v = tuning_from_env("REPIX_ECC_OPT_MIN_CHUNK_2D", 12);
   const int set = min_chunk_override().rows_2d;
   return set ? set : v;
 }
 int min_chunk_3d() {
-  static const int v = tuning_from_env("REPIX_ECC_OPT_MIN_CHUNK_3D", 16);
+  static const int v = tuning_from_env("REPIX_ECC_OPT_MIN_CHUNK_3D", 9);
   const int set = min_chunk_override().planes_3d;
   return set ? set : v;
 }

@@ -603,8 +603,8 @@ struct MinBlocks {
   int two_d = 0, three_d = 0;
 };
 MinBlocks& min_blocks_override();
-// The least slabs a work item covers (gpu_opt_engine.cu: REPIX_ECC_OPT_MIN_CHUNK_2D / _3D, else 24
-// rows and 16 planes; set_min_chunk_for_tests wins).
+// The least slabs a work item covers (gpu_opt_engine.cu: REPIX_ECC_OPT_MIN_CHUNK_2D / _3D, else 12
+// rows and 9 planes; set_min_chunk_for_tests wins).
 int min_chunk_2d();
 int min_chunk_3d();
 // The dynamic schedule's head share in percent (REPIX_ECC_OPT_HEAD_PCT_2D / _3D, else 40 and 75)
