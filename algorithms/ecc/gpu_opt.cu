@@ -47,12 +47,12 @@ void OptPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
   pending_stream_ = stream;
 }
 
-void OptPlan::compute_queued(const void* d_input, cudaStream_t stream) {
+void OptPlan::compute_queued(const void* d_input, cudaStream_t stream, opt::CopyAlong along) {
   used_fallback_ = false;
   engine_.reset(stream);
   engine_.accumulate(d_input, 0, 0, slab_count(shape_), stream);
   queued_input_ = d_input;
-  engine_.finish_queued(stream);
+  engine_.finish_queued(stream, along);
 }
 
 Curve OptPlan::collect(cudaStream_t stream) {
@@ -131,11 +131,12 @@ Curve run_in_core(const HostImage& img) {
   }
   {
     nvtx::Range r("kernel");
+    opt::CopyAlong along;
     if (is_float) {
       ws->nonfinite.check(static_cast<const float*>(static_cast<const void*>(ws->d_in.get())), img.size(), 0, stream);
-      ws->nonfinite.queue_readback(stream);
+      along = ws->nonfinite.readback_along();
     }
-    ws->plan.compute_queued(ws->d_in.get(), stream);
+    ws->plan.compute_queued(ws->d_in.get(), stream, along);
   }
   nvtx::Range r("d2h");
   if (is_float) {  // a NaN/inf input is reported before anything is made of its accumulation

@@ -33,20 +33,30 @@ enum Mode : int {
 // Float inputs checked for NaN/inf on the GPU as they arrive there (no host pass over the image):
 // the smallest linear index of a non-finite value, and whether it is a NaN, read back into pinned
 // memory. Used by gpu-opt's whole-image path and by gpu-stream's chunks.
+// A word the finishing kernel copies from device memory into pinned host memory once the pass is
+// done (device addresses; none when `from` is null): the NaN/inf check's result rides along with
+// the pass's read-back instead of a copy of its own behind it.
+struct CopyAlong {
+  const unsigned long long* from = nullptr;
+  unsigned long long* to = nullptr;
+};
+
 class NonfiniteCheck {
  public:
   // None found so far (asynchronous, on `s`).
   void reset(cudaStream_t s);
   // Searches n device floats `d`, at image linear index base..base+n-1 (asynchronous, on `s`).
   void check(const float* d, std::int64_t n, std::int64_t base, cudaStream_t s);
-  // Queues the read-back on `s`, which must follow every check() on the GPU.
-  void queue_readback(cudaStream_t s);
-  // After `s` of queue_readback() was synchronised: throw_nonfinite() for the first one found.
+  // The read-back, for Engine::finish_queued(), which must follow every check() on the GPU.
+  CopyAlong readback_along();
+  // After the stream of that finish_queued() was synchronised: throw_nonfinite() for the first
+  // one found.
   void throw_if_found(const Shape& shape) const;
 
  private:
   DeviceBuffer<unsigned long long> first_{1};  // smallest (index * 2 + is_inf); ~0 for none
   HostBuffer host_{sizeof(unsigned long long), true};
+  unsigned long long* host_dev_ = nullptr;     // host_'s device address
 };
 
 // Tests: the kernels' register budgets (__launch_bounds__'s minimum blocks per SM) for plans set
@@ -98,7 +108,8 @@ class Engine {
   // overflowed (use the fallback), else the curve in `out`; a float image with more distinct
   // values than were read back costs one more copy and synchronisation, and later images read
   // back that many. Every finish_queued() is followed by one collect() or drop_queued().
-  void finish_queued(cudaStream_t s);
+  // `along`: a word copied into host memory by the same kernel (NonfiniteCheck::readback_along).
+  void finish_queued(cudaStream_t s, CopyAlong along = {});
   bool collect(cudaStream_t s, Curve& out);
   // Forgets a finish_queued() no one will collect (the next one's read-back, queued behind it on
   // the same stream, overwrites it).
@@ -134,7 +145,8 @@ class OptPlan final : public DevicePlan {
   // queues the pass and its read-back on `stream`; collect() waits once and returns the curve,
   // running the exact fallback (synchronously) when the float table overflowed. `d_input` must
   // stay valid until collect(). For BatchRunner's per-image path and gpu-opt's end to end.
-  void compute_queued(const void* d_input, cudaStream_t stream);
+  // `along`: see Engine::finish_queued.
+  void compute_queued(const void* d_input, cudaStream_t stream, opt::CopyAlong along = {});
   Curve collect(cudaStream_t stream);
   // True when the last computation overflowed the global hash table and took the exact
   // sort-based path (float: known once result() has collected it).

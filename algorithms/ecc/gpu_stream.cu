@@ -167,17 +167,16 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     engine.accumulate(s.dev.get(), b0, s0, s1, s.stream.get(), static_cast<int>(c % nslots));  // a lane a stream
   }
   // Slot 0's stream waits on the GPU for the others' last kernels (no host synchronisation
-  // here), then queues the read-back of the first non-finite position, the gather and the
-  // curve's read-back into pinned memory behind them: the one host wait is collect()'s. Up to
-  // c878c9e float inputs waited twice here (finish(), then curve()'s copies into pageable
-  // vectors), where the whole-image path (OptPlan::collect) waited once.
+  // here), then queues the finishing kernel, which writes the curve's raw material and the first
+  // non-finite position into pinned memory: the one host wait is collect()'s. Up to c878c9e float
+  // inputs waited twice here (finish(), then curve()'s copies into pageable vectors), where the
+  // whole-image path (OptPlan::collect) waited once.
   cudaStream_t s0 = slot[0]->stream.get();
   for (int k = 1; k < nslots; ++k) {
     ws->slot[k]->done.record(ws->slot[k]->stream.get());
     REPIX_CUDA(cudaStreamWaitEvent(s0, ws->slot[k]->done.get(), 0));
   }
-  if (dt == DType::f32) ws->nonfinite.queue_readback(s0);
-  engine.finish_queued(s0);
+  engine.finish_queued(s0, dt == DType::f32 ? ws->nonfinite.readback_along() : opt::CopyAlong{});
   Curve c;
   const bool complete = engine.collect(s0, c);
   // A NaN/inf input is reported before anything is made of its (meaningless) accumulation, the
