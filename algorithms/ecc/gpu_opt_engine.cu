@@ -121,6 +121,8 @@ __global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t
   }
 }
 
+__global__ void touch_kernel(unsigned char* p) { *p = 0; }
+
 __global__ void fill_keys_kernel(std::uint32_t* keys, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
@@ -321,6 +323,30 @@ struct Engine::Impl {
     p.items_per_slot = detail::items_per_slot(dims);
     p.cap_for_tests = detail::schedule_cap_for_tests();
     return split_items(p, b0, s0, s1, queue, grid);
+  }
+
+  // The read-back buffer's bytes for the next finish_queued(): the header and queued_spec pairs
+  // (float; sets queued_spec), or BinsLayout (integers).
+  std::size_t readback_bytes() {
+    if (!hashed_global()) return BinsLayout(nbins()).bytes;
+    queued_spec = std::min(queued_pairs, slots);
+    return 2 * sizeof(std::uint32_t) + queued_spec * (sizeof(std::uint32_t) + sizeof(long long));
+  }
+  // Allocated by setup() (and grown by the finish_queued() after a collect() that asked for more,
+  // when no finishing kernel writes the old one), not inside a pass. At 45537d0 it was made by the
+  // first pass, and Table 2's fresh plan spent 0.62-0.93 ms in its first pass (ECC exec at N = 1;
+  // 0.071 ms at 7ffeba6; lent H100): the allocation, its device address or the GPU's first store to
+  // it, not told apart. All three are here now (a one-thread kernel stores, in `s`'s order, before
+  // any finishing kernel): not yet measured.
+  void ensure_readback(std::size_t bytes, cudaStream_t s) {
+    if (queued.bytes() >= bytes) return;
+    queued = HostBuffer(bytes, true);
+    if (!queued.pinned()) throw Error("ecc gpu-opt: cannot allocate " + std::to_string(bytes) + " bytes of pinned host memory");
+    void* dev = nullptr;
+    REPIX_CUDA(cudaHostGetDevicePointer(&dev, queued.data(), 0));
+    queued_dev = static_cast<unsigned char*>(dev);
+    touch_kernel<<<1, 1, 0, s>>>(queued_dev);
+    REPIX_CUDA_LAUNCH();
   }
 
   bool vec_ok(const void* buf) const {
@@ -527,7 +553,8 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
     REPIX_CUDA(cudaMemset(m.vcec.get(), 0, m.vcec.bytes()));
     REPIX_CUDA(cudaMemset(m.present.get(), 0, m.present.bytes()));
   }
-  // The memsets above ran on the legacy default stream, which the plan's non-blocking streams
+  m.ensure_readback(m.readback_bytes(), nullptr);
+  // The memsets and the kernel above ran on the legacy default stream, which the plan's non-blocking streams
   // do not wait for (cudaMemset returns before it is done).
   REPIX_CUDA(cudaDeviceSynchronize());
   m.ready = true;
@@ -577,19 +604,9 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
 void Engine::finish_queued(cudaStream_t s, CopyAlong along) {
   Impl& m = *impl_;
   if (m.queued_pending) throw Error("internal: ecc gpu-opt finish_queued() twice without collect()");
-  // Grown only here, after the collect() that asked for more (the host waited there: no finishing
-  // kernel still writes the old buffer).
-  auto ensure = [&](std::size_t bytes) {
-    if (m.queued.bytes() >= bytes) return;
-    m.queued = HostBuffer(bytes, true);
-    void* dev = nullptr;
-    REPIX_CUDA(cudaHostGetDevicePointer(&dev, m.queued.data(), 0));
-    m.queued_dev = static_cast<unsigned char*>(dev);
-  };
+  m.ensure_readback(m.readback_bytes(), s);  // grows only after a collect() asked for more pairs
   if (m.hashed_global()) {
     // Counters, then queued_spec keys, then queued_spec VCECs (8-aligned: queued_spec is even).
-    m.queued_spec = std::min(m.queued_pairs, m.slots);
-    ensure(2 * sizeof(std::uint32_t) + m.queued_spec * (sizeof(std::uint32_t) + sizeof(long long)));
     auto* head = reinterpret_cast<std::uint32_t*>(m.queued_dev);
     auto* keys = head + 2;
     auto* vcec = reinterpret_cast<long long*>(m.queued_dev + 8 + m.queued_spec * sizeof(std::uint32_t));
@@ -598,7 +615,6 @@ void Engine::finish_queued(cudaStream_t s, CopyAlong along) {
                                                                m.finished_blocks(), along);
   } else {
     const BinsLayout lay(m.nbins());
-    ensure(lay.bytes);
     finish_bins_kernel<<<static_cast<unsigned>(lay.segments), kFinishThreads, 0, s>>>(
         m.acc(), static_cast<int>(m.nbins()), m.present_bits(), reinterpret_cast<std::uint32_t*>(m.queued_dev),
         reinterpret_cast<std::uint32_t*>(m.queued_dev + lay.values_at),
