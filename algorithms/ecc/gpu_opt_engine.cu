@@ -73,7 +73,8 @@ __global__ void finish_hash_kernel(GlobalAcc acc, std::uint32_t spec, std::uint3
 // write a few hundred entries where the whole bins were 520 KiB. A pass of the block handles 256
 // consecutive values, one a thread, so that a warp's stores to host memory are consecutive: with 4
 // consecutive values a thread (4 strided stores a warp), a 4096^2 uint16 image of 65536 values
-// took 0.47 ms a kernel-scope sample against 0.21 ms with the bins copied (lent H100, e067be3).
+// took 0.47 ms a kernel-scope sample against 0.21 ms with the bins copied (lent H100, e067be3);
+// this way 0.219 against 0.215 (45537d0, same call; results/.../issue15-finish/).
 constexpr int kSegmentBins = 1024;
 constexpr int kFinishThreads = 256;
 __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc acc, int nbins, bool bits,
