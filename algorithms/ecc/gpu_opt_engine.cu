@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <numeric>
 #include <string>
 
 #include "core/gpu.hpp"
@@ -167,21 +166,24 @@ void* raw(DeviceBuffer<T>& b) { return static_cast<void*>(b.get()); }
 // 48 KiB, a 128^3 GRF image's ~1000 values with room to spare.
 constexpr std::size_t kQueuedPairs = 4096;
 
-// The curve of the float path's gathered pairs (keys are float bits, in table order).
+// The curve of the float path's read-back pairs (keys are float bits, in table order). The sort is
+// on the host, in the end-to-end path's tail: each pair's order-preserving key and index packed in
+// one 64-bit word sort as plain integers, 1.5-2x faster than sorting indices through a comparator
+// that reads both keys (664 pairs, GRF 2048^2: 16-22 against 30-33 us on this project's build
+// machine; the lent machine's CPU is faster, the ratio alike).
 Curve curve_from_pairs(const std::uint32_t* k, const long long* v, std::size_t n) {
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return ordered_key(k[a]) < ordered_key(k[b]);
-  });
+  std::vector<std::uint64_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = (static_cast<std::uint64_t>(ordered_key(k[i])) << 32) | i;
+  std::sort(order.begin(), order.end());
   Curve c;
   std::int64_t acc = 0;
-  c.values.reserve(n);
-  c.ecc.reserve(n);
-  for (std::size_t i : order) {
+  c.values.resize(n);
+  c.ecc.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t i = static_cast<std::size_t>(order[j] & 0xFFFFFFFFu);
     acc += v[i];
-    c.values.push_back(float_from_bits(k[i]));
-    c.ecc.push_back(acc);
+    c.values[j] = float_from_bits(k[i]);
+    c.ecc[j] = acc;
   }
   return c;
 }
