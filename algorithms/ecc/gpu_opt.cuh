@@ -30,9 +30,6 @@ enum Mode : int {
   kModeStaticSchedule = 4,  // gpu-opt-static, the step before gpu-opt: fixed shares of work items
 };
 
-// Float inputs checked for NaN/inf on the GPU as they arrive there (no host pass over the image):
-// the smallest linear index of a non-finite value, and whether it is a NaN, read back into pinned
-// memory. Used by gpu-opt's whole-image path and by gpu-stream's chunks.
 // A word the finishing kernel copies from device memory into pinned host memory once the pass is
 // done (device addresses; none when `from` is null): the NaN/inf check's result rides along with
 // the pass's read-back instead of a copy of its own behind it.
@@ -41,6 +38,10 @@ struct CopyAlong {
   unsigned long long* to = nullptr;
 };
 
+// Float inputs checked for NaN/inf on the GPU as they arrive there (no host pass over the image):
+// the smallest linear index of a non-finite value, and whether it is a NaN, read back into pinned
+// memory (by the finishing kernel: readback_along). Used by gpu-opt's whole-image path and by
+// gpu-stream's chunks.
 class NonfiniteCheck {
  public:
   // None found so far (asynchronous, on `s`).
