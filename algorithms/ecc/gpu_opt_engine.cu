@@ -16,6 +16,7 @@
 #include "core/nvtx.hpp"
 #include "ecc/gpu_opt.cuh"
 #include "ecc/gpu_opt_kernels.cuh"
+#include "ecc/gpu_opt_readback.hpp"
 
 namespace repix::ecc {
 namespace opt {
@@ -74,8 +75,7 @@ __global__ void finish_hash_kernel(GlobalAcc acc, std::uint32_t spec, std::uint3
 // consecutive values a thread (4 strided stores a warp), a 4096^2 uint16 image of 65536 values
 // took 0.47 ms a kernel-scope sample against 0.21 ms with the bins copied (lent H100, e067be3);
 // this way 0.219 against 0.215 (45537d0, same call; results/.../issue15-finish/).
-constexpr int kSegmentBins = 1024;
-constexpr int kFinishThreads = 256;
+constexpr int kFinishThreads = 256;  // kSegmentBins: gpu_opt_readback.hpp
 __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc acc, int nbins, bool bits,
                                                                      std::uint32_t* host_counts,
                                                                      std::uint32_t* host_values,
@@ -165,64 +165,6 @@ void* raw(DeviceBuffer<T>& b) { return static_cast<void*>(b.get()); }
 // (value, VCEC) pairs read back by finish_queued() before the count of distinct values is known:
 // 48 KiB, a 128^3 GRF image's ~1000 values with room to spare.
 constexpr std::size_t kQueuedPairs = 4096;
-
-// The curve of the float path's read-back pairs (keys are float bits, in table order). The sort is
-// on the host, in the end-to-end path's tail: each pair's order-preserving key and index packed in
-// one 64-bit word sort as plain integers, 1.5-2x faster than sorting indices through a comparator
-// that reads both keys (664 pairs, GRF 2048^2: 16-22 against 30-33 us on this project's build
-// machine; the lent machine's CPU is faster, the ratio alike).
-Curve curve_from_pairs(const std::uint32_t* k, const long long* v, std::size_t n) {
-  std::vector<std::uint64_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = (static_cast<std::uint64_t>(ordered_key(k[i])) << 32) | i;
-  std::sort(order.begin(), order.end());
-  Curve c;
-  std::int64_t acc = 0;
-  c.values.resize(n);
-  c.ecc.resize(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::size_t i = static_cast<std::size_t>(order[j] & 0xFFFFFFFFu);
-    acc += v[i];
-    c.values[j] = float_from_bits(k[i]);
-    c.ecc[j] = acc;
-  }
-  return c;
-}
-
-// The integer path's read-back (finish_bins_kernel): a count a segment of kSegmentBins values, then
-// the segments' values (uint32) and their VCEC (int64), each segment's entries from its first slot.
-struct BinsLayout {
-  std::size_t segments = 0, values_at = 0, vcec_at = 0, bytes = 0;
-  explicit BinsLayout(std::size_t nbins) {
-    segments = (nbins + kSegmentBins - 1) / kSegmentBins;
-    values_at = (segments * sizeof(std::uint32_t) + 7) / 8 * 8;
-    vcec_at = values_at + segments * kSegmentBins * sizeof(std::uint32_t);
-    bytes = vcec_at + segments * kSegmentBins * sizeof(long long);
-  }
-};
-
-// The curve of the occurring values, in value order (segment by segment, ascending inside one).
-// No temporaries: the curve is made straight from the pinned read-back (a uint16 image's 65536
-// bins went through three 65536-entry vectors, ~0.3 ms of page faults a call on the lent machine).
-Curve curve_from_segments(const unsigned char* base, const BinsLayout& lay) {
-  const auto* counts = reinterpret_cast<const std::uint32_t*>(base);
-  const auto* values = reinterpret_cast<const std::uint32_t*>(base + lay.values_at);
-  const auto* vcec = reinterpret_cast<const long long*>(base + lay.vcec_at);
-  std::size_t n = 0;
-  for (std::size_t s = 0; s < lay.segments; ++s) n += counts[s];
-  Curve c;
-  c.values.reserve(n);
-  c.ecc.reserve(n);
-  std::int64_t acc = 0;
-  for (std::size_t s = 0; s < lay.segments; ++s) {
-    const std::size_t at = s * kSegmentBins;
-    for (std::size_t j = at; j < at + counts[s]; ++j) {
-      acc += vcec[j];
-      c.values.push_back(static_cast<float>(values[j]));
-      c.ecc.push_back(acc);
-    }
-  }
-  return c;
-}
 
 }  // namespace
 

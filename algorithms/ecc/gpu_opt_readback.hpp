@@ -1,0 +1,79 @@
+// gpu-opt's read-back, as the finishing kernels leave it in pinned host memory (gpu_opt_engine.cu:
+// finish_hash_kernel, finish_bins_kernel), and the curves the host makes of it. Host code only, in
+// a header of its own so that the CPU tests (tests/ecc/test_ecc_opt_readback.cpp) check exactly
+// what every GPU call runs after its one synchronisation.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/float_bits.hpp"
+#include "ecc/ecc.hpp"
+
+namespace repix::ecc::opt {
+
+// The integer read-back is cut in segments of kSegmentBins values, one a finishing block.
+constexpr int kSegmentBins = 1024;
+
+// The integer path's layout: a count a segment (uint32), then the segments' values (uint32) and
+// their VCEC (int64), segment s's entries from index s * kSegmentBins, ascending.
+struct BinsLayout {
+  std::size_t segments = 0, values_at = 0, vcec_at = 0, bytes = 0;
+  explicit BinsLayout(std::size_t nbins) {
+    segments = (nbins + kSegmentBins - 1) / kSegmentBins;
+    values_at = (segments * sizeof(std::uint32_t) + 7) / 8 * 8;
+    vcec_at = values_at + segments * kSegmentBins * sizeof(std::uint32_t);
+    bytes = vcec_at + segments * kSegmentBins * sizeof(long long);
+  }
+};
+
+// The curve of the occurring values, in value order (segment by segment, ascending inside one):
+// a value that does not occur has VCEC 0 (a voxel's change goes to its own value), so the running
+// sum over the entries is the curve. No temporaries: the curve is made straight from the pinned
+// read-back (a uint16 image's 65536 bins went through three 65536-entry vectors, ~0.3 ms of page
+// faults a call on the lent machine).
+inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& lay) {
+  const auto* counts = reinterpret_cast<const std::uint32_t*>(base);
+  const auto* values = reinterpret_cast<const std::uint32_t*>(base + lay.values_at);
+  const auto* vcec = reinterpret_cast<const long long*>(base + lay.vcec_at);
+  std::size_t n = 0;
+  for (std::size_t s = 0; s < lay.segments; ++s) n += counts[s];
+  Curve c;
+  c.values.reserve(n);
+  c.ecc.reserve(n);
+  std::int64_t acc = 0;
+  for (std::size_t s = 0; s < lay.segments; ++s) {
+    const std::size_t at = s * kSegmentBins;
+    for (std::size_t j = at; j < at + counts[s]; ++j) {
+      acc += vcec[j];
+      c.values.push_back(static_cast<float>(values[j]));
+      c.ecc.push_back(acc);
+    }
+  }
+  return c;
+}
+
+// The curve of the float path's (key, VCEC) pairs (keys are canonical float bits, distinct, in
+// table order). The sort is on the host, in the end-to-end path's tail: each pair's
+// order-preserving key and index packed in one 64-bit word sort as plain integers, 1.5-2x faster
+// than sorting indices through a comparator that reads both keys (664 pairs, GRF 2048^2: 16-22
+// against 30-33 us on this project's build machine). n < 2^32 (the table holds at most 2^21).
+inline Curve curve_from_pairs(const std::uint32_t* k, const long long* v, std::size_t n) {
+  std::vector<std::uint64_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = (static_cast<std::uint64_t>(ordered_key(k[i])) << 32) | i;
+  std::sort(order.begin(), order.end());
+  Curve c;
+  std::int64_t acc = 0;
+  c.values.resize(n);
+  c.ecc.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t i = static_cast<std::size_t>(order[j] & 0xFFFFFFFFu);
+    acc += v[i];
+    c.values[j] = float_from_bits(k[i]);
+    c.ecc[j] = acc;
+  }
+  return c;
+}
+
+}  // namespace repix::ecc::opt
