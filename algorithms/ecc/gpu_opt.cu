@@ -94,7 +94,7 @@ Variant make_opt_step_variant(std::string id, std::string step, std::string desc
 //   pinned staging by several threads while earlier chunks are on the link. Float inputs are
 //   checked for NaN/inf on the GPU as they arrive there (no host pass over the image).
 // Small images take one pass over a whole uploaded image, and one host synchronisation
-// (compute_queued + collect: the gather and the read-back are queued behind the kernel).
+// (compute_queued + collect: the finishing kernel is queued behind the pass).
 
 namespace {
 

@@ -207,7 +207,6 @@ struct Engine::Impl {
   HostBuffer queued;
   unsigned char* queued_dev = nullptr;
   std::size_t queued_pairs = kQueuedPairs;  // grows to what an image of the batch needed
-  std::size_t queued_spec = 0;              // pairs the pending read-back copies
   bool queued_pending = false;
 
   // Fallback.
@@ -270,12 +269,13 @@ struct Engine::Impl {
     return split_items(p, b0, s0, s1, queue, grid);
   }
 
-  // The read-back buffer's bytes for the next finish_queued(): the header and queued_spec pairs
-  // (float; sets queued_spec), or BinsLayout (integers).
-  std::size_t readback_bytes() {
+  // Float: the pairs a read-back holds (queued_pairs changes only in collect(), after its read).
+  std::size_t queued_spec() const { return std::min(queued_pairs, slots); }
+  // The read-back buffer's bytes for the next finish_queued(): the header and queued_spec() pairs
+  // (float), or BinsLayout (integers).
+  std::size_t readback_bytes() const {
     if (!hashed_global()) return BinsLayout(nbins()).bytes;
-    queued_spec = std::min(queued_pairs, slots);
-    return 2 * sizeof(std::uint32_t) + queued_spec * (sizeof(std::uint32_t) + sizeof(long long));
+    return 2 * sizeof(std::uint32_t) + queued_spec() * (sizeof(std::uint32_t) + sizeof(long long));
   }
   // Allocated by setup() (and grown by the finish_queued() after a collect() that asked for more,
   // when no finishing kernel writes the old one), not inside a pass. At 45537d0 it was made by the
@@ -551,11 +551,12 @@ void Engine::finish_queued(cudaStream_t s, CopyAlong along) {
   if (m.queued_pending) throw Error("internal: ecc gpu-opt finish_queued() twice without collect()");
   m.ensure_readback(m.readback_bytes(), s);  // grows only after a collect() asked for more pairs
   if (m.hashed_global()) {
-    // Counters, then queued_spec keys, then queued_spec VCECs (8-aligned: queued_spec is even).
+    // Counters, then `spec` keys, then `spec` VCECs (8-aligned: spec is even).
+    const std::size_t spec = m.queued_spec();
     auto* head = reinterpret_cast<std::uint32_t*>(m.queued_dev);
     auto* keys = head + 2;
-    auto* vcec = reinterpret_cast<long long*>(m.queued_dev + 8 + m.queued_spec * sizeof(std::uint32_t));
-    finish_hash_kernel<<<std::max(1, m.sms * 2), 256, 0, s>>>(m.acc(), static_cast<std::uint32_t>(m.queued_spec), head,
+    auto* vcec = reinterpret_cast<long long*>(m.queued_dev + 8 + spec * sizeof(std::uint32_t));
+    finish_hash_kernel<<<std::max(1, m.sms * 2), 256, 0, s>>>(m.acc(), static_cast<std::uint32_t>(spec), head,
                                                                keys, vcec, m.out_keys.get(), m.out_vcec.get(),
                                                                m.finished_blocks(), along);
   } else {
@@ -584,7 +585,7 @@ bool Engine::collect(cudaStream_t s, Curve& out) {
   }
   const auto* counters = reinterpret_cast<const std::uint32_t*>(base);
   if (counters[1] != 0) return false;
-  const std::size_t n = counters[0], spec = m.queued_spec;
+  const std::size_t n = counters[0], spec = m.queued_spec();
   const auto* keys = reinterpret_cast<const std::uint32_t*>(base + 8);
   const auto* vcec = reinterpret_cast<const long long*>(base + 8 + spec * sizeof(std::uint32_t));
   if (n <= spec) {

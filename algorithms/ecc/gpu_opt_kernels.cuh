@@ -53,7 +53,7 @@ __device__ __forceinline__ void release_queue(const Geom& g) {
 
 // ---- accumulation ---------------------------------------------------------------------------
 
-// The global hash (float32). A key is claimed once a pass and never moves until gather_kernel
+// The global hash (float32). A key is claimed once a pass and never moves until finish_hash_kernel
 // clears the table, so a key seen at its home slot by a plain load from L2 (__ldcg: another SM's
 // claim is not in this SM's L1) is there for good, and its add needs no CAS. inline: one
 // definition across the kernel files that include this header (the __noinline__ ones are still

@@ -4,7 +4,7 @@
 // by tickets (dynamic schedule). The step before gpu-opt, so the ablation table shows what the
 // tickets bought: on GRF data the busiest SM sub-partition executed 22 % more instructions than
 // the mean under the fixed shares (Nsight Compute, 8192^2, lent H100, 54c80f5). The device side:
-// wants_ticket() and item_after() in gpu_opt_kernels.cuh; the engine passes no queue in this mode.
+// wants_ticket() and item_after() in gpu_opt_schedule.hpp; the engine passes no queue in this mode.
 #include "ecc/gpu_opt.cuh"
 
 namespace repix::ecc {
