@@ -200,13 +200,18 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
     it3.out_index = ((za - g.s0) * g.ny + y) * g.nx + x0;
     it3.plane_elems = g.ny * g.nx;
     float P0[3][6], P1[3][6], P2[3][6];
-    __syncthreads();  // previous item's reads of the ring (and the table init) are done
+    // The item's first three planes are all in flight before the first is stored, and before the
+    // barrier (which guards the ring, not the loads): written as load-store, load-store, each
+    // store waited for its plane's DRAM round trip before the next plane's loads were issued.
     Planes3<T, kVec> L(buf, g, tx0, ty0, za, zb);
+    const PlaneShare<T, kVec> below = L.next();  // plane za-1
+    const PlaneShare<T, kVec> at = L.next();     // plane za
+    PlaneShare<T, kVec> pend = L.next();         // plane za+1
     float* const first = planes + ((za - 1) & 1) * kPlaneFloats;  // plane za-1's slot
     float* const second = planes + (za & 1) * kPlaneFloats;
-    store_plane(first, L.next());
-    store_plane(second, L.next());
-    PlaneShare<T, kVec> pend = L.next();  // plane za+1
+    __syncthreads();  // previous item's reads of the ring (and the table init) are done
+    store_plane(first, below);
+    store_plane(second, at);
     __syncthreads();
     read_rows(P0, first + it3.rows_at);
     read_rows(P1, second + it3.rows_at);
