@@ -71,16 +71,6 @@ __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6
   consume<T, kEmit, kMode, kVec>(s, kBias2, mid, valid, out_index, out, ta, ba, acc);
 }
 
-// The next item's start into L2 (prefetch_line: its first Geom::prefetch_rows rows, one 128-byte
-// line a lane), issued during this item: the start's loads, the warp's only ones in flight then,
-// become L2 hits instead of a DRAM round trip.
-__device__ __forceinline__ void prefetch_item(const float* buf, const Geom& g, std::int64_t next, std::int64_t nitems,
-                                              int lane) {
-  std::int64_t offset = 0;
-  if (next < nitems && prefetch_line(g, next, lane, offset))
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(buf + offset));
-}
-
 // kMinBlocks: the register budget (__launch_bounds__'s minimum resident blocks per SM). 2 gives
 // 95 registers and no spills; 3 caps them at 80 with ~50 bytes of spills but 50 % more warps to
 // hide the load latency (the kernel is latency-bound). Measured on the H100 (d721389, kernel
@@ -119,29 +109,34 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     R.halo = lane == 0 ? -1 : 4;
     const unsigned valid = R.xmask & 0xFu;
     const std::int64_t out0 = (ya - g.s0) * g.nx + x0;       // emit: the item's first voxel
-    // The item's first six rows are all in flight before the first three are assembled: written
-    // as load-assemble, load-assemble, the SASS waited for each of rows 0-2 (a conversion and
-    // shuffles) before issuing the next row's loads, three DRAM round trips an item start, where
-    // Nsight Compute put ~15 % of uniform 8192^2's stall samples (long scoreboard, outside the
-    // row loop; 2d46f4e, results/nvidia-h100-80gb-hbm3/issue15-schedule/callI-ncu-source-*).
+    // float32 and uint16: the item's first six rows are all in flight before the first three are
+    // assembled. Written as load rows 0-2, assemble them, load rows 3-5 (as uint8 still is), the
+    // SASS waited for rows 0-2 (a conversion and shuffles) before issuing the next rows' loads, two
+    // DRAM round trips an item start where Nsight Compute put ~15 % of uniform 8192^2's stall
+    // samples (long scoreboard, outside the row loop; 2d46f4e, results/nvidia-h100-80gb-hbm3/
+    // issue15-schedule/callI-ncu-source-*). Measured (lent H100, 810687c against 186372b, kernel
+    // scope): float32 8192^2 uniform 0.160 -> 0.152 ms, GRF 0.190 -> 0.185; uint8 8192^2 0.1295 ->
+    // 0.1311 (its rows are 128 bytes a warp; more registers live in an issue-bound loop), so uint8
+    // keeps the old order. (A float32 L2 prefetch of the warp's next item, 6 rows, cost 5 % and 3 %
+    // on top: removed.)
     float A[6], B[6], C[6];
     const RawRow2<T> r0 = load_row2<T, kVec>(R, 0);
     const RawRow2<T> r1 = load_row2<T, kVec>(R, 1);
     const RawRow2<T> r2 = load_row2<T, kVec>(R, 2);
+    constexpr bool kSixAhead = sizeof(T) > 1;
+    if constexpr (!kSixAhead) {
+      assemble2(A, r0, lane);
+      assemble2(B, r1, lane);
+      assemble2(C, r2, lane);
+    }
     RawRow2<T> q0 = load_row2<T, kVec>(R, 3);
     RawRow2<T> q1 = load_row2<T, kVec>(R, 4);
     RawRow2<T> q2 = load_row2<T, kVec>(R, 5);
-    // The item after this one, from lane 0's ticket (asked for before the loads above, so its
-    // latency hides behind theirs); float32 prefetches its start into L2 now, a whole item ahead.
-    // Inside the row loop instead (its second step), the prefetch's address math cost the loop 32
-    // SASS instructions (485 -> 517, more spills) for its one step in many.
-    const std::int64_t next = item_after(g, item, stride, took, __shfl_sync(0xFFFFFFFFu, ticket, 0), nitems);
-    if constexpr (std::is_same_v<T, float> && !kEmit) {
-      if (g.prefetch_rows > 0) prefetch_item(buf, g, next, nitems, lane);  // warp-uniform
+    if constexpr (kSixAhead) {
+      assemble2(A, r0, lane);
+      assemble2(B, r1, lane);
+      assemble2(C, r2, lane);
     }
-    assemble2(A, r0, lane);
-    assemble2(B, r1, lane);
-    assemble2(C, r2, lane);
     // Step t computes row ya + t (row index t + 1) from rows t, t + 1, t + 2; rows t + 6 .. t + 8
     // are loaded while steps t .. t + 2 compute.
     for (int t = 0; t < nrows; t += 3) {
@@ -158,7 +153,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
       q1 = n1;
       q2 = n2;
     }
-    item = next;
+    item = item_after(g, item, stride, took, __shfl_sync(0xFFFFFFFFu, ticket, 0), nitems);
   }
   if constexpr (!kEmit) {
     __syncthreads();

@@ -266,9 +266,7 @@ struct Engine::Impl {
     p.head_pct = detail::head_pct(dims);
     p.items_per_slot = detail::items_per_slot(dims);
     p.cap_for_tests = detail::schedule_cap_for_tests();
-    Geom g = split_items(p, b0, s0, s1, queue, grid);
-    g.prefetch_rows = detail::prefetch_rows();
-    return g;
+    return split_items(p, b0, s0, s1, queue, grid);
   }
 
   // Float: the pairs a read-back holds (queued_pairs changes only in collect(), after its read).
@@ -394,14 +392,6 @@ int head_pct(int dims) {
 int items_per_slot(int dims) {
   static const int v2 = tuning_from_env("REPIX_ECC_OPT_ITEMS_2D", 8), v3 = tuning_from_env("REPIX_ECC_OPT_ITEMS_3D", 8);
   return dims == 2 ? v2 : v3;
-}
-// The 2D float32 kernel's L2 prefetch of a warp's next work item (ecc2d_kernel): its first rows,
-// 0 to 8 (REPIX_ECC_OPT_PREFETCH_ROWS, 0 for none; default 6, the rows an item start loads).
-int prefetch_rows() {
-  static const int v = pct_from_env("REPIX_ECC_OPT_PREFETCH_ROWS", 6);
-  if (v > 8) throw Error("REPIX_ECC_OPT_PREFETCH_ROWS must be a whole number from 0 to 8, got '" +
-                         std::string(std::getenv("REPIX_ECC_OPT_PREFETCH_ROWS")) + "'");
-  return v;
 }
 bool dynamic_schedule(int mode) {
   const int set = schedule_override().dynamic;

@@ -613,7 +613,6 @@ int min_chunk_3d();
 // tests' cap on items a taker (0: none).
 int head_pct(int dims);
 int items_per_slot(int dims);
-int prefetch_rows();  // the 2D float32 kernel's prefetch of a warp's next item (Geom::prefetch_rows)
 bool dynamic_schedule(int mode);
 std::int64_t schedule_cap_for_tests();
 // The kernel for an element type and dims: 16-byte vector loads or not; accumulating, or emitting

@@ -29,9 +29,6 @@ struct Geom {
   // between launches. nullptr: the static schedule.
   std::uint32_t* queue = nullptr;
   std::int64_t cap = 1;                    // dynamic: the most items a warp (2D) or block (3D) takes
-  // Not the split's: the 2D float32 kernel's L2 prefetch of a warp's next item, its first rows
-  // (0: none; set by the engine, detail::prefetch_rows()).
-  int prefetch_rows = 0;
 };
 
 // Static: a warp (2D) or block (3D) takes the item of its launch index, then every grid stride
@@ -71,20 +68,6 @@ REPIX_HD std::int64_t item_after(const Geom& g, std::int64_t item, std::int64_t 
                                   std::uint32_t ticket, std::int64_t nitems) {
   if (g.queue == nullptr) return item + stride;
   return took ? stride + static_cast<std::int64_t>(ticket) : nitems;
-}
-
-// The 2D float32 kernel's L2 prefetch of a warp's next item (Geom::prefetch_rows rows): lane `lane`
-// takes row first - 1 + lane / 4 and the 32 columns from in_band * 128 + (lane % 4) * 32, one
-// 128-byte line. False where that row is past prefetch_rows or not one the item reads (rows first -
-// 1 .. last, inside the image) or the line starts past the image's width; else `offset`, the
-// line's first element in the buffer (whose first row is image row b0).
-REPIX_HD bool prefetch_line(const Geom& g, std::int64_t item, int lane, std::int64_t& offset) {
-  const ItemSpan s = item_span(g, item, g.items_x);
-  const int r = lane >> 2;
-  const std::int64_t y = s.first - 1 + r, x = s.in_band * kSegX + (lane & 3) * (kSegX / 4);
-  if (r >= g.prefetch_rows || y < 0 || y > s.last || y >= g.ny || x >= g.nx) return false;
-  offset = (y - g.b0) * g.nx + x;
-  return true;
 }
 
 // What a launch's geometry depends on besides its slabs.

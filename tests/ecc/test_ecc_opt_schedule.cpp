@@ -1,11 +1,9 @@
 // CPU tests of gpu-opt's work distribution (gpu_opt_schedule.hpp): the geometry split_items()
 // gives a launch (every slab of every column exactly once, the dynamic schedule's caps covering
 // every item within the int32 sums' 2^26 voxels a block), and the ticket protocol the kernels run
-// (wants_ticket, item_after), replayed with the takers' starts and ends in random orders, and the
-// lines the 2D float32 kernel prefetches of a warp's next item (prefetch_line).
+// (wants_ticket, item_after), replayed with the takers' starts and ends in random orders.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -164,49 +162,6 @@ TEST(EccOptSchedule, TicketsHandOutEveryItemOnceInAnyOrder) {
   }
   EXPECT_GT(replayed, 1500);
   EXPECT_GT(by_tickets, 200);
-}
-
-// The 2D float32 kernel's L2 prefetch (prefetch_line): a lane's line lies in a row the item reads,
-// inside the image and the buffer (stream chunks start at row b0 = s0 - 1), within the item's 128
-// columns; and the lanes cover every line of the first prefetch_rows rows the item reads.
-TEST(EccOptSchedule, PrefetchLinesAreRowsTheItemReads) {
-  std::mt19937 rng(99);
-  std::uint32_t counters[2] = {0, 0};
-  std::int64_t lines = 0;
-  for (int n = 0; n < 4000; ++n) {
-    Case c = random_case(rng);
-    if (c.p.dims != 2) continue;
-    const std::int64_t b0 = c.s0 > 0 ? c.s0 - 1 : 0;
-    std::int64_t grid = 0;
-    Geom g = split_items(c.p, b0, c.s0, c.s1, c.dynamic ? counters : nullptr, grid);
-    g.prefetch_rows = std::uniform_int_distribution<int>(0, 8)(rng);
-    const std::string what = describe(c) + " prefetch " + std::to_string(g.prefetch_rows);
-    const std::int64_t nitems = g.items_x * (g.head_bands + g.items_s);
-    for (std::int64_t item = 0; item < nitems; item += 1 + item / 64) {
-      const ItemSpan s = item_span(g, item, g.items_x);
-      const std::int64_t x0 = s.in_band * kSegX, top = std::max<std::int64_t>(s.first - 1, 0),
-                         bottom = std::min(s.last, g.ny - 1);
-      std::vector<int> per_row(8, 0);
-      for (int lane = 0; lane < 32; ++lane) {
-        std::int64_t offset = -1;
-        if (!prefetch_line(g, item, lane, offset)) continue;
-        ++lines;
-        const std::int64_t y = g.b0 + offset / g.nx, x = offset % g.nx;
-        ASSERT_GE(offset, 0) << what << " item " << item << " lane " << lane;
-        ASSERT_TRUE(y >= top && y <= bottom) << what << " item " << item << " lane " << lane << ": row " << y;
-        ASSERT_LT(y - (s.first - 1), g.prefetch_rows) << what << " item " << item << " lane " << lane;
-        ASSERT_TRUE(x >= x0 && x < x0 + kSegX && x < g.nx && (x - x0) % 32 == 0) << what << " lane " << lane << ": x " << x;
-        ++per_row[static_cast<std::size_t>(y - (s.first - 1))];
-      }
-      const int want_lines = static_cast<int>((std::min<std::int64_t>(kSegX, g.nx - x0) + 31) / 32);
-      for (int r = 0; r < 8; ++r) {
-        const std::int64_t y = s.first - 1 + r;
-        const bool read = r < g.prefetch_rows && y >= top && y <= bottom;
-        ASSERT_EQ(per_row[static_cast<std::size_t>(r)], read ? want_lines : 0) << what << " item " << item << " row " << y;
-      }
-    }
-  }
-  EXPECT_GT(lines, 100000);
 }
 
 }  // namespace
