@@ -175,6 +175,16 @@ int bench_from_journal(const Args& a) {
   return all_ok ? 0 : 1;
 }
 
+// Every family's flags, whatever command declares them (an option of another command is refused
+// by that command's own check, with its reason).
+std::vector<std::string> family_flags() {
+  std::vector<std::string> out;
+  for (const auto& f : family::all())
+    for (const options::Spec& o : f->option_specs())
+      if (o.flag && std::find(out.begin(), out.end(), o.name) == out.end()) out.push_back(o.name);
+  return out;
+}
+
 int cmd_bench(int argc, char** argv, const Args& a) {
   if (a.has("from")) return bench_from_journal(a);
   // The bench's own options, and the families' (each family declares those its bench cases take).
@@ -356,10 +366,13 @@ int main(int argc, char** argv) {
         return print_help(cmd, positional);
       }
     check_omp_environment();
-    if (cmd == "bench") return cmd_bench(argc, argv, Args::parse(argc, argv, 2, {}));
-    // Flags (options without a value): reconstruct's --clip, the tables' --quick, profile's and
-    // the ablation tables' --ncu.
-    const Args a = Args::parse(argc, argv, 2, {"clip", "quick", "ncu"});
+    // Flags (options without a value) are parsed as flags, so that `--timeline --samples 5` does
+    // not take "--samples" for a value: the families' (reconstruct's --clip, ecc's --timeline),
+    // the tables' --quick, profile's and the ablation tables' --ncu.
+    if (cmd == "bench") return cmd_bench(argc, argv, Args::parse(argc, argv, 2, family_flags()));
+    std::vector<std::string> flags = family_flags();
+    flags.insert(flags.end(), {"quick", "ncu"});
+    const Args a = Args::parse(argc, argv, 2, flags);
     if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
     if (cmd == "list") return cmd_list(a);
     if (cmd == "gen") return cmd_gen(a);

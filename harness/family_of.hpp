@@ -35,6 +35,7 @@
 #include "harness/family.hpp"
 #include "harness/options.hpp"
 #include "harness/outputs.hpp"
+#include "harness/report.hpp"
 
 namespace repix::family {
 
@@ -309,6 +310,10 @@ class FamilyOf : public Family {
   // What a kernel-scope case adds to `extra` after its samples (the timed output's own counters).
   virtual void kernel_extra(nlohmann::json& /*extra*/, const Result& /*timed*/, const Plan& /*plan*/,
                             const Options&) const {}
+  // An end-to-end sample's own account of where its time went, taken right after the timed run
+  // (ECC's --timeline: its EndToEndTimeline), or null: none. Each sample's goes into
+  // extra["sample_breakdown"], and the median of each numeric field into extra["breakdown_median"].
+  virtual nlohmann::json sample_breakdown(const Result& /*timed*/) const { return nullptr; }
   // with-io scope: the input read from an .npy file inside every sample.
   virtual bool supports_with_io() const { return false; }
   virtual Result run_from_file(const Variant& v, const std::string& path, const Options& opt, bool pinned) const {
@@ -567,14 +572,26 @@ class FamilyOf : public Family {
                               const std::shared_ptr<State>& state, const Variant& v, const std::string& spec) const {
     bench::Case c = base_case(v, spec, "end-to-end");
     const std::size_t index = cases.size();
-    c.prepare = [this, &ctx, &cases, index, state, &v, spec] { prepare_common(ctx, *state, v, spec, cases[index]); };
-    c.sample = [this, state, &v] {
+    auto breakdowns = std::make_shared<nlohmann::json>(nlohmann::json::array());
+    c.prepare = [this, &ctx, &cases, index, state, &v, spec, breakdowns] {
+      breakdowns->clear();
+      prepare_common(ctx, *state, v, spec, cases[index]);
+    };
+    c.sample = [this, state, &v, breakdowns] {
       const Options opt = timed_options(state->options);
       const auto t0 = std::chrono::steady_clock::now();
       const Result out = run_ranged(v, state->inputs, opt);
-      return ms_since(t0);
+      const double ms = ms_since(t0);
+      nlohmann::json b = sample_breakdown(out);
+      if (!b.is_null()) breakdowns->push_back(std::move(b));
+      return ms;
     };
-    c.finish = [] {};
+    c.finish = [&cases, index, breakdowns] {
+      if (breakdowns->empty()) return;
+      nlohmann::json& extra = cases[index].result.extra;
+      extra["sample_breakdown"] = *breakdowns;
+      extra["breakdown_median"] = report::median_fields(*breakdowns);
+    };
     return c;
   }
 

@@ -445,6 +445,19 @@ Stats summarize(std::vector<double> samples) {
   return s;
 }
 
+json median_fields(const json& samples) {
+  json out = json::object();
+  if (!samples.is_array() || samples.empty() || !samples.front().is_object()) return out;
+  for (const auto& [key, first] : samples.front().items()) {
+    if (!first.is_number()) continue;
+    std::vector<double> v;
+    for (const auto& sample : samples)
+      if (sample.is_object() && sample.contains(key) && sample[key].is_number()) v.push_back(sample[key].get<double>());
+    out[key] = summarize(v).median;
+  }
+  return out;
+}
+
 void finalize(Result& r, double items_per_unit) {
   if (!(items_per_unit > 0) || !std::isfinite(items_per_unit))
     throw Error("finalize: items_per_unit must be a positive number");

@@ -96,6 +96,9 @@ struct Stats {
   double median = 0, q1 = 0, q3 = 0, min = 0, max = 0;
 };
 Stats summarize(std::vector<double> samples);
+// The median (as summarize's) of each numeric field of `samples`, an array of JSON objects (the
+// fields of the first; a sample without one, or where it is not a number, counts without it).
+nlohmann::json median_fields(const nlohmann::json& samples);
 // Fills median/q1/q3/min and throughput from samples_ms and items (unit chosen by the caller).
 void finalize(Result& r, double items_per_unit);
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,28 @@ struct Options {
   int threads = 0;                  // CPU threads for omp variants; 0 = OpenMP's default
   std::size_t chunk_bytes = 0;      // gpu-stream / gpu-opt end-to-end chunk size; 0 = automatic
   int streams = 3;                  // gpu-stream: concurrent chunk pipelines
+  // gpu-opt and gpu-stream end to end: record where the call's time goes (EndToEndTimeline; CUDA
+  // events with timing and one more host wait, a few microseconds a call). Diagnostic: off in
+  // every timing that is reported as the call's cost.
+  bool timeline = false;
 };
+
+// Where an end-to-end call's time went (Options::timeline), in microseconds. GPU times count from
+// an event recorded before the first upload; host times from the call's entry. A GPU time and a
+// host time are on different clocks: compare GPU times with GPU times, host with host.
+struct EndToEndTimeline {
+  std::int64_t chunks = 0;        // 1: the whole image in one upload and one pass
+  double gpu_uploaded_us = 0;     // the last upload done
+  double gpu_kernels_us = 0;      // every accumulation kernel done (chunked runs; in one pass: -1,
+                                  // the pass and its finish are one step)
+  double gpu_finished_us = 0;     // the finishing kernel done: the curve's raw material in host memory
+  double host_issued_us = 0;      // the host queued the last GPU operation
+  double host_woken_us = 0;       // the host saw the finishing kernel done
+  double host_returned_us = 0;    // the curve made: the call returns
+};
+// The timeline of the calling thread's last end-to-end call made with Options::timeline, once
+// (a second take, or one after a call without it, returns nothing).
+std::optional<EndToEndTimeline> take_timeline();
 
 // What a run counts of itself.
 struct Stats {

@@ -16,6 +16,7 @@
 #include "core/reuse_cache.hpp"
 #include "ecc/gpu_common.hpp"  // gpu::make_plan_variant
 #include "ecc/gpu_opt.cuh"
+#include "ecc/gpu_timeline.hpp"
 
 namespace repix::ecc {
 
@@ -108,8 +109,9 @@ struct InCoreWorkspace {
   opt::NonfiniteCheck nonfinite;
 };
 
-Curve run_in_core(const HostImage& img) {
+Curve run_in_core(const HostImage& img, bool record_timeline) {
   nvtx::Range range("ecc/gpu-opt");
+  TimelineRecorder timeline(record_timeline);
   if (img.size() <= 0) throw Error("empty image");  // float values are checked on the GPU below
   require_gpu();
   const Shape& sh = img.shape();
@@ -127,7 +129,9 @@ Curve run_in_core(const HostImage& img) {
   const bool is_float = img.dtype() == DType::f32;
   {
     nvtx::Range r("h2d", static_cast<std::int64_t>(img.bytes()));
+    timeline.start(stream);
     REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice, stream));
+    timeline.uploaded(stream);
   }
   {
     nvtx::Range r("kernel");
@@ -136,9 +140,12 @@ Curve run_in_core(const HostImage& img) {
       ws->nonfinite.check(static_cast<const float*>(static_cast<const void*>(ws->d_in.get())), img.size(), 0, stream);
       along = ws->nonfinite.readback_along();
     }
-    ws->plan.compute_queued(ws->d_in.get(), stream, along);
+    ws->plan.compute_queued(ws->d_in.get(), stream, along);  // the pass and its finishing kernel
+    timeline.finished(stream);
+    timeline.issued();
   }
   nvtx::Range r("d2h");
+  timeline.wait_finished();
   if (is_float) {  // a NaN/inf input is reported before anything is made of its accumulation
     REPIX_CUDA(cudaStreamSynchronize(stream));
     ws->nonfinite.throw_if_found(sh);
@@ -146,6 +153,7 @@ Curve run_in_core(const HostImage& img) {
   Curve c = ws->plan.collect(stream);
   // A run that needed the exact fallback keeps its sort buffers; drop them rather than hold them.
   if (!ws->plan.used_fallback()) cache.put(key, std::move(ws));
+  timeline.returned(1);
   return c;
 }
 
@@ -162,7 +170,7 @@ std::size_t end_to_end_chunk_bytes(std::size_t image_bytes, std::int64_t slabs, 
 
 Curve run_gpu_opt(const HostImage& img, const Options& opt) {
   const std::size_t chunk = end_to_end_chunk_bytes(img.bytes(), slab_count(img.shape()), opt.chunk_bytes);
-  if (chunk == 0 || img.size() <= 0) return run_in_core(img);
+  if (chunk == 0 || img.size() <= 0) return run_in_core(img, opt.timeline);
   Options o = opt;
   o.chunk_bytes = chunk;
   ImageSlabSource src(img);

@@ -29,6 +29,7 @@
 #include "core/nvtx.hpp"
 #include "core/reuse_cache.hpp"
 #include "ecc/gpu_opt.cuh"
+#include "ecc/gpu_timeline.hpp"
 
 namespace repix::ecc {
 
@@ -88,6 +89,7 @@ void parallel_copy(const HostImage& img, std::int64_t b0, std::int64_t b1, void*
 Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* whole,
                         std::size_t global_capacity_for_tests, StreamStats* stats, const char* nvtx_name) {
   nvtx::Range range(nvtx_name);
+  TimelineRecorder timeline(opt.timeline);
   require_gpu();
   const DType dt = src.dtype();
   const Shape sh = src.shape();
@@ -155,11 +157,13 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   };
 
   const std::int64_t per_slab = slab_elems(sh);
+  timeline.start(slot[0]->stream.get());  // chunk 0's upload is slot 0's
   for (std::int64_t c = 0; c < chunks; ++c) {
     Slot& s = *slot[static_cast<std::size_t>(c % nslots)];
     const std::int64_t s0 = c * per_chunk, s1 = std::min(slabs, s0 + per_chunk);
     const std::int64_t b0 = std::max<std::int64_t>(0, s0 - 1), b1 = std::min(slabs, s1 + 1);
     upload(b0, b1, s);
+    if (c == chunks - 1) timeline.uploaded(s.stream.get());
     if (dt == DType::f32) {  // each slab is checked once, as one of its own chunk's slabs
       ws->nonfinite.check(reinterpret_cast<const float*>(s.dev.get()) + (s0 - b0) * per_slab, (s1 - s0) * per_slab,
                           s0 * per_slab, s.stream.get());
@@ -176,7 +180,11 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     ws->slot[k]->done.record(ws->slot[k]->stream.get());
     REPIX_CUDA(cudaStreamWaitEvent(s0, ws->slot[k]->done.get(), 0));
   }
+  timeline.kernels(s0);
   engine.finish_queued(s0, dt == DType::f32 ? ws->nonfinite.readback_along() : opt::CopyAlong{});
+  timeline.finished(s0);
+  timeline.issued();
+  timeline.wait_finished();
   Curve c;
   const bool complete = engine.collect(s0, c);
   // A NaN/inf input is reported before anything is made of its (meaningless) accumulation, the
@@ -184,6 +192,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   if (dt == DType::f32) ws->nonfinite.throw_if_found(sh);
   if (complete) {
     if (!global_capacity_for_tests) workspace_cache().put(key, std::move(ws));
+    timeline.returned(chunks);
     return c;
   }
 

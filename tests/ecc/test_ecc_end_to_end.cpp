@@ -2,7 +2,7 @@
 // streamed, in what chunks), the one-entry workspace cache, and on a GPU (skipped without) the
 // run against seq through both paths (whole image and streamed), pinned and pageable, repeated
 // calls that reuse the cached workspace, changes of shape and dtype in between, a requested chunk
-// size, and NaN/inf reported at the same position by both paths.
+// size, NaN/inf reported at the same position by both paths, and the timeline of a call.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "core/gpu.hpp"
 #include "core/reuse_cache.hpp"
@@ -131,6 +132,55 @@ TEST(EccEndToEndGpu, BothPathsEqualSeqPinnedAndPageableRepeated) {
     ecc::Options o;
     o.chunk_bytes = std::max<std::size_t>(1, img.bytes() / 5);  // --chunk-mib, any size
     EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(img, o), want)) << "requested chunks";
+  }
+}
+
+// Options::timeline (the bench's --timeline): a call with it leaves one EndToEndTimeline, in the
+// order its events happen, through both paths and gpu-stream; a call without it leaves none, and
+// the curve is the same either way.
+TEST(EccEndToEndGpu, TimelineInTheOrderOfItsEvents) {
+  REPIX_NEED_GPU();
+  struct Case {
+    DType dt;
+    Shape sh;
+    bool stream_variant;
+  };
+  const Case cases[] = {{DType::f32, Shape::d2(300, 200), false},    // whole
+                        {DType::u8, Shape::d2(2048, 2048), false},     // whole, 4 MiB
+                        {DType::f32, Shape::d2(2048, 2048), false},    // 4 chunks
+                        {DType::u16, Shape::d3(129, 67, 500), false},  // 2 chunks
+                        {DType::f32, Shape::d2(1024, 1024), true}};    // gpu-stream, 1 chunk
+  std::uint32_t seed = 5;
+  for (const Case& c : cases) {
+    const HostImage img = test::random_image(c.dt, c.sh, 300, seed++);
+    SCOPED_TRACE(test::describe(img) + (c.stream_variant ? " gpu-stream" : " gpu-opt"));
+    const ecc::Curve want = ecc::run_seq(img, {});
+    ecc::Options on;
+    on.timeline = true;
+    auto run = [&](const ecc::Options& o) { return c.stream_variant ? ecc::run_gpu_stream(img, o) : ecc::run_gpu_opt(img, o); };
+    EXPECT_TRUE(test::same_curve(run(on), want));
+    const std::optional<ecc::EndToEndTimeline> t = ecc::take_timeline();
+    ASSERT_TRUE(t.has_value());
+    EXPECT_FALSE(ecc::take_timeline().has_value()) << "taken twice";
+    const std::size_t chunk = c.stream_variant ? 0 : ecc::end_to_end_chunk_bytes(img.bytes(), slab_count(img.shape()), 0);
+    if (!c.stream_variant) {  // gpu-stream's chunks of whole slabs
+      const std::int64_t slabs = slab_count(img.shape()),
+                         per_chunk = static_cast<std::int64_t>(chunk / (img.bytes() / static_cast<std::size_t>(slabs)));
+      EXPECT_EQ(t->chunks, chunk ? (slabs + per_chunk - 1) / per_chunk : 1);
+    }
+    EXPECT_GE(t->gpu_uploaded_us, 0);
+    if (t->chunks > 1 || c.stream_variant) {
+      EXPECT_GE(t->gpu_kernels_us, t->gpu_uploaded_us);
+      EXPECT_GE(t->gpu_finished_us, t->gpu_kernels_us);
+    } else {
+      EXPECT_EQ(t->gpu_kernels_us, -1);  // the pass and its finish are one step
+    }
+    EXPECT_GT(t->gpu_finished_us, t->gpu_uploaded_us);
+    EXPECT_GT(t->host_issued_us, 0);
+    EXPECT_GE(t->host_woken_us, t->host_issued_us);
+    EXPECT_GE(t->host_returned_us, t->host_woken_us);
+    EXPECT_TRUE(test::same_curve(run({}), want));
+    EXPECT_FALSE(ecc::take_timeline().has_value()) << "a call without the option";
   }
 }
 

@@ -109,6 +109,28 @@ TEST_F(CliUsage, RepeatedOptionsAreRefused) {
   EXPECT_EQ(repeatable.code, 0) << repeatable.err;
 }
 
+// A family's flag on the bench's command line is a flag there too: the option after it is not
+// taken for its value (ecc's --timeline was, at first); =1/=0 are accepted, another value and a
+// family that does not declare it are usage errors.
+TEST_F(CliUsage, BenchFamilyFlagsTakeNoValue) {
+  const std::string common = "bench --variants seq --dataset uniform:8x8:levels=4 --scopes end-to-end";
+  for (const std::string& flag : {"--timeline --cpu-samples 1", "--cpu-samples 1 --timeline", "--timeline=0 --cpu-samples 1"}) {
+    SCOPED_TRACE(flag);
+    const CliResult r = run(common + " --family ecc " + flag + " --out " + path("r.json"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(path("r.json")));
+    fs::remove(path("r.json"));
+  }
+  const CliResult bad = run(common + " --family ecc --timeline=maybe --cpu-samples 1 --out " + path("r.json"));
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--timeline is a flag"), std::string::npos) << bad.err;
+  const CliResult other = run("bench --family reconstruct --variants seq-sr --dataset noise-mask:16x16 --timeline "
+                              "--cpu-samples 1 --out " + path("r.json"));
+  EXPECT_EQ(other.code, 2) << other.err;
+  EXPECT_NE(other.err.find("--timeline applies to the ecc family"), std::string::npos) << other.err;
+  EXPECT_FALSE(fs::exists(path("r.json")));
+}
+
 // A bench that measures nothing exits 1 with the reason and writes no report (it used to exit 0
 // with an empty "(no results)" report).
 TEST_F(CliUsage, BenchThatMeasuresNothingFails) {

@@ -270,6 +270,24 @@ TEST(Report, ReadMissingOrTruncatedFileThrowsOneLineError) {
 
 // ---- statistics ---------------------------------------------------------------------------------
 
+// An end-to-end case's per-sample breakdowns (extra["sample_breakdown"]) summarised field by field.
+TEST(Report, MedianFieldsOfSampleObjects) {
+  const nlohmann::json samples = nlohmann::json::parse(R"([
+    {"chunks": 4, "tail_us": 40.0, "path": "stream", "upload_us": 300},
+    {"chunks": 4, "tail_us": 10.0, "path": "stream"},
+    {"chunks": 4, "tail_us": 30.0, "path": "stream", "upload_us": "n/a"},
+    {"chunks": 4, "tail_us": 20.0, "path": "stream", "upload_us": 310}
+  ])");
+  const nlohmann::json m = median_fields(samples);
+  EXPECT_DOUBLE_EQ(m.at("chunks").get<double>(), 4);
+  EXPECT_DOUBLE_EQ(m.at("tail_us").get<double>(), 25);     // [10 20 30 40]
+  EXPECT_DOUBLE_EQ(m.at("upload_us").get<double>(), 305);  // the samples that have a number
+  EXPECT_FALSE(m.contains("path"));                         // not a number
+  EXPECT_EQ(m.size(), 3u);
+  EXPECT_TRUE(median_fields(nlohmann::json::array()).empty());
+  EXPECT_TRUE(median_fields(nlohmann::json::object()).empty());
+}
+
 TEST(Report, SummarizeMatchesNumpyLinearInterpolation) {
   // numpy.percentile(x, [25, 50, 75]) with the default method.
   Stats s = summarize({1, 2, 3, 4});

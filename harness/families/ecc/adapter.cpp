@@ -69,6 +69,11 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
                           options::kRun | options::kProfile | options::kBench),
          [](Options& o, const std::string& v) { o.streams = std::max(1, std::stoi(v)); },
          [](const Options& o) { return nlohmann::json(o.streams); }},
+        options::bind_flag(&Options::timeline,
+                           options::flag("timeline",
+                                         "end to end: each sample's timeline (upload, kernels, finish, host wake-up, "
+                                         "curve) in extra; adds a few microseconds a call",
+                                         options::kBench)),
     };
     return t;
   }
@@ -85,6 +90,19 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     return v.run(in.at(0), opt);
   }
   Stats stats_of(const Result&) const override { return {}; }
+  nlohmann::json sample_breakdown(const Result&) const override {
+    const std::optional<ecc::EndToEndTimeline> t = ecc::take_timeline();
+    if (!t) return nullptr;
+    return {{"chunks", t->chunks},
+            {"gpu_uploaded_us", t->gpu_uploaded_us},
+            {"gpu_kernels_us", t->gpu_kernels_us},
+            {"gpu_finished_us", t->gpu_finished_us},
+            {"gpu_tail_us", t->gpu_finished_us - t->gpu_uploaded_us},
+            {"host_issued_us", t->host_issued_us},
+            {"host_woken_us", t->host_woken_us},
+            {"host_returned_us", t->host_returned_us},
+            {"host_curve_us", t->host_returned_us - t->host_woken_us}};
+  }
   nlohmann::json stats_json(const Stats& s) const override { return {{"used_fallback", s.used_fallback}}; }
   Verdict check(const Variant&, const Inputs&, const Result& ref, const Result& got,
                 const std::string& what) const override {

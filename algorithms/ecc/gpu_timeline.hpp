@@ -1,0 +1,41 @@
+// The end-to-end paths' EndToEndTimeline (ecc.hpp, Options::timeline): where a call's time goes,
+// the upload, the last chunk's kernels, the finishing kernel, the host's wake-up and the curve.
+// Nsight Systems does not run on the lent GPU machine (KINDS.md of the device tool), and the end
+// to end tail (the call's time beyond its upload) is what the PCIe targets of issue 15 miss.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "core/gpu.hpp"
+#include "ecc/ecc.hpp"
+
+namespace repix::ecc {
+
+// Records one call's timeline when `on` (every method is a no-op otherwise): GPU events with
+// timing on the streams given, host clocks from construction.
+class TimelineRecorder {
+ public:
+  explicit TimelineRecorder(bool on);
+  bool on() const { return events_ != nullptr; }
+  void start(cudaStream_t s);     // the GPU's zero: before the first upload, on its stream
+  void uploaded(cudaStream_t s);  // after the last upload, on its stream
+  void kernels(cudaStream_t s);   // after every accumulation kernel (a stream that waited for them all)
+  void finished(cudaStream_t s);  // after the finishing kernel, on its stream
+  void issued();                  // the host queued the last GPU operation
+  void wait_finished();           // the host waits for the finishing kernel (collect() then finds it done)
+  // The curve is made: the timeline becomes take_timeline()'s.
+  void returned(std::int64_t chunks);
+
+ private:
+  struct Events {
+    CudaEvent start, uploaded, kernels, finished;
+    bool kernels_recorded = false;
+  };
+  std::unique_ptr<Events> events_;
+  std::chrono::steady_clock::time_point t0_;
+  EndToEndTimeline t_;
+  double host_us() const;
+};
+
+}  // namespace repix::ecc
