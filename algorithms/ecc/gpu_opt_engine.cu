@@ -282,7 +282,8 @@ struct Engine::Impl {
   // first pass, and Table 2's fresh plan spent 0.62-0.93 ms in its first pass (ECC exec at N = 1;
   // 0.071 ms at 7ffeba6; lent H100): the allocation, its device address or the GPU's first store to
   // it, not told apart. All three are here now (a one-thread kernel stores, in `s`'s order, before
-  // any finishing kernel): not yet measured.
+  // any finishing kernel): ECC exec at N = 1 0.045 ms at 186372b (results/nvidia-h100-80gb-hbm3/
+  // issue15-item-start/README.md, call A).
   void ensure_readback(std::size_t bytes, cudaStream_t s) {
     if (queued.bytes() >= bytes) return;
     queued = HostBuffer(bytes, true);
