@@ -111,14 +111,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     const std::int64_t out0 = (ya - g.s0) * g.nx + x0;       // emit: the item's first voxel
     // float32 and uint16: the item's first six rows are all in flight before the first three are
     // assembled. Written as load rows 0-2, assemble them, load rows 3-5 (as uint8 still is), the
-    // SASS waited for rows 0-2 (a conversion and shuffles) before issuing the next rows' loads, two
-    // DRAM round trips an item start where Nsight Compute put ~15 % of uniform 8192^2's stall
-    // samples (long scoreboard, outside the row loop; 2d46f4e, results/nvidia-h100-80gb-hbm3/
-    // issue15-schedule/callI-ncu-source-*). Measured (lent H100, 810687c against 186372b, kernel
-    // scope): float32 8192^2 uniform 0.160 -> 0.152 ms, GRF 0.190 -> 0.185; uint8 8192^2 0.1295 ->
-    // 0.1311 (its rows are 128 bytes a warp; more registers live in an issue-bound loop), so uint8
-    // keeps the old order. (A float32 L2 prefetch of the warp's next item, 6 rows, cost 5 % and 3 %
-    // on top: removed.)
+    // SASS waited for rows 0-2 (conversions and shuffles) before issuing rows 3-5's loads: two DRAM
+    // round trips an item start, where Nsight Compute put ~15 % of uniform 8192^2's stall samples
+    // (long scoreboard, outside the row loop; 2d46f4e, results/nvidia-h100-80gb-hbm3/issue15-
+    // schedule/callI-ncu-source-*). Measured on lent H100s against 186372b in the same call
+    // (results/.../issue15-item-start/README.md): float32 8192^2 uniform 0.1600 -> 0.1570 ms, GRF
+    // 0.1904 -> 0.1872 (this code, e9aba3b); 810687c's binary, the same order plus an L2 prefetch
+    // of the next item switched off, measured 0.152 / 0.185, with the prefetch on 0.159 / 0.189
+    // (removed). uint8 8192^2 0.1295 -> 0.1311 with its six rows ahead (rows of 128 bytes a warp;
+    // more registers live in an issue-bound loop), so uint8 keeps the old order.
     float A[6], B[6], C[6];
     const RawRow2<T> r0 = load_row2<T, kVec>(R, 0);
     const RawRow2<T> r1 = load_row2<T, kVec>(R, 1);

@@ -200,9 +200,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
     it3.out_index = ((za - g.s0) * g.ny + y) * g.nx + x0;
     it3.plane_elems = g.ny * g.nx;
     float P0[3][6], P1[3][6], P2[3][6];
-    // The item's first three planes are all in flight before the first is stored, and before the
-    // barrier (which guards the ring, not the loads): written as load-store, load-store, each
-    // store waited for its plane's DRAM round trip before the next plane's loads were issued.
+    // The item's first three planes' loads are issued before the barrier, which guards the ring,
+    // not the loads (they read global memory only): behind it they waited, at every item start,
+    // for the block's slowest warp to end the previous item. Measured on a lent H100 against
+    // 186372b in the same call (results/.../issue15-item-start/README.md, 810687c): 512^3 float32
+    // uniform 0.4795 -> 0.4733 ms, GRF 0.6344 -> 0.6234; the row loop's SASS 1012 -> 994.
     Planes3<T, kVec> L(buf, g, tx0, ty0, za, zb);
     const PlaneShare<T, kVec> below = L.next();  // plane za-1
     const PlaneShare<T, kVec> at = L.next();     // plane za
