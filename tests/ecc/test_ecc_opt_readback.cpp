@@ -86,7 +86,9 @@ TEST(EccOptReadback, IntegerSegmentsGiveTheCurveOfTheOccurringValues) {
 
 TEST(EccOptReadback, FloatPairsSortedByValueWhateverTheTableOrder) {
   std::mt19937 rng(7);
-  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{664}, std::size_t{5000}}) {
+  // Up to 1024 pairs std::sort, beyond a radix sort (its three 11-bit digits all used at 100000).
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{664}, std::size_t{1024},
+                              std::size_t{1025}, std::size_t{5000}, std::size_t{100000}}) {
     // Distinct canonical values: negative, positive, +0 (never -0), subnormal, huge, in random
     // table order.
     std::map<float, long long> vcec;
