@@ -2,6 +2,7 @@
 // is refused rather than half-ignored, and a bench that measures nothing fails instead of
 // writing an empty report. Runs the `repix` binary (REPIX_CLI, set by CTest).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -129,6 +130,22 @@ TEST_F(CliUsage, BenchFamilyFlagsTakeNoValue) {
   EXPECT_EQ(other.code, 2) << other.err;
   EXPECT_NE(other.err.find("--timeline applies to the ecc family"), std::string::npos) << other.err;
   EXPECT_FALSE(fs::exists(path("r.json")));
+  // run takes it too: a variant that records no timeline says so, and the curve is written.
+  const CliResult cpu = run("run ecc --variant seq --timeline --input uniform:8x8:levels=4 --output " + path("c.csv") +
+                            " --json " + path("c.json"));
+  EXPECT_EQ(cpu.code, 0) << cpu.err;
+  EXPECT_NE(cpu.err.find("no timeline: variant seq records none"), std::string::npos) << cpu.err;
+  EXPECT_TRUE(fs::exists(path("c.csv")) && fs::exists(path("c.json")));
+  if (gpu_available()) {  // gpu-opt records one: on stderr and in --json
+    const CliResult gpu = run("run ecc --variant gpu-opt --timeline --input uniform:64x64:levels=4 --output " +
+                              path("g.csv") + " --json " + path("g.json"));
+    EXPECT_EQ(gpu.code, 0) << gpu.err;
+    EXPECT_NE(gpu.err.find("repix run: timeline (us): 1 chunk(s)"), std::string::npos) << gpu.err;
+    std::ifstream in(path("g.json"));
+    const nlohmann::json j = nlohmann::json::parse(in);
+    ASSERT_TRUE(j.contains("timeline")) << j.dump();
+    EXPECT_GT(j["timeline"]["gpu_finished_us"].get<double>(), 0);
+  }
 }
 
 // A bench that measures nothing exits 1 with the reason and writes no report (it used to exit 0

@@ -5,6 +5,7 @@
 // `repix run ecc` streams its input file through gpu-stream when an in-core GPU variant could not
 // hold it, and writes the curve as CSV and/or JSON.
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "core/atomic_file.hpp"
@@ -41,6 +42,21 @@ bool fits_on_gpu(DType dtype, const Shape& shape) {
   return need < static_cast<double>(free_b);
 }
 
+// An end-to-end call's timeline (ecc::EndToEndTimeline, --timeline) as the bench's extra and the
+// run's --json give it, with the two spans a reader wants first: the GPU's time after the last
+// byte arrived (gpu_tail_us) and the host's after it saw the finish (host_curve_us).
+nlohmann::json timeline_json(const ecc::EndToEndTimeline& t) {
+  return {{"chunks", t.chunks},
+          {"gpu_uploaded_us", t.gpu_uploaded_us},
+          {"gpu_kernels_us", t.gpu_kernels_us},
+          {"gpu_finished_us", t.gpu_finished_us},
+          {"gpu_tail_us", t.gpu_finished_us - t.gpu_uploaded_us},
+          {"host_issued_us", t.host_issued_us},
+          {"host_woken_us", t.host_woken_us},
+          {"host_returned_us", t.host_returned_us},
+          {"host_curve_us", t.host_returned_us - t.host_woken_us}};
+}
+
 class EccFamily final : public FamilyOf<ecc::Variant> {
  public:
   std::string name() const override { return "ecc"; }
@@ -71,9 +87,10 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
          [](const Options& o) { return nlohmann::json(o.streams); }},
         options::bind_flag(&Options::timeline,
                            options::flag("timeline",
-                                         "end to end: each sample's timeline (upload, kernels, finish, host wake-up, "
-                                         "curve) in extra; adds a few microseconds a call",
-                                         options::kBench)),
+                                         "gpu-opt / gpu-stream: where the call's time went (upload, kernels, finish, "
+                                         "host wake-up, curve): bench, each end-to-end sample's in extra; run, on "
+                                         "stderr and in --json; adds a few microseconds a call",
+                                         options::kBench | options::kRun)),
     };
     return t;
   }
@@ -92,16 +109,7 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
   Stats stats_of(const Result&) const override { return {}; }
   nlohmann::json sample_breakdown(const Result&) const override {
     const std::optional<ecc::EndToEndTimeline> t = ecc::take_timeline();
-    if (!t) return nullptr;
-    return {{"chunks", t->chunks},
-            {"gpu_uploaded_us", t->gpu_uploaded_us},
-            {"gpu_kernels_us", t->gpu_kernels_us},
-            {"gpu_finished_us", t->gpu_finished_us},
-            {"gpu_tail_us", t->gpu_finished_us - t->gpu_uploaded_us},
-            {"host_issued_us", t->host_issued_us},
-            {"host_woken_us", t->host_woken_us},
-            {"host_returned_us", t->host_returned_us},
-            {"host_curve_us", t->host_returned_us - t->host_woken_us}};
+    return t ? timeline_json(*t) : nlohmann::json(nullptr);
   }
   nlohmann::json stats_json(const Stats& s) const override { return {{"used_fallback", s.used_fallback}}; }
   Verdict check(const Variant&, const Inputs&, const Result& ref, const Result& got,
@@ -160,11 +168,26 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     }
     const ecc::Curve curve = v->run_source ? v->run_source(*datasets::open_source(spec), opt)
                                            : v->run(datasets::generate(spec, v->gpu && gpu_available()), opt);
+    nlohmann::json timeline;  // null unless --timeline and the variant recorded one
+    if (opt.timeline) {
+      if (const std::optional<ecc::EndToEndTimeline> t = ecc::take_timeline()) {
+        timeline = timeline_json(*t);
+        std::fprintf(stderr,
+                     "repix run: timeline (us): %lld chunk(s); GPU from before the upload: uploaded %.1f, kernels %.1f, "
+                     "finished %.1f; host from the call: issued %.1f, woken %.1f, returned %.1f\n",
+                     static_cast<long long>(t->chunks), t->gpu_uploaded_us, t->gpu_kernels_us, t->gpu_finished_us,
+                     t->host_issued_us, t->host_woken_us, t->host_returned_us);
+      } else {
+        std::fprintf(stderr, "repix run: no timeline: variant %s records none (gpu-opt and gpu-stream do)\n",
+                     v->id.c_str());
+      }
+    }
     if (!output.empty()) ecc::write_csv(curve, output);
     if (!json_out.empty()) {
       nlohmann::json j = {{"family", "ecc"}, {"variant", v->id}, {"input", input}};
       j["values"] = curve.values;
       j["ecc"] = curve.ecc;
+      if (!timeline.is_null()) j["timeline"] = timeline;
       write_file_atomic(json_out, j.dump(1) + "\n");
     }
     return 0;
