@@ -48,8 +48,8 @@ struct Options {
 struct EndToEndTimeline {
   std::int64_t chunks = 0;        // 1: the whole image in one upload and one pass
   double gpu_uploaded_us = 0;     // the last upload done
-  double gpu_kernels_us = 0;      // every accumulation kernel done (chunked runs; in one pass: -1,
-                                  // the pass and its finish are one step)
+  double gpu_kernels_us = 0;      // every accumulation kernel done (gpu-stream's chunks; -1 where
+                                  // not recorded: the whole-image pass, the graph path)
   double gpu_finished_us = 0;     // the finishing kernel done: the curve's raw material in host memory
   double host_issued_us = 0;      // the host queued the last GPU operation
   double host_woken_us = 0;       // the host saw the finishing kernel done

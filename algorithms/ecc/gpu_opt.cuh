@@ -112,6 +112,14 @@ class Engine {
   // `along`: a word copied into host memory by the same kernel (NonfiniteCheck::readback_along).
   void finish_queued(cudaStream_t s, CopyAlong along = {});
   bool collect(cudaStream_t s, Curve& out);
+  // For a CUDA graph of accumulate() and finish_queued() (gpu_opt_graph.cu): prepare_readback()
+  // makes the read-back buffer the next finish_queued() needs (an allocation: outside a stream
+  // capture); readback_bytes() is that buffer's size, which a captured finish_queued() depends on
+  // (re-capture when it changes); finish_replayed() is the host's part of a finish_queued() that a
+  // graph launch replays (the accumulator's state for collect() and reset()).
+  void prepare_readback(cudaStream_t s);
+  std::size_t readback_bytes() const;
+  void finish_replayed();
   // Forgets a finish_queued() no one will collect (the next one's read-back, queued behind it on
   // the same stream, overwrites it).
   void drop_queued();
@@ -171,6 +179,12 @@ class OptPlan final : public DevicePlan {
 // through gpu-stream's pipeline (cached too), so that the upload of chunk c+1 overlaps the kernel
 // of chunk c and the run approaches the host-to-device bound. See end_to_end_chunk_bytes.
 Curve run_gpu_opt(const HostImage& img, const Options& opt);
+// gpu-opt end to end as one CUDA graph of `chunks` copies and kernels (gpu_opt_graph.cu): taken by
+// run_gpu_opt for pinned images up to 1 GiB when end_to_end_graph_chunks() is positive
+// (REPIX_ECC_OPT_GRAPH_CHUNKS, 0..16, default 0: off; set_graph_chunks_for_tests wins when >= 0).
+Curve run_gpu_opt_graph(const HostImage& img, int chunks, bool record_timeline);
+int end_to_end_graph_chunks();
+void set_graph_chunks_for_tests(int chunks);
 std::unique_ptr<DevicePlan> make_gpu_opt_plan();
 // A variant of an ablation step after gpu-opt: OptPlan(mode) as its plan, and end to end a
 // plan per call under the NVTX range "ecc/<id>" (gpu_opt.cu).

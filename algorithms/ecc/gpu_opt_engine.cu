@@ -574,6 +574,17 @@ void Engine::finish_queued(cudaStream_t s, CopyAlong along) {
 
 void Engine::drop_queued() { impl_->queued_pending = false; }
 
+void Engine::prepare_readback(cudaStream_t s) { impl_->ensure_readback(impl_->readback_bytes(), s); }
+
+std::size_t Engine::readback_bytes() const { return impl_->readback_bytes(); }
+
+void Engine::finish_replayed() {
+  Impl& m = *impl_;
+  if (m.queued_pending) throw Error("internal: ecc gpu-opt finish replayed twice without collect()");
+  m.dirty = false;  // the replayed finishing kernel empties the accumulator, as finish_queued()'s
+  m.queued_pending = true;
+}
+
 bool Engine::collect(cudaStream_t s, Curve& out) {
   Impl& m = *impl_;
   if (!m.queued_pending) throw Error("internal: ecc gpu-opt collect() without finish_queued()");

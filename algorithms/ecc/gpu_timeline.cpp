@@ -27,6 +27,9 @@ void TimelineRecorder::start(cudaStream_t s) {
 void TimelineRecorder::uploaded(cudaStream_t s) {
   if (events_) events_->uploaded.record(s);
 }
+void TimelineRecorder::uploaded_by(const CudaEvent& e) {
+  if (events_) events_->uploaded_elsewhere = &e;
+}
 void TimelineRecorder::kernels(cudaStream_t s) {
   if (!events_) return;
   events_->kernels.record(s);
@@ -48,7 +51,8 @@ void TimelineRecorder::returned(std::int64_t chunks) {
   t_.host_returned_us = host_us();
   t_.chunks = chunks;
   // Every event has completed: the finishing kernel is the last of them on the GPU.
-  t_.gpu_uploaded_us = 1000.0 * events_->uploaded.ms_since(events_->start);
+  const CudaEvent& uploaded = events_->uploaded_elsewhere ? *events_->uploaded_elsewhere : events_->uploaded;
+  t_.gpu_uploaded_us = 1000.0 * uploaded.ms_since(events_->start);
   t_.gpu_kernels_us = events_->kernels_recorded ? 1000.0 * events_->kernels.ms_since(events_->start) : -1;
   t_.gpu_finished_us = 1000.0 * events_->finished.ms_since(events_->start);
   last_timeline = t_;

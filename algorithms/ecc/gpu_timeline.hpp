@@ -20,6 +20,8 @@ class TimelineRecorder {
   bool on() const { return events_ != nullptr; }
   void start(cudaStream_t s);     // the GPU's zero: before the first upload, on its stream
   void uploaded(cudaStream_t s);  // after the last upload, on its stream
+  // Or the last upload's time from `e`, an event a CUDA graph records (with timing) each launch.
+  void uploaded_by(const CudaEvent& e);
   void kernels(cudaStream_t s);   // after every accumulation kernel (a stream that waited for them all)
   void finished(cudaStream_t s);  // after the finishing kernel, on its stream
   void issued();                  // the host queued the last GPU operation
@@ -31,6 +33,7 @@ class TimelineRecorder {
   struct Events {
     CudaEvent start, uploaded, kernels, finished;
     bool kernels_recorded = false;
+    const CudaEvent* uploaded_elsewhere = nullptr;  // uploaded_by()
   };
   std::unique_ptr<Events> events_;
   std::chrono::steady_clock::time_point t0_;

@@ -2,7 +2,8 @@
 // streamed, in what chunks), the one-entry workspace cache, and on a GPU (skipped without) the
 // run against seq through both paths (whole image and streamed), pinned and pageable, repeated
 // calls that reuse the cached workspace, changes of shape and dtype in between, a requested chunk
-// size, NaN/inf reported at the same position by both paths, and the timeline of a call.
+// size, NaN/inf reported at the same position by both paths, the timeline of a call, and the
+// graph path (off by default).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "core/gpu.hpp"
 #include "core/reuse_cache.hpp"
@@ -93,6 +95,17 @@ TEST(ReuseCache, HandsOutOnlyForTheSameKeyAndHoldsOneEntry) {
 #define REPIX_NEED_GPU() \
   if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
 
+// The message of the repix::Error that `run` throws; "" when it throws none.
+template <class Run>
+std::string error_of(Run run) {
+  try {
+    run();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 HostImage pinned_copy(const HostImage& img) {
   HostImage p(img.dtype(), img.shape(), true);
   std::memcpy(p.raw(), img.raw(), img.bytes());
@@ -140,6 +153,10 @@ TEST(EccEndToEndGpu, BothPathsEqualSeqPinnedAndPageableRepeated) {
 // the curve is the same either way.
 TEST(EccEndToEndGpu, TimelineInTheOrderOfItsEvents) {
   REPIX_NEED_GPU();
+  ecc::set_graph_chunks_for_tests(0);  // the chunk counts below are the other paths', whatever the environment
+  struct Restore {
+    ~Restore() { ecc::set_graph_chunks_for_tests(-1); }
+  } restore;
   struct Case {
     DType dt;
     Shape sh;
@@ -191,17 +208,8 @@ TEST(EccEndToEndGpu, NonFiniteReportedAtTheSamePlaceByBothPaths) {
       HostImage img = test::random_image(DType::f32, sh, 50, 3);
       const std::int64_t at = sh.size() - sh.nx - 2;  // in the last chunk: every chunk is checked
       img.data<float>()[at] = bad;
-      std::string seq_msg, gpu_msg;
-      try {
-        ecc::run_seq(img, {});
-      } catch (const Error& e) {
-        seq_msg = e.what();
-      }
-      try {
-        ecc::run_gpu_opt(img, {});
-      } catch (const Error& e) {
-        gpu_msg = e.what();
-      }
+      const std::string seq_msg = error_of([&] { ecc::run_seq(img, {}); });
+      const std::string gpu_msg = error_of([&] { ecc::run_gpu_opt(img, {}); });
       SCOPED_TRACE(test::describe(img));
       EXPECT_FALSE(seq_msg.empty());
       EXPECT_EQ(gpu_msg, seq_msg);
@@ -209,6 +217,55 @@ TEST(EccEndToEndGpu, NonFiniteReportedAtTheSamePlaceByBothPaths) {
     // The failed run dropped its workspace; the next one is right.
     const HostImage ok = test::random_image(DType::f32, sh, 50, 4);
     EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(ok, {}), ecc::run_seq(ok, {})));
+  }
+}
+
+// The graph path (REPIX_ECC_OPT_GRAPH_CHUNKS; off by default), forced on: 1, 3 and 16 chunks (more
+// than an image's slabs: clamped), every dtype, 2D and 3D, a float image of more distinct values
+// than the first read-back holds (its second call re-captures a larger finish), each call on a
+// different pinned image of the same shape (the replayed copies read the new one), NaN/inf
+// reported as the other paths report it, and a timeline.
+TEST(EccEndToEndGpu, GraphPathEqualsSeq) {
+  REPIX_NEED_GPU();
+  struct Case {
+    DType dt;
+    Shape sh;
+    int levels;
+  };
+  const Case cases[] = {{DType::f32, Shape::d2(37, 29), 5},        {DType::f32, Shape::d2(1024, 1024), 256},
+                        {DType::u8, Shape::d2(2048, 2048), 256},    {DType::u16, Shape::d3(129, 67, 131), 3000},
+                        {DType::f32, Shape::d3(131, 129, 127), 40000}, {DType::u16, Shape::d2(2049, 2063), 65536},
+                        {DType::f32, Shape::d1(5000), 100}};
+  struct Restore {  // the environment's choice again, even when an assertion ends the test
+    ~Restore() { ecc::set_graph_chunks_for_tests(-1); }
+  } restore;
+  for (const int chunks : {1, 3, 16}) {
+    ecc::set_graph_chunks_for_tests(chunks);
+    std::uint32_t seed = 100;
+    for (const Case& c : cases) {
+      for (int call = 0; call < 3; ++call) {
+        const HostImage img = pinned_copy(test::random_image(c.dt, c.sh, c.levels, seed++));
+        SCOPED_TRACE(test::describe(img) + " chunks " + std::to_string(chunks) + " call " + std::to_string(call));
+        ecc::Options o;
+        o.timeline = call == 2;
+        EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(img, o), ecc::run_seq(img, {})));
+        if (call == 2) {
+          const std::optional<ecc::EndToEndTimeline> t = ecc::take_timeline();
+          ASSERT_TRUE(t.has_value());
+          EXPECT_GE(t->gpu_uploaded_us, 0);
+          EXPECT_GT(t->gpu_finished_us, t->gpu_uploaded_us);
+          EXPECT_GE(t->host_returned_us, t->host_woken_us);
+        }
+      }
+    }
+    HostImage bad = pinned_copy(test::random_image(DType::f32, Shape::d2(1024, 1024), 50, 9));
+    bad.data<float>()[bad.size() - 1000] = std::numeric_limits<float>::quiet_NaN();
+    const std::string seq_msg = error_of([&] { ecc::run_seq(bad, {}); });
+    const std::string gpu_msg = error_of([&] { ecc::run_gpu_opt(bad, {}); });
+    EXPECT_FALSE(seq_msg.empty());
+    EXPECT_EQ(gpu_msg, seq_msg) << "chunks " << chunks;
+    const HostImage ok = pinned_copy(test::random_image(DType::f32, Shape::d2(1024, 1024), 50, 10));
+    EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(ok, {}), ecc::run_seq(ok, {}))) << "after the NaN, chunks " << chunks;
   }
 }
 
