@@ -95,17 +95,6 @@ TEST(ReuseCache, HandsOutOnlyForTheSameKeyAndHoldsOneEntry) {
 #define REPIX_NEED_GPU() \
   if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
 
-// The message of the repix::Error that `run` throws; "" when it throws none.
-template <class Run>
-std::string error_of(Run run) {
-  try {
-    run();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 HostImage pinned_copy(const HostImage& img) {
   HostImage p(img.dtype(), img.shape(), true);
   std::memcpy(p.raw(), img.raw(), img.bytes());
@@ -208,8 +197,8 @@ TEST(EccEndToEndGpu, NonFiniteReportedAtTheSamePlaceByBothPaths) {
       HostImage img = test::random_image(DType::f32, sh, 50, 3);
       const std::int64_t at = sh.size() - sh.nx - 2;  // in the last chunk: every chunk is checked
       img.data<float>()[at] = bad;
-      const std::string seq_msg = error_of([&] { ecc::run_seq(img, {}); });
-      const std::string gpu_msg = error_of([&] { ecc::run_gpu_opt(img, {}); });
+      const std::string seq_msg = test::error_of([&] { ecc::run_seq(img, {}); });
+      const std::string gpu_msg = test::error_of([&] { ecc::run_gpu_opt(img, {}); });
       SCOPED_TRACE(test::describe(img));
       EXPECT_FALSE(seq_msg.empty());
       EXPECT_EQ(gpu_msg, seq_msg);
@@ -260,8 +249,8 @@ TEST(EccEndToEndGpu, GraphPathEqualsSeq) {
     }
     HostImage bad = pinned_copy(test::random_image(DType::f32, Shape::d2(1024, 1024), 50, 9));
     bad.data<float>()[bad.size() - 1000] = std::numeric_limits<float>::quiet_NaN();
-    const std::string seq_msg = error_of([&] { ecc::run_seq(bad, {}); });
-    const std::string gpu_msg = error_of([&] { ecc::run_gpu_opt(bad, {}); });
+    const std::string seq_msg = test::error_of([&] { ecc::run_seq(bad, {}); });
+    const std::string gpu_msg = test::error_of([&] { ecc::run_gpu_opt(bad, {}); });
     EXPECT_FALSE(seq_msg.empty());
     EXPECT_EQ(gpu_msg, seq_msg) << "chunks " << chunks;
     const HostImage ok = pinned_copy(test::random_image(DType::f32, Shape::d2(1024, 1024), 50, 10));

@@ -9,6 +9,7 @@
 #include "core/gpu.hpp"
 #include "core/slab_source.hpp"
 #include "ecc/ecc.hpp"
+#include "ecc/test_images.hpp"
 
 namespace repix {
 namespace {
@@ -17,15 +18,6 @@ HostImage ramp(Shape sh) {
   HostImage img(DType::f32, sh);
   for (std::int64_t i = 0; i < img.size(); ++i) img.data<float>()[i] = static_cast<float>(i % 97) * 0.5f;
   return img;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(EccGpuStreamNonFinite, FirstBadVoxelIsReportedFromAnyChunk) {
@@ -50,11 +42,11 @@ TEST(EccGpuStreamNonFinite, FirstBadVoxelIsReportedFromAnyChunk) {
         for (std::size_t chunk_slabs : {std::size_t(1), std::size_t(2), std::size_t(1000)}) {
           ecc::Options opt;
           opt.chunk_bytes = chunk_slabs * static_cast<std::size_t>(slab_elems(sh)) * sizeof(float);
-          const std::string e1 = error_of([&] { v.run(img, opt); });
+          const std::string e1 = test::error_of([&] { v.run(img, opt); });
           EXPECT_NE(e1.find(kind + " in the input at " + where), std::string::npos)
               << sh.str() << " at " << at << ": '" << e1 << "'";
           ImageSlabSource src(img);
-          const std::string e2 = error_of([&] { v.run_source(src, opt); });
+          const std::string e2 = test::error_of([&] { v.run_source(src, opt); });
           EXPECT_EQ(e1, e2);
         }
       }

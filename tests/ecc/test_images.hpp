@@ -1,6 +1,6 @@
 // Seeded test images for the ECC tests (CPU and GPU): random values with many ties or many distinct
 // values, constants, checkerboards, float extremes; plus an exact curve comparison that says
-// where two curves first differ.
+// where two curves first differ, and the message of an error a run throws.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/error.hpp"
 #include "core/image.hpp"
 #include "ecc/ecc.hpp"
 
@@ -124,6 +125,18 @@ inline ::testing::AssertionResult same_curve(const ecc::Curve& got, const ecc::C
   }
   if (got.ecc.size() != got.values.size()) o << "; malformed curve (ecc/values sizes differ)";
   return ::testing::AssertionFailure() << o.str();
+}
+
+// The message of the repix::Error that `run` throws; "" when it throws none (the ECC paths report
+// bad input, NaN/inf, as one error whose text the tests compare between paths).
+template <class Run>
+std::string error_of(Run run) {
+  try {
+    run();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace repix::test
