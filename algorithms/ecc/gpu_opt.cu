@@ -141,11 +141,9 @@ Curve run_in_core(const HostImage& img, bool record_timeline) {
       along = ws->nonfinite.readback_along();
     }
     ws->plan.compute_queued(ws->d_in.get(), stream, along);  // the pass and its finishing kernel
-    timeline.finished(stream);
-    timeline.issued();
   }
   nvtx::Range r("d2h");
-  timeline.wait_finished();
+  timeline.finished_then_wait(stream);
   if (is_float) {  // a NaN/inf input is reported before anything is made of its accumulation
     REPIX_CUDA(cudaStreamSynchronize(stream));
     ws->nonfinite.throw_if_found(sh);

@@ -174,9 +174,7 @@ Curve run_gpu_opt_graph(const HostImage& img, int chunks, bool record_timeline) 
   timeline.start(s);
   timeline.uploaded_by(ws->uploaded);
   REPIX_CUDA(cudaGraphLaunch(ws->exec, s));
-  timeline.finished(s);
-  timeline.issued();
-  timeline.wait_finished();
+  timeline.finished_then_wait(s);
   if (is_float) {  // a NaN/inf input is reported before anything is made of its accumulation
     REPIX_CUDA(cudaStreamSynchronize(s));
     ws->nonfinite.throw_if_found(sh);

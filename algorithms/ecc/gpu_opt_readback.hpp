@@ -63,9 +63,10 @@ inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& la
 // bits; `scratch` has words.size() entries.
 inline void radix_sort_upper32(std::vector<std::uint64_t>& words, std::vector<std::uint64_t>& scratch) {
   constexpr int kDigitBits = 11, kDigits = 1 << kDigitBits;
+  std::vector<std::uint32_t> start(kDigits);  // a digit's first position, then its next
   for (int pass = 0; pass < 3; ++pass) {
     const int shift = 32 + kDigitBits * pass;
-    std::vector<std::uint32_t> start(kDigits, 0);
+    std::fill(start.begin(), start.end(), 0u);
     for (const std::uint64_t w : words) ++start[(w >> shift) & (kDigits - 1)];
     std::uint32_t sum = 0;
     for (std::uint32_t& s : start) {

@@ -182,9 +182,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   }
   timeline.kernels(s0);
   engine.finish_queued(s0, dt == DType::f32 ? ws->nonfinite.readback_along() : opt::CopyAlong{});
-  timeline.finished(s0);
-  timeline.issued();
-  timeline.wait_finished();
+  timeline.finished_then_wait(s0);
   Curve c;
   const bool complete = engine.collect(s0, c);
   // A NaN/inf input is reported before anything is made of its (meaningless) accumulation, the

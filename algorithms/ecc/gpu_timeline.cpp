@@ -35,14 +35,10 @@ void TimelineRecorder::kernels(cudaStream_t s) {
   events_->kernels.record(s);
   events_->kernels_recorded = true;
 }
-void TimelineRecorder::finished(cudaStream_t s) {
-  if (events_) events_->finished.record(s);
-}
-void TimelineRecorder::issued() {
-  if (events_) t_.host_issued_us = host_us();
-}
-void TimelineRecorder::wait_finished() {
+void TimelineRecorder::finished_then_wait(cudaStream_t s) {
   if (!events_) return;
+  events_->finished.record(s);
+  t_.host_issued_us = host_us();
   REPIX_CUDA(cudaEventSynchronize(events_->finished.get()));
   t_.host_woken_us = host_us();
 }

@@ -17,15 +17,14 @@ namespace repix::ecc {
 class TimelineRecorder {
  public:
   explicit TimelineRecorder(bool on);
-  bool on() const { return events_ != nullptr; }
   void start(cudaStream_t s);     // the GPU's zero: before the first upload, on its stream
   void uploaded(cudaStream_t s);  // after the last upload, on its stream
   // Or the last upload's time from `e`, an event a CUDA graph records (with timing) each launch.
   void uploaded_by(const CudaEvent& e);
   void kernels(cudaStream_t s);   // after every accumulation kernel (a stream that waited for them all)
-  void finished(cudaStream_t s);  // after the finishing kernel, on its stream
-  void issued();                  // the host queued the last GPU operation
-  void wait_finished();           // the host waits for the finishing kernel (collect() then finds it done)
+  // After the finishing kernel, the host's last GPU operation, on its stream: records it, notes the
+  // host's issue time, and waits for it (collect() then finds it done).
+  void finished_then_wait(cudaStream_t s);
   // The curve is made: the timeline becomes take_timeline()'s.
   void returned(std::int64_t chunks);
 
