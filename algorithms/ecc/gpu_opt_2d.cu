@@ -133,7 +133,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     RawRow2<T> q0 = load_row2<T, kVec>(R, 3);
     RawRow2<T> q1 = load_row2<T, kVec>(R, 4);
     RawRow2<T> q2 = load_row2<T, kVec>(R, 5);
+    std::int64_t next = nitems;
     if constexpr (kSixAhead) {
+      next = item_after(g, item, stride, took, __shfl_sync(0xFFFFFFFFu, ticket, 0), nitems);
       assemble2(A, r0, lane);
       assemble2(B, r1, lane);
       assemble2(C, r2, lane);
@@ -154,7 +156,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
       q1 = n1;
       q2 = n2;
     }
-    item = item_after(g, item, stride, took, __shfl_sync(0xFFFFFFFFu, ticket, 0), nitems);
+    if constexpr (kSixAhead) {
+      item = next;
+    } else {
+      item = item_after(g, item, stride, took, __shfl_sync(0xFFFFFFFFu, ticket, 0), nitems);
+    }
   }
   if constexpr (!kEmit) {
     __syncthreads();
