@@ -54,6 +54,10 @@ struct EndToEndTimeline {
   double host_issued_us = 0;      // the host queued the last GPU operation
   double host_woken_us = 0;       // the host saw the finishing kernel done
   double host_returned_us = 0;    // the curve made: the call returns
+  // Of the host's time from woken to returned, the part that made the curve out of the read-back
+  // (its sort or running sum and the vectors; Engine::collect_work_us); the rest is API calls,
+  // the NaN/inf check's word and the workspace's return to its cache.
+  double host_curve_work_us = 0;
 };
 // The timeline of the calling thread's last end-to-end call made with Options::timeline, once
 // (a second take, or one after a call without it, returns nothing).

@@ -8,6 +8,7 @@
 #include <cuda/std/functional>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -208,6 +209,7 @@ struct Engine::Impl {
   unsigned char* queued_dev = nullptr;
   std::size_t queued_pairs = kQueuedPairs;  // grows to what an image of the batch needed
   bool queued_pending = false;
+  double collect_work_us = 0;  // collect_work_us()
 
   // Fallback.
   std::int64_t fb_cap = 0;
@@ -589,11 +591,17 @@ bool Engine::collect(cudaStream_t s, Curve& out) {
   Impl& m = *impl_;
   if (!m.queued_pending) throw Error("internal: ecc gpu-opt collect() without finish_queued()");
   m.queued_pending = false;
+  m.collect_work_us = 0;  // an overflowed table's collect() makes no curve
   REPIX_CUDA(cudaStreamSynchronize(s));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto made = [&] {
+    m.collect_work_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    return true;
+  };
   const auto* base = static_cast<const unsigned char*>(m.queued.data());
   if (!m.hashed_global()) {
     out = curve_from_segments(base, BinsLayout(m.nbins()));
-    return true;
+    return made();
   }
   const auto* counters = reinterpret_cast<const std::uint32_t*>(base);
   if (counters[1] != 0) return false;
@@ -602,7 +610,7 @@ bool Engine::collect(cudaStream_t s, Curve& out) {
   const auto* vcec = reinterpret_cast<const long long*>(base + 8 + spec * sizeof(std::uint32_t));
   if (n <= spec) {
     out = curve_from_pairs(keys, vcec, n);
-    return true;
+    return made();
   }
   // More distinct values than were read back: the rest from the device arrays (untouched
   // until the next pass), and later images read back this many up front.
@@ -617,8 +625,10 @@ bool Engine::collect(cudaStream_t s, Curve& out) {
   REPIX_CUDA(cudaStreamSynchronize(s));
   out = curve_from_pairs(k.data(), v.data(), n);
   m.queued_pairs = std::min(m.slots, next_pow2(n));
-  return true;
+  return made();
 }
+
+double Engine::collect_work_us() const { return impl_->collect_work_us; }
 
 void Engine::fallback_begin() {
   impl_->fb_keys.clear();

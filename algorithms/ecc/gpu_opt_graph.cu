@@ -1,15 +1,16 @@
-// gpu-opt end to end as one CUDA graph (REPIX_ECC_OPT_GRAPH_CHUNKS=K, 1..16; unset or 0: off, the
-// default): for a pinned host image that fits in GPU memory, the upload in K copies into one
-// whole-image device buffer, each chunk's NaN/inf check (float) and accumulation as soon as its
-// rows and the next chunk's first row have arrived, and the finishing kernel, captured once per
-// workspace and replayed with each call's host address.
+// gpu-opt end to end as one CUDA graph: for a pinned host image that fits in GPU memory, the
+// upload in K copies into one whole-image device buffer, each chunk's NaN/inf check (float) and
+// accumulation as soon as its rows and the next chunk's first row have arrived, and the finishing
+// kernel, captured once per workspace and replayed with each call's host address. The default
+// for pinned images up to kGraphWholeMaxBytes, in one chunk (end_to_end_graph_chunks;
+// REPIX_ECC_OPT_GRAPH_CHUNKS=K, 1..16, forces K chunks on every pinned image up to 1 GiB, 0 none).
 //
-// Why it is worth measuring (issue 15; not yet run on a GPU): the whole-image path issues its
-// copy, check, kernel and finish one API call at a time and overlaps none of the kernel with the
-// copy (uint8 2048^2: 0.107 ms against the copy's 0.076 on the lent H100), and gpu-stream's chunks
-// cost a few host calls each, which kept them at 4 MiB or more. A graph costs one launch a call
-// and lets chunks be small, so that what follows the last byte is one small chunk's kernel and the
-// finish. The timeline (--timeline) shows which part of a call's tail it changes.
+// Why: the whole-image path issues its copy, check, kernel and finish one API call at a time
+// (uint8 2048^2: 0.107 ms against the copy's 0.076 on the lent H100), and gpu-stream's chunks cost
+// a few host calls each (its 2048^2 float32 run issued for ~100 us, the timeline said). A graph
+// costs one launch a call. Measured (kGraphWholeMaxBytes' comment): one chunk wins or ties on every
+// image up to 16 MiB; more chunks lose there (a dependent node's latency is more than a small
+// chunk's kernel that the overlap hides). The timeline (--timeline) splits a call's tail.
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -127,18 +128,20 @@ void capture(GraphWorkspace& ws, const HostImage& img, int chunks) {
 
 void set_graph_chunks_for_tests(int chunks) { graph_chunks_override = chunks; }
 
-int end_to_end_graph_chunks() {
+int end_to_end_graph_chunks(std::size_t image_bytes) {
   if (graph_chunks_override >= 0) return std::min(graph_chunks_override, kMaxGraphChunks);
-  static const int v = [] {
+  static const int v = [] {  // -1: unset
     const char* e = std::getenv("REPIX_ECC_OPT_GRAPH_CHUNKS");
-    if (!e || std::string(e) == "0") return 0;
+    if (!e) return -1;
+    if (std::string(e) == "0") return 0;
     const int k = opt::tuning_from_env("REPIX_ECC_OPT_GRAPH_CHUNKS", 0);
     if (k > kMaxGraphChunks)
       throw Error("REPIX_ECC_OPT_GRAPH_CHUNKS must be a whole number from 0 to " + std::to_string(kMaxGraphChunks) +
                   ", got '" + e + "'");
     return k;
   }();
-  return v;
+  if (v >= 0) return v;
+  return image_bytes <= kGraphWholeMaxBytes ? 1 : 0;
 }
 
 Curve run_gpu_opt_graph(const HostImage& img, int chunks, bool record_timeline) {
@@ -185,8 +188,9 @@ Curve run_gpu_opt_graph(const HostImage& img, int chunks, bool record_timeline) 
     ws->engine.fallback_add(ws->d_in.get(), 0, 0, slab_count(sh), s);
     return ws->engine.fallback_curve();
   }
+  const double work_us = ws->engine.collect_work_us();
   cache.put(key, std::move(ws));
-  timeline.returned(chunks);
+  timeline.returned(chunks, work_us);
   return c;
 }
 

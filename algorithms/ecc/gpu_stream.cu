@@ -189,8 +189,9 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   // overflow fallback included.
   if (dt == DType::f32) ws->nonfinite.throw_if_found(sh);
   if (complete) {
+    const double work_us = engine.collect_work_us();
     if (!global_capacity_for_tests) workspace_cache().put(key, std::move(ws));
-    timeline.returned(chunks);
+    timeline.returned(chunks, work_us);
     return c;
   }
 

@@ -42,10 +42,11 @@ void TimelineRecorder::finished_then_wait(cudaStream_t s) {
   REPIX_CUDA(cudaEventSynchronize(events_->finished.get()));
   t_.host_woken_us = host_us();
 }
-void TimelineRecorder::returned(std::int64_t chunks) {
+void TimelineRecorder::returned(std::int64_t chunks, double curve_work_us) {
   if (!events_) return;
   t_.host_returned_us = host_us();
   t_.chunks = chunks;
+  t_.host_curve_work_us = curve_work_us;
   // Every event has completed: the finishing kernel is the last of them on the GPU.
   const CudaEvent& uploaded = events_->uploaded_elsewhere ? *events_->uploaded_elsewhere : events_->uploaded;
   t_.gpu_uploaded_us = 1000.0 * uploaded.ms_since(events_->start);

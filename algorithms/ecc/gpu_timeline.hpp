@@ -25,8 +25,9 @@ class TimelineRecorder {
   // After the finishing kernel, the host's last GPU operation, on its stream: records it, notes the
   // host's issue time, and waits for it (collect() then finds it done).
   void finished_then_wait(cudaStream_t s);
-  // The curve is made: the timeline becomes take_timeline()'s.
-  void returned(std::int64_t chunks);
+  // The curve is made (`curve_work_us` of the host's time since the wait: Engine::collect_work_us):
+  // the timeline becomes take_timeline()'s.
+  void returned(std::int64_t chunks, double curve_work_us);
 
  private:
   struct Events {

@@ -54,7 +54,8 @@ nlohmann::json timeline_json(const ecc::EndToEndTimeline& t) {
           {"host_issued_us", t.host_issued_us},
           {"host_woken_us", t.host_woken_us},
           {"host_returned_us", t.host_returned_us},
-          {"host_curve_us", t.host_returned_us - t.host_woken_us}};
+          {"host_curve_us", t.host_returned_us - t.host_woken_us},
+          {"host_curve_work_us", t.host_curve_work_us}};
 }
 
 class EccFamily final : public FamilyOf<ecc::Variant> {
