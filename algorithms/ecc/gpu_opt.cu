@@ -168,10 +168,9 @@ std::size_t end_to_end_chunk_bytes(std::size_t image_bytes, std::int64_t slabs, 
 }
 
 Curve run_gpu_opt(const HostImage& img, const Options& opt) {
-  // The graph path (end_to_end_graph_chunks: by default pinned images up to 16 MiB, whole): pinned
-  // images whose whole buffer any lent GPU holds with room to spare, unless --chunk-mib asked for
-  // gpu-stream's chunks.
-  if (const int graph_chunks = end_to_end_graph_chunks(img.bytes());
+  // The graph path (off unless REPIX_ECC_OPT_GRAPH_CHUNKS asks for it): pinned images whose whole
+  // buffer any lent GPU holds with room to spare, unless --chunk-mib asked for gpu-stream's chunks.
+  if (const int graph_chunks = end_to_end_graph_chunks();
       graph_chunks > 0 && opt.chunk_bytes == 0 && img.pinned() && img.size() > 0 && img.bytes() <= (std::size_t(1) << 30))
     return run_gpu_opt_graph(img, graph_chunks, opt.timeline);
   const std::size_t chunk = end_to_end_chunk_bytes(img.bytes(), slab_count(img.shape()), opt.chunk_bytes);

@@ -180,27 +180,17 @@ class OptPlan final : public DevicePlan {
   Curve curve_;                         // the last collected curve
 };
 
-// gpu-opt end to end (host image in, curve out; the default of `repix run ecc` on a GPU). Pinned
-// images up to kGraphWholeMaxBytes go through one cached CUDA graph (the upload, the pass and its
-// finish: one launch and one synchronisation a call); other small images through one cached
-// OptPlan (no allocation, one synchronisation per call); larger ones through gpu-stream's
-// pipeline (cached too), so that the upload of chunk c+1 overlaps the kernel of chunk c and the
-// run approaches the host-to-device bound. See end_to_end_chunk_bytes.
+// gpu-opt end to end (host image in, curve out; the default of `repix run ecc` on a GPU). Small
+// images go through one cached OptPlan (no allocation, one synchronisation per call); larger ones
+// through gpu-stream's pipeline (cached too), so that the upload of chunk c+1 overlaps the kernel
+// of chunk c and the run approaches the host-to-device bound. See end_to_end_chunk_bytes.
 Curve run_gpu_opt(const HostImage& img, const Options& opt);
-// The largest pinned image run_gpu_opt uploads and computes as a one-chunk graph by default: 16 MiB.
-// Measured on the lent H100 (issue 15, session 13, one binary, the graph off / 1 / 4 / 8 chunks
-// alternated, results/nvidia-h100-80gb-hbm3/issue15-graph/): 2048^2 float32 (16 MiB, 4 chunks of
-// gpu-stream before) 0.400 / 0.371 / 0.384 / 0.389 ms, uint8 2048^2 (whole before) 0.115 / 0.106 /
-// 0.117 / 0.133, uint16 2048^2 and GRF 128^3 tied, uint8 128^3 0.078 / 0.074 / 0.081 / 0.098:
-// a graph's dependent nodes cost more than the overlap of small chunks wins back; above this size
-// (not measured with the graph yet) gpu-stream's overlap stays.
-inline constexpr std::size_t kGraphWholeMaxBytes = std::size_t(16) << 20;
 // gpu-opt end to end as one CUDA graph of `chunks` copies and kernels (gpu_opt_graph.cu): taken by
-// run_gpu_opt for pinned images up to 1 GiB when end_to_end_graph_chunks(bytes) is positive:
-// REPIX_ECC_OPT_GRAPH_CHUNKS=K (1..16) for every such image, 0 for none; unset, 1 up to
-// kGraphWholeMaxBytes and 0 above; set_graph_chunks_for_tests(K) wins when K >= 0.
+// run_gpu_opt for pinned images up to 1 GiB when end_to_end_graph_chunks() is positive
+// (REPIX_ECC_OPT_GRAPH_CHUNKS, 0..16, default 0: off, as measured: gpu_opt_graph.cu;
+// set_graph_chunks_for_tests wins when >= 0).
 Curve run_gpu_opt_graph(const HostImage& img, int chunks, bool record_timeline);
-int end_to_end_graph_chunks(std::size_t image_bytes);
+int end_to_end_graph_chunks();
 void set_graph_chunks_for_tests(int chunks);
 std::unique_ptr<DevicePlan> make_gpu_opt_plan();
 // A variant of an ablation step after gpu-opt: OptPlan(mode) as its plan, and end to end a

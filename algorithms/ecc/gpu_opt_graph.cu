@@ -1,16 +1,21 @@
-// gpu-opt end to end as one CUDA graph: for a pinned host image that fits in GPU memory, the
-// upload in K copies into one whole-image device buffer, each chunk's NaN/inf check (float) and
-// accumulation as soon as its rows and the next chunk's first row have arrived, and the finishing
-// kernel, captured once per workspace and replayed with each call's host address. The default
-// for pinned images up to kGraphWholeMaxBytes, in one chunk (end_to_end_graph_chunks;
-// REPIX_ECC_OPT_GRAPH_CHUNKS=K, 1..16, forces K chunks on every pinned image up to 1 GiB, 0 none).
+// gpu-opt end to end as one CUDA graph (REPIX_ECC_OPT_GRAPH_CHUNKS=K, 1..16; unset or 0: off, the
+// default): for a pinned host image that fits in GPU memory, the upload in K copies into one
+// whole-image device buffer, each chunk's NaN/inf check (float) and accumulation as soon as its
+// rows and the next chunk's first row have arrived, and the finishing kernel, captured once per
+// workspace and replayed with each call's host address.
 //
 // Why: the whole-image path issues its copy, check, kernel and finish one API call at a time
 // (uint8 2048^2: 0.107 ms against the copy's 0.076 on the lent H100), and gpu-stream's chunks cost
 // a few host calls each (its 2048^2 float32 run issued for ~100 us, the timeline said). A graph
-// costs one launch a call. Measured (kGraphWholeMaxBytes' comment): one chunk wins or ties on every
-// image up to 16 MiB; more chunks lose there (a dependent node's latency is more than a small
-// chunk's kernel that the overlap hides). The timeline (--timeline) splits a call's tail.
+// costs one launch a call. Measured on lent H100s (results/nvidia-h100-80gb-hbm3/issue15-graph/):
+// one binary with the graph off / 1 / 4 / 8 chunks alternated, 2048^2 float32 0.400 / 0.371 /
+// 0.384 / 0.389 ms, uint8 2048^2 0.115 / 0.106 / 0.117 / 0.133, uint8 128^3 0.078 / 0.074 / 0.081
+// / 0.098, uint16 2048^2 and GRF 128^3 tied (more chunks lose: a dependent node's latency is more
+// than the overlap of a small chunk's kernel wins back). Made the default up to 16 MiB in one
+// chunk, the next call (another machine, against the tree without it) did not repeat it: float32
+// 2048^2 0.387 -> 0.394, uint8 2048^2 0.115 -> 0.116, GRF 2048^2 0.452 -> 0.440, and the small
+// images' fixed cost 16x16 float32 0.035 -> 0.029 but 256^2 float32 0.059 -> 0.064, 512^2 uint8
+// 0.030 -> 0.036. So off by default; the timeline (--timeline) splits a call's tail.
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -128,20 +133,18 @@ void capture(GraphWorkspace& ws, const HostImage& img, int chunks) {
 
 void set_graph_chunks_for_tests(int chunks) { graph_chunks_override = chunks; }
 
-int end_to_end_graph_chunks(std::size_t image_bytes) {
+int end_to_end_graph_chunks() {
   if (graph_chunks_override >= 0) return std::min(graph_chunks_override, kMaxGraphChunks);
-  static const int v = [] {  // -1: unset
+  static const int v = [] {
     const char* e = std::getenv("REPIX_ECC_OPT_GRAPH_CHUNKS");
-    if (!e) return -1;
-    if (std::string(e) == "0") return 0;
+    if (!e || std::string(e) == "0") return 0;
     const int k = opt::tuning_from_env("REPIX_ECC_OPT_GRAPH_CHUNKS", 0);
     if (k > kMaxGraphChunks)
       throw Error("REPIX_ECC_OPT_GRAPH_CHUNKS must be a whole number from 0 to " + std::to_string(kMaxGraphChunks) +
                   ", got '" + e + "'");
     return k;
   }();
-  if (v >= 0) return v;
-  return image_bytes <= kGraphWholeMaxBytes ? 1 : 0;
+  return v;
 }
 
 Curve run_gpu_opt_graph(const HostImage& img, int chunks, bool record_timeline) {

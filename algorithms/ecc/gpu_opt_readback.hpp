@@ -59,42 +59,59 @@ inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& la
   return c;
 }
 
-// Sorts `words` by their upper 32 bits, stably, least significant digit first in 3 passes of 11
-// bits; `scratch` has words.size() entries.
-inline void radix_sort_upper32(std::vector<std::uint64_t>& words, std::vector<std::uint64_t>& scratch) {
-  constexpr int kDigitBits = 11, kDigits = 1 << kDigitBits;
-  std::vector<std::uint32_t> start(kDigits);  // a digit's first position, then its next
-  for (int pass = 0; pass < 3; ++pass) {
-    const int shift = 32 + kDigitBits * pass;
-    std::fill(start.begin(), start.end(), 0u);
-    for (const std::uint64_t w : words) ++start[(w >> shift) & (kDigits - 1)];
+// Sorts `words` by their upper 32 bits, stably, least significant digit first in ceil(32 /
+// kDigitBits) passes (every digit's counts from one read of the words); `scratch` has words.size()
+// entries.
+template <int kDigitBits>
+void radix_sort_upper32(std::vector<std::uint64_t>& words, std::vector<std::uint64_t>& scratch) {
+  constexpr int kDigits = 1 << kDigitBits, kPasses = (32 + kDigitBits - 1) / kDigitBits;
+  std::vector<std::uint32_t> start(static_cast<std::size_t>(kPasses) * kDigits, 0u);  // then a digit's next position
+  for (const std::uint64_t w : words)
+    for (int pass = 0; pass < kPasses; ++pass) ++start[pass * kDigits + ((w >> (32 + kDigitBits * pass)) & (kDigits - 1))];
+  for (int pass = 0; pass < kPasses; ++pass) {
     std::uint32_t sum = 0;
-    for (std::uint32_t& s : start) {
-      const std::uint32_t count = s;
-      s = sum;
+    for (int d = 0; d < kDigits; ++d) {
+      const std::uint32_t count = start[pass * kDigits + d];
+      start[pass * kDigits + d] = sum;
       sum += count;
     }
-    for (const std::uint64_t w : words) scratch[start[(w >> shift) & (kDigits - 1)]++] = w;
+  }
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const int shift = 32 + kDigitBits * pass;
+    std::uint32_t* next = start.data() + pass * kDigits;
+    for (const std::uint64_t w : words) scratch[next[(w >> shift) & (kDigits - 1)]++] = w;
     words.swap(scratch);
   }
 }
 
+// The sort curve_from_pairs uses for n pairs: std::sort up to kSortPairsMax, a radix sort of 8-bit
+// digits up to kRadix8PairsMax, of 11-bit digits beyond. Why not std::sort throughout: its
+// comparisons' branches mispredict unless the same input order comes again. The GPU table's
+// compaction order changes from call to call, and on the lent machine's CPU the curve of a GRF
+// 2048^2 image (664 pairs) took 41 us in the end-to-end path (its timeline's host_curve_work_us,
+// results/nvidia-h100-80gb-hbm3/issue15-graph/) against 8 us in a loop over one fixed order. On
+// this project's build machine, a fresh order of the same pairs each call (a probe, not kept):
+// std::sort 2.1 / 11.3 / 33 / 57 / 116 / 261 us at 64 / 256 / 664 / 1024 / 2000 / 4096 pairs,
+// 8-bit radix 1.6 / 3.6 / 9.3 / 13.7 / 18.9 / 52.5, 11-bit radix 4.1 / 6.7 / 10.4 / 18.0 / 17.3 /
+// 52.5; at 8 / 32 pairs std::sort 0.23 / 1.1 against 1.0 / 1.2.
+constexpr std::size_t kSortPairsMax = 32, kRadix8PairsMax = 1024;
+
 // The curve of the float path's (key, VCEC) pairs (keys are canonical float bits, distinct, in
 // table order). The sort is on the host, in the end-to-end path's tail: each pair's
-// order-preserving key and index packed in one 64-bit word sort as plain integers, 1.5-2x faster
-// than sorting indices through a comparator that reads both keys (664 pairs, GRF 2048^2: 16-22
-// against 30-33 us on this project's build machine). Beyond 1024 pairs a radix sort of the words:
-// std::sort took 15.5 / 212 / 5660 us for 1000 / 4096 / 65536 pairs on the build machine, the
-// radix sort 15.0 / 55 / 1070 (its 3 passes' 2048-entry counts cost it the small sizes: 7.2 against
-// 3.4 us at 256). n < 2^32 (the table holds at most 2^21).
+// order-preserving key and index packed in one 64-bit word sort as plain integers (a comparator
+// that reads both keys took 1.5-2x as long). n < 2^32 (the table holds at most 2^21).
 inline Curve curve_from_pairs(const std::uint32_t* k, const long long* v, std::size_t n) {
   std::vector<std::uint64_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = (static_cast<std::uint64_t>(ordered_key(k[i])) << 32) | i;
-  if (n > 1024) {
-    std::vector<std::uint64_t> scratch(n);
-    radix_sort_upper32(order, scratch);
-  } else {
+  if (n <= kSortPairsMax) {
     std::sort(order.begin(), order.end());
+  } else {
+    std::vector<std::uint64_t> scratch(n);
+    if (n <= kRadix8PairsMax) {
+      radix_sort_upper32<8>(order, scratch);
+    } else {
+      radix_sort_upper32<11>(order, scratch);
+    }
   }
   Curve c;
   std::int64_t acc = 0;

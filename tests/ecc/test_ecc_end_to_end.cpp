@@ -53,27 +53,6 @@ TEST(EccEndToEndPolicy, LargerImagesStreamInAboutEightChunksOfAtLeast4MiB) {
   EXPECT_EQ(ecc::end_to_end_chunk_bytes(16 * MiB, 2048, 3 * MiB), 3 * MiB);  // --chunk-mib wins
 }
 
-// Pinned images up to 16 MiB go as a one-chunk graph unless REPIX_ECC_OPT_GRAPH_CHUNKS says
-// otherwise; the tests' override wins over both.
-TEST(EccEndToEndPolicy, GraphByDefaultUpTo16MiB) {
-  EXPECT_EQ(ecc::kGraphWholeMaxBytes, 16 * MiB);
-  struct Restore {
-    ~Restore() { ecc::set_graph_chunks_for_tests(-1); }
-  } restore;
-  for (const int forced : {0, 3, 16}) {
-    ecc::set_graph_chunks_for_tests(forced);
-    EXPECT_EQ(ecc::end_to_end_graph_chunks(MiB), forced);
-    EXPECT_EQ(ecc::end_to_end_graph_chunks(std::size_t(1) << 30), forced);
-  }
-  ecc::set_graph_chunks_for_tests(-1);
-  if (std::getenv("REPIX_ECC_OPT_GRAPH_CHUNKS")) return;  // the environment's choice, checked above through the override
-  EXPECT_EQ(ecc::end_to_end_graph_chunks(1), 1);
-  EXPECT_EQ(ecc::end_to_end_graph_chunks(2 * MiB), 1);
-  EXPECT_EQ(ecc::end_to_end_graph_chunks(16 * MiB), 1);
-  EXPECT_EQ(ecc::end_to_end_graph_chunks(16 * MiB + 1), 0);
-  EXPECT_EQ(ecc::end_to_end_graph_chunks(256 * MiB), 0);
-}
-
 // The work-item floor's tuning variables: unset gives the default, a whole number in 1..4096 is
 // taken, anything else set is an error naming the variable (a sweep must not measure the default
 // unawares).
@@ -129,8 +108,7 @@ TEST(EccEndToEndGpu, BothPathsEqualSeqPinnedAndPageableRepeated) {
     Shape sh;
     int levels;
   };
-  // Whole-image sizes (float ones checked for NaN/inf on the GPU) and streamed ones (>= 8 MiB;
-  // pinned up to 16 MiB: the graph path, pageable: the others),
+  // Whole-image sizes (float ones checked for NaN/inf on the GPU) and streamed ones (>= 8 MiB),
   // odd extents so that chunks end mid-image, the smallest end-to-end targets (128^3
   // uint8 whole, 128^3 float32 in 2 chunks), and back to a small shape between large ones (the
   // cache switches key). Sizes stay near the 8 MiB threshold so that the test finishes under
@@ -233,8 +211,7 @@ TEST(EccEndToEndGpu, NonFiniteReportedAtTheSamePlaceByBothPaths) {
   }
 }
 
-// The graph path (REPIX_ECC_OPT_GRAPH_CHUNKS; by default pinned images up to 16 MiB in one
-// chunk), forced on: 1, 3 and 16 chunks (more than an image's slabs: clamped), every dtype, 2D and
+// The graph path (REPIX_ECC_OPT_GRAPH_CHUNKS; off by default), forced on: 1, 3 and 16 chunks (more than an image's slabs: clamped), every dtype, 2D and
 // 3D, a float image of more distinct values than the first read-back holds (its second call
 // re-captures a larger finish), each call on a different pinned image of the same shape (the
 // replayed copies read the new one), NaN/inf reported as the other paths report it, and a
@@ -285,19 +262,18 @@ TEST(EccEndToEndGpu, GraphPathEqualsSeq) {
   }
 }
 
-// The default path of a pinned 16 MiB float image (the graph, one chunk) whose distinct values
-// outnumber the global table's 2^21 slots: the graph's finish finds the table overflowed and the
+// The graph path (one chunk) on a pinned 16 MiB float image whose distinct values outnumber the
+// global table's 2^21 slots: the graph's finish finds the table overflowed and the
 // exact fallback runs on the uploaded image; the workspace is dropped and the next call (a
 // different image of the same shape) builds and captures a new one.
 TEST(EccEndToEndGpu, GraphPathOverflowFallbackEqualsSeq) {
   REPIX_NEED_GPU();
-  ecc::set_graph_chunks_for_tests(1);  // this size's default (EccEndToEnd.GraphByDefaultUpTo16MiB), whatever the environment
+  ecc::set_graph_chunks_for_tests(1);  // whatever the environment
   struct Restore {
     ~Restore() { ecc::set_graph_chunks_for_tests(-1); }
   } restore;
   for (std::uint32_t seed : {21u, 22u}) {
     const HostImage img = pinned_copy(test::random_image(DType::f32, Shape::d2(2048, 2048), 1 << 24, seed));
-    ASSERT_LE(img.bytes(), ecc::kGraphWholeMaxBytes);
     const ecc::Curve want = ecc::run_seq(img, {});
     ASSERT_GT(want.values.size(), std::size_t(1) << 21) << "the image must overflow the table";
     EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(img, {}), want)) << "seed " << seed;

@@ -86,9 +86,12 @@ TEST(EccOptReadback, IntegerSegmentsGiveTheCurveOfTheOccurringValues) {
 
 TEST(EccOptReadback, FloatPairsSortedByValueWhateverTheTableOrder) {
   std::mt19937 rng(7);
-  // Up to 1024 pairs std::sort, beyond a radix sort (its three 11-bit digits all used at 100000).
-  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{664}, std::size_t{1024},
-                              std::size_t{1025}, std::size_t{5000}, std::size_t{100000}}) {
+  // Up to 32 pairs std::sort, up to 1024 a radix sort of four 8-bit digits, beyond of three 11-bit
+  // digits (all three used at 100000): each on both sides of its bounds.
+  static_assert(ecc::opt::kSortPairsMax == 32 && ecc::opt::kRadix8PairsMax == 1024);
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{32}, std::size_t{33},
+                              std::size_t{256}, std::size_t{664}, std::size_t{1024}, std::size_t{1025},
+                              std::size_t{5000}, std::size_t{100000}}) {
     // Distinct canonical values: negative, positive, +0 (never -0), subnormal, huge, in random
     // table order.
     std::map<float, long long> vcec;
