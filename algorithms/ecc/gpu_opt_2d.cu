@@ -133,6 +133,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     RawRow2<T> q0 = load_row2<T, kVec>(R, 3);
     RawRow2<T> q1 = load_row2<T, kVec>(R, 4);
     RawRow2<T> q2 = load_row2<T, kVec>(R, 5);
+    // float32 and uint16: the warp's next item (lane 0's ticket, shuffled) worked out here, not
+    // after the row loop, as 810687c did for its prefetch: that binary with the prefetch off was
+    // 3 % faster than 4131639 (0.1525 against 0.1573 ms, uniform 8192^2). Alone (caa8af1 against
+    // 4131639, same lent H100, kernel scope, results/nvidia-h100-80gb-hbm3/issue15-graph/): uniform
+    // 8192^2 0.1566 -> 0.1545, GRF 0.1886 -> 0.1865, uint16 65536 levels 0.7603 -> 0.7618; ptxas
+    // spills 140/120 -> 124/100 bytes, row loop 485 -> 484 SASS instructions.
     std::int64_t next = nitems;
     if constexpr (kSixAhead) {
       next = item_after(g, item, stride, took, __shfl_sync(0xFFFFFFFFu, ticket, 0), nitems);
