@@ -145,6 +145,7 @@ TEST_F(CliUsage, BenchFamilyFlagsTakeNoValue) {
     const nlohmann::json j = nlohmann::json::parse(in);
     ASSERT_TRUE(j.contains("timeline")) << j.dump();
     EXPECT_GT(j["timeline"]["gpu_finished_us"].get<double>(), 0);
+    EXPECT_GT(j["timeline"]["host_curve_work_us"].get<double>(), 0);
   }
 }
 

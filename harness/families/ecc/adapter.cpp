@@ -183,9 +183,9 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
         timeline = timeline_json(*t);
         std::fprintf(stderr,
                      "repix run: timeline (us): %lld chunk(s); GPU from before the upload: uploaded %.1f, kernels %.1f, "
-                     "finished %.1f; host from the call: issued %.1f, woken %.1f, returned %.1f\n",
+                     "finished %.1f; host from the call: issued %.1f, woken %.1f, returned %.1f (making the curve %.1f)\n",
                      static_cast<long long>(t->chunks), t->gpu_uploaded_us, t->gpu_kernels_us, t->gpu_finished_us,
-                     t->host_issued_us, t->host_woken_us, t->host_returned_us);
+                     t->host_issued_us, t->host_woken_us, t->host_returned_us, t->host_curve_work_us);
       } else {
         std::fprintf(stderr, "repix run: no timeline: variant %s records none (gpu-opt and gpu-stream do)\n",
                      v->id.c_str());
