@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "core/float_bits.hpp"
@@ -28,13 +29,40 @@ struct BinsLayout {
   }
 };
 
+// A segment's running sums as a forward iterator (curve_from_segments): `before` is the sum of the
+// entries ahead of `p`.
+struct RunningSum {
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = std::int64_t;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const std::int64_t*;
+  using reference = std::int64_t;
+  const long long* p = nullptr;
+  std::int64_t before = 0;
+  std::int64_t operator*() const { return before + *p; }
+  RunningSum& operator++() {
+    before += *p;
+    ++p;
+    return *this;
+  }
+  RunningSum operator++(int) {
+    RunningSum old = *this;
+    ++*this;
+    return old;
+  }
+  bool operator==(const RunningSum& o) const { return p == o.p; }
+  bool operator!=(const RunningSum& o) const { return p != o.p; }
+};
+
 // The curve of the occurring values, in value order (segment by segment, ascending inside one):
 // a value that does not occur has VCEC 0 (a voxel's change goes to its own value), so the running
-// sum over the entries is the curve. No temporaries: the curve is made straight from the pinned
-// read-back (a uint16 image's 65536 bins went through three 65536-entry vectors, ~0.3 ms of page
-// faults a call on the lent machine), sized once and written through plain pointers: two
-// push_backs an entry (a capacity check each) took 148-195 us (least, median) for 65536 values on
-// this project's build machine, against 82-84 us so.
+// sum over the entries is the curve. Made straight from the pinned read-back (a uint16 image's
+// 65536 bins went through three 65536-entry vectors, ~0.3 ms of page faults a call on the lent
+// machine), each vector reserved once and filled by range inserts, so that nothing is zeroed first
+// and every entry is written once: 65536 values 148-195 us with two push_backs an entry, 85-88 us
+// (least) sized with resize() and written through pointers (fc1f25e; 102 us inside the end-to-end
+// call on the lent machine, results/nvidia-h100-80gb-hbm3/issue15-graph/), 37 us so (least of
+// 201 calls, three runs, this project's build machine).
 inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& lay) {
   const auto* counts = reinterpret_cast<const std::uint32_t*>(base);
   const auto* values = reinterpret_cast<const std::uint32_t*>(base + lay.values_at);
@@ -42,19 +70,17 @@ inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& la
   std::size_t n = 0;
   for (std::size_t s = 0; s < lay.segments; ++s) n += counts[s];
   Curve c;
-  c.values.resize(n);
-  c.ecc.resize(n);
-  float* out_values = c.values.data();
-  std::int64_t* out_ecc = c.ecc.data();
+  c.values.reserve(n);
+  c.ecc.reserve(n);
   std::int64_t acc = 0;
   for (std::size_t s = 0; s < lay.segments; ++s) {
+    const std::uint32_t m = counts[s];
+    if (m == 0) continue;
     const std::uint32_t* seg_values = values + s * kSegmentBins;
     const long long* seg_vcec = vcec + s * kSegmentBins;
-    for (std::uint32_t j = 0; j < counts[s]; ++j) {
-      acc += seg_vcec[j];
-      *out_values++ = static_cast<float>(seg_values[j]);
-      *out_ecc++ = acc;
-    }
+    c.values.insert(c.values.end(), seg_values, seg_values + m);  // uint32 -> float
+    c.ecc.insert(c.ecc.end(), RunningSum{seg_vcec, acc}, RunningSum{seg_vcec + m, 0});
+    acc = c.ecc.back();
   }
   return c;
 }
