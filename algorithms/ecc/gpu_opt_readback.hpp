@@ -93,7 +93,8 @@ void radix_sort_upper32(std::vector<std::uint64_t>& words, std::vector<std::uint
   constexpr int kDigits = 1 << kDigitBits, kPasses = (32 + kDigitBits - 1) / kDigitBits;
   std::vector<std::uint32_t> start(static_cast<std::size_t>(kPasses) * kDigits, 0u);  // then a digit's next position
   for (const std::uint64_t w : words)
-    for (int pass = 0; pass < kPasses; ++pass) ++start[pass * kDigits + ((w >> (32 + kDigitBits * pass)) & (kDigits - 1))];
+    for (int pass = 0; pass < kPasses; ++pass)
+      ++start[pass * kDigits + ((w >> (32 + kDigitBits * pass)) & (kDigits - 1))];
   for (int pass = 0; pass < kPasses; ++pass) {
     std::uint32_t sum = 0;
     for (int d = 0; d < kDigits; ++d) {

@@ -211,11 +211,11 @@ TEST(EccEndToEndGpu, NonFiniteReportedAtTheSamePlaceByBothPaths) {
   }
 }
 
-// The graph path (REPIX_ECC_OPT_GRAPH_CHUNKS; off by default), forced on: 1, 3 and 16 chunks (more than an image's slabs: clamped), every dtype, 2D and
-// 3D, a float image of more distinct values than the first read-back holds (its second call
-// re-captures a larger finish), each call on a different pinned image of the same shape (the
-// replayed copies read the new one), NaN/inf reported as the other paths report it, and a
-// timeline.
+// The graph path (REPIX_ECC_OPT_GRAPH_CHUNKS; off by default), forced on: 1, 3 and 16 chunks (more
+// than an image's slabs: clamped), every dtype, 2D and 3D, a float image of more distinct values
+// than the first read-back holds (its second call re-captures a larger finish), each call on a
+// different pinned image of the same shape (the replayed copies read the new one), NaN/inf
+// reported as the other paths report it, and a timeline.
 TEST(EccEndToEndGpu, GraphPathEqualsSeq) {
   REPIX_NEED_GPU();
   struct Case {
@@ -263,9 +263,9 @@ TEST(EccEndToEndGpu, GraphPathEqualsSeq) {
 }
 
 // The graph path (one chunk) on a pinned 16 MiB float image whose distinct values outnumber the
-// global table's 2^21 slots: the graph's finish finds the table overflowed and the
-// exact fallback runs on the uploaded image; the workspace is dropped and the next call (a
-// different image of the same shape) builds and captures a new one.
+// global table's 2^21 slots: the graph's finish finds the table overflowed and the exact fallback
+// runs on the uploaded image; the workspace is dropped and the next call (a different image of the
+// same shape) builds and captures a new one.
 TEST(EccEndToEndGpu, GraphPathOverflowFallbackEqualsSeq) {
   REPIX_NEED_GPU();
   ecc::set_graph_chunks_for_tests(1);  // whatever the environment
