@@ -24,6 +24,13 @@ class ReuseCache {
     ws_.reset();  // a different configuration: free the old one before the caller allocates anew
     return nullptr;
   }
+  // take(), or a new workspace from `make` (a callable returning std::unique_ptr<Workspace>) when
+  // none is cached for `key`.
+  template <class Make>
+  std::unique_ptr<Workspace> take_or_make(const Key& key, Make&& make) {
+    std::unique_ptr<Workspace> ws = take(key);
+    return ws ? std::move(ws) : make();
+  }
   void put(const Key& key, std::unique_ptr<Workspace> ws) {
     std::lock_guard<std::mutex> lock(m_);
     key_ = key;

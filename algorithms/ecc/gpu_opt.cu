@@ -117,14 +117,14 @@ Curve run_in_core(const HostImage& img, bool record_timeline) {
   const Shape& sh = img.shape();
   const InCoreWorkspace::Key key{img.dtype(), sh.ndim, sh.nx, sh.ny, sh.nz};
   auto& cache = reuse_cache<InCoreWorkspace::Key, InCoreWorkspace>();
-  std::unique_ptr<InCoreWorkspace> ws = cache.take(key);
-  if (!ws) {
+  std::unique_ptr<InCoreWorkspace> ws = cache.take_or_make(key, [&] {
     nvtx::Range r("init");
-    ws = std::make_unique<InCoreWorkspace>();
-    ws->d_in.allocate(img.bytes());
-    ws->plan.setup({img.dtype(), sh}, {}, ws->stream.get());
-    ws->nonfinite.reset(ws->stream.get());
-  }
+    auto w = std::make_unique<InCoreWorkspace>();
+    w->d_in.allocate(img.bytes());
+    w->plan.setup({img.dtype(), sh}, {}, w->stream.get());
+    w->nonfinite.reset(w->stream.get());
+    return w;
+  });
   cudaStream_t stream = ws->stream.get();
   const bool is_float = img.dtype() == DType::f32;
   {

@@ -157,14 +157,14 @@ Curve run_gpu_opt_graph(const HostImage& img, int chunks, bool record_timeline) 
   chunks = static_cast<int>(std::clamp<std::int64_t>(chunks, 1, std::min<std::int64_t>(kMaxGraphChunks, slab_count(sh))));
   const GraphWorkspace::Key key{img.dtype(), sh.ndim, sh.nx, sh.ny, sh.nz, chunks};
   auto& cache = reuse_cache<GraphWorkspace::Key, GraphWorkspace>();
-  std::unique_ptr<GraphWorkspace> ws = cache.take(key);
-  if (!ws) {
+  std::unique_ptr<GraphWorkspace> ws = cache.take_or_make(key, [&] {
     nvtx::Range r("init");
-    ws = std::make_unique<GraphWorkspace>();
-    ws->d_in.allocate(img.bytes());
-    ws->engine.setup(img.dtype(), sh, false);
-    ws->nonfinite.reset(ws->stream.get());
-  }
+    auto w = std::make_unique<GraphWorkspace>();
+    w->d_in.allocate(img.bytes());
+    w->engine.setup(img.dtype(), sh, false);
+    w->nonfinite.reset(w->stream.get());
+    return w;
+  });
   cudaStream_t s = ws->stream.get();
   const bool is_float = img.dtype() == DType::f32;
   if (!ws->exec || ws->captured_readback != ws->engine.readback_bytes()) {

@@ -599,13 +599,13 @@ auto run_end_to_end(const char* name, const HostImage& image, const Options& opt
   const typename Workspace::Key key{image.dtype(), image.shape().nx, image.shape().ny, opt.connectivity,
                                     opt.wide_index, opt.area};
   auto& cache = reuse_cache<typename Workspace::Key, Workspace>();
-  std::unique_ptr<Workspace> ws = cache.take(key);
-  if (!ws) {
+  std::unique_ptr<Workspace> ws = cache.take_or_make(key, [&] {
     nvtx::Range r("init");
-    ws = std::make_unique<Workspace>();
-    ws->d_in.allocate(image.bytes());
-    ws->plan.setup({image.dtype(), image.shape()}, opt, ws->stream.get());
-  }
+    auto w = std::make_unique<Workspace>();
+    w->d_in.allocate(image.bytes());
+    w->plan.setup({image.dtype(), image.shape()}, opt, w->stream.get());
+    return w;
+  });
   cudaStream_t s = ws->stream.get();
   // One copy, before the build: uploading in bands of tile rows, each band's build under the next
   // band's copy, measured slower (gpu-opt, 6000x4000 8-bit, a lent H200, one process at 79ed85b:
