@@ -29,11 +29,19 @@ struct Slot {
 };
 Slot g_slots[kSlots];
 std::once_flag g_handlers_installed;
+// Threads between a temporary's creation and its registration (HoldCleanupSignals).
+std::atomic<int> g_creating{0};
 // SIGPIPE: `repix run ... --output - | head` ends the process while another output is staged.
 const int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 extern "C" void remove_temporaries_and_reraise(int sig) {
   const int saved = errno;
+  // A process-directed signal goes to any thread that does not block it: here, while another
+  // thread holds these signals between creating a temporary and registering it. That thread is
+  // not interrupted by them, so its registration comes; wait for it (a lock-free atomic load is
+  // async-signal-safe).
+  while (g_creating.load(std::memory_order_acquire) != 0) {
+  }
   for (Slot& s : g_slots)
     if (s.state.load(std::memory_order_acquire) == 2) ::unlink(s.path);
   // SA_RESETHAND restored the default action: the re-raised signal ends the process with the
@@ -56,20 +64,30 @@ void install_handlers() {
 }
 
 // Holds off the signals whose handler removes temporaries from a temporary's creation to its
-// registration (and the handlers' installation, which the first registration does): one arriving
-// in between ended the process with the file unknown to the handler. Seen once in CI (.ci/run,
-// 2 cores, 2026-11-27): CliOutputs.Item5SigtermOrSigintWhileWritingLeavesNoTemporary found
-// ".repix-XXXXXX" left behind after a SIGTERM sent as soon as the file appeared. A signal that
-// arrives meanwhile stays pending and is delivered when the mask is restored, with the file known.
+// registration: one arriving in between ended the process with the file unknown to the handler.
+// Seen in CI (.ci/run, 2 cores, 2026-11-27): CliOutputs.Item5SigtermOrSigintWhileWritingLeavesNoTemporary
+// found ".repix-XXXXXX" left behind after a SIGTERM sent as soon as the file appeared. A signal
+// that arrives meanwhile stays pending on this thread and is delivered when the mask is restored,
+// with the file known. The mask is this thread's only, and `repix run` has a second thread (the
+// CUDA runtime's or OpenMP's): seen again (the same day, the archive's tests in .ci/run), a
+// process-directed signal can go to that thread while this one is in between. So the handlers are
+// installed here, before the creation (a signal meeting the default action on another thread ended
+// the process outright), and g_creating makes a handler on another thread wait for the
+// registration.
 class HoldCleanupSignals {
  public:
   HoldCleanupSignals() {
+    std::call_once(g_handlers_installed, install_handlers);
     sigset_t block;
     sigemptyset(&block);
     for (int sig : kSignals) sigaddset(&block, sig);
     ::pthread_sigmask(SIG_BLOCK, &block, &old_);
+    g_creating.fetch_add(1, std::memory_order_acq_rel);
   }
-  ~HoldCleanupSignals() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  ~HoldCleanupSignals() {
+    g_creating.fetch_sub(1, std::memory_order_acq_rel);  // the registration is done
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
   HoldCleanupSignals(const HoldCleanupSignals&) = delete;
   HoldCleanupSignals& operator=(const HoldCleanupSignals&) = delete;
 
