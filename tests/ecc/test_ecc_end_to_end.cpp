@@ -211,6 +211,23 @@ TEST(EccEndToEndGpu, NonFiniteReportedAtTheSamePlaceByBothPaths) {
   }
 }
 
+// Several non-finite values: the first in index order is reported, whichever thread, batch slot
+// or chunk finds each. Spaced 2^17 values apart: one thread's batch of the check's loads at 1024^2
+// (512 blocks of 256 threads), and across the streamed image's chunks at 2048 x 1031.
+TEST(EccEndToEndGpu, FirstOfSeveralNonFiniteIsReported) {
+  REPIX_NEED_GPU();
+  for (const Shape sh : {Shape::d2(1024, 1024), Shape::d2(2048, 1031)}) {
+    HostImage img = test::random_image(DType::f32, sh, 50, 5);
+    const std::int64_t step = std::int64_t(1) << 17;
+    for (const std::int64_t k : {5, 3, 7}) img.data<float>()[1000 + k * step] = std::numeric_limits<float>::quiet_NaN();
+    img.data<float>()[1000 + 2 * step] = -std::numeric_limits<float>::infinity();  // the first
+    const std::string seq_msg = test::error_of([&] { ecc::run_seq(img, {}); });
+    SCOPED_TRACE(test::describe(img));
+    ASSERT_NE(seq_msg.find("inf"), std::string::npos) << seq_msg;
+    EXPECT_EQ(test::error_of([&] { ecc::run_gpu_opt(img, {}); }), seq_msg);
+  }
+}
+
 // The graph path (REPIX_ECC_OPT_GRAPH_CHUNKS; off by default), forced on: 1, 3 and 16 chunks (more
 // than an image's slabs: clamped), every dtype, 2D and 3D, a float image of more distinct values
 // than the first read-back holds (its second call re-captures a larger finish), each call on a
