@@ -6,8 +6,7 @@
 // compute the contributions of [s0, s1) only, reading the halo slabs as neighbours, and treat
 // buffer edges that are not halos as image borders. Options::streams slots, each with its own
 // CUDA stream, pinned staging buffer and device buffer, cycle over the chunks: while the GPU
-// computes chunk c on one slot's stream, chunk c+1 crosses the link (one copy stream for every
-// upload, in chunk order) and the host reads chunk c+2 into the next slot.
+// copies and computes chunk c on one stream, the host reads chunk c+1 into the next slot.
 // Pinned host images are uploaded straight from their own memory. All kernels add into one
 // global accumulator with atomics; float32 overflow of its hash table is answered by a second,
 // exact sort-based pass over the source. Device memory stays bounded by streams x chunk size.
@@ -47,7 +46,6 @@ std::size_t auto_chunk_bytes(std::size_t image_bytes) {
 struct Slot {
   CudaStream stream;
   CudaEvent uploaded{cudaEventDisableTiming};  // the H2D of this slot's last chunk is done
-  CudaEvent consumed{cudaEventDisableTiming};  // this slot's last kernel has read its buffer
   CudaEvent done{cudaEventDisableTiming};      // this slot's last kernel is done (slot 0 waits)
   HostBuffer staging;
   DeviceBuffer<unsigned char> dev;
@@ -58,12 +56,6 @@ struct Slot {
 struct Workspace {
   using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::size_t, bool>;
   opt::Engine engine;
-  // Every chunk's upload, in chunk order. With the uploads on the slots' own streams, the chunks
-  // of different slots crossed the link at once (the GPU's copy engines share it): on the lent
-  // H100 (results/nvidia-h100-80gb-hbm3/issue15-tail/, call 3) a 2048^2 uint16 image's last chunk
-  // of three had arrived 108 us into a 160 us upload, so the chunks' kernels ran at its end instead
-  // of behind the link, and GRF 128^3 left 105 us of kernels after its last byte.
-  CudaStream copy;
   std::vector<std::unique_ptr<Slot>> slot;
   opt::NonfiniteCheck nonfinite;  // float inputs
   CudaEvent ready{cudaEventDisableTiming};  // the accumulator reset is done
@@ -147,9 +139,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     stats->direct_from_pinned = direct;
   }
 
-  // Brings chunk c's buffer slabs [b0, b1) into slot k's device buffer (asynchronously, on the
-  // copy stream once the slot's last kernel has read the buffer; the slot's stream waits for it).
-  cudaStream_t copy = ws->copy.get();
+  // Brings chunk c's buffer slabs [b0, b1) into slot k's device buffer (asynchronously).
   auto upload = [&](std::int64_t b0, std::int64_t b1, Slot& s) {
     const std::size_t bytes = static_cast<std::size_t>(b1 - b0) * slab_bytes;
     const void* host = nullptr;
@@ -163,27 +153,24 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
       else src.read(b0, b1, s.staging.data());
       host = s.staging.data();
     }
-    REPIX_CUDA(cudaStreamWaitEvent(copy, s.consumed.get(), 0));
-    REPIX_CUDA(cudaMemcpyAsync(s.dev.get(), host, bytes, cudaMemcpyHostToDevice, copy));
-    s.uploaded.record(copy);
-    REPIX_CUDA(cudaStreamWaitEvent(s.stream.get(), s.uploaded.get(), 0));
+    REPIX_CUDA(cudaMemcpyAsync(s.dev.get(), host, bytes, cudaMemcpyHostToDevice, s.stream.get()));
+    s.uploaded.record(s.stream.get());
     s.used = true;
   };
 
   const std::int64_t per_slab = slab_elems(sh);
-  timeline.start(copy);
+  timeline.start(slot[0]->stream.get());  // chunk 0's upload is slot 0's
   for (std::int64_t c = 0; c < chunks; ++c) {
     Slot& s = *slot[static_cast<std::size_t>(c % nslots)];
     const std::int64_t s0 = starts[c], s1 = c + 1 < chunks ? starts[c + 1] : slabs;
     const std::int64_t b0 = std::max<std::int64_t>(0, s0 - 1), b1 = std::min(slabs, s1 + 1);
     upload(b0, b1, s);
-    if (c == chunks - 1) timeline.uploaded(copy);
+    if (c == chunks - 1) timeline.uploaded(s.stream.get());
     if (dt == DType::f32) {  // each slab is checked once, as one of its own chunk's slabs
       ws->nonfinite.check(reinterpret_cast<const float*>(s.dev.get()) + (s0 - b0) * per_slab, (s1 - s0) * per_slab,
                           s0 * per_slab, s.stream.get());
     }
     engine.accumulate(s.dev.get(), b0, s0, s1, s.stream.get(), static_cast<int>(c % nslots));  // a lane a stream
-    s.consumed.record(s.stream.get());
   }
   // Slot 0's stream waits on the GPU for the others' last kernels (no host synchronisation
   // here), then queues the finishing kernel, which writes the curve's raw material and the first
@@ -220,7 +207,6 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
     const std::int64_t b0 = std::max<std::int64_t>(0, a - 1), b1 = std::min(slabs, e + 1);
     upload(b0, b1, s);
     engine.fallback_add(s.dev.get(), b0, a, e, s.stream.get());
-    s.consumed.record(s.stream.get());
   }
   return engine.fallback_curve();
 }
