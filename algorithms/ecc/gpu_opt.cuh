@@ -213,16 +213,6 @@ Variant gpu_opt_warp_variant();
 inline constexpr std::size_t kMinEndToEndChunk = std::size_t(4) << 20;
 std::size_t end_to_end_chunk_bytes(std::size_t image_bytes, std::int64_t slabs, std::size_t requested);
 
-// The first slab of each of gpu-stream's chunks, ascending from 0, for `slabs` slabs in chunks
-// of `per_chunk`, and the last of them cut in two: its final quarter (per_chunk / 4 slabs, when
-// that is at least one and less than the last chunk) becomes a chunk of its own. What the
-// pipeline does not hide behind the link is the last chunk's kernels, and a chunk's kernel costs
-// ~12-15 us whatever its size plus its share of the work (Nsight Compute on the lent H100: a 4 MiB
-// float32 2048-wide chunk 19 us uniform, 36 us GRF; results/nvidia-h100-80gb-hbm3/issue15-tail/):
-// the quarter's kernel starts as its upload ends, beside the kernel of the rest of the last chunk.
-// Host-only arithmetic (tested on the CPU).
-std::vector<std::int64_t> stream_chunk_starts(std::int64_t slabs, std::int64_t per_chunk);
-
 // gpu-stream (gpu_stream.cu). `stats`, when given, reports what happened (tests, harness).
 struct StreamStats {
   std::int64_t chunks = 0;

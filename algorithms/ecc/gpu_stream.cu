@@ -1,7 +1,6 @@
 // gpu-stream: the paper's out-of-core pipeline (section 4.4) on gpu-opt's kernels.
 //
-// The image is cut into chunks of whole slabs along the slowest axis (the last one's final quarter
-// a chunk of its own: stream_chunk_starts). Chunk [s0, s1) travels with
+// The image is cut into chunks of whole slabs along the slowest axis. Chunk [s0, s1) travels with
 // a one-slab halo on each side that exists in the image ([s0-1, s1+1) clipped); the kernels
 // compute the contributions of [s0, s1) only, reading the halo slabs as neighbours, and treat
 // buffer edges that are not halos as image borders. Options::streams slots, each with its own
@@ -101,8 +100,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
       opt.chunk_bytes ? opt.chunk_bytes : auto_chunk_bytes(static_cast<std::size_t>(slabs) * slab_bytes);
   const std::int64_t per_chunk = std::max<std::int64_t>(
       1, std::min<std::int64_t>(slabs, static_cast<std::int64_t>(chunk_bytes / slab_bytes)));
-  const std::vector<std::int64_t> starts = stream_chunk_starts(slabs, per_chunk);
-  const auto chunks = static_cast<std::int64_t>(starts.size());
+  const std::int64_t chunks = (slabs + per_chunk - 1) / per_chunk;
   const int nslots = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(std::max(1, opt.streams), chunks)));
   const bool direct = whole && whole->pinned();
   const std::size_t buf_bytes = static_cast<std::size_t>(std::min(slabs, per_chunk + 2)) * slab_bytes;
@@ -162,7 +160,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   timeline.start(slot[0]->stream.get());  // chunk 0's upload is slot 0's
   for (std::int64_t c = 0; c < chunks; ++c) {
     Slot& s = *slot[static_cast<std::size_t>(c % nslots)];
-    const std::int64_t s0 = starts[c], s1 = c + 1 < chunks ? starts[c + 1] : slabs;
+    const std::int64_t s0 = c * per_chunk, s1 = std::min(slabs, s0 + per_chunk);
     const std::int64_t b0 = std::max<std::int64_t>(0, s0 - 1), b1 = std::min(slabs, s1 + 1);
     upload(b0, b1, s);
     if (c == chunks - 1) timeline.uploaded(s.stream.get());
@@ -203,21 +201,12 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   engine.fallback_begin();
   for (std::int64_t c = 0; c < chunks; ++c) {
     Slot& s = *slot[0];
-    const std::int64_t a = starts[c], e = c + 1 < chunks ? starts[c + 1] : slabs;
+    const std::int64_t a = c * per_chunk, e = std::min(slabs, a + per_chunk);
     const std::int64_t b0 = std::max<std::int64_t>(0, a - 1), b1 = std::min(slabs, e + 1);
     upload(b0, b1, s);
     engine.fallback_add(s.dev.get(), b0, a, e, s.stream.get());
   }
   return engine.fallback_curve();
-}
-
-std::vector<std::int64_t> stream_chunk_starts(std::int64_t slabs, std::int64_t per_chunk) {
-  std::vector<std::int64_t> starts;
-  if (slabs <= 0 || per_chunk <= 0) return starts;
-  for (std::int64_t s = 0; s < slabs; s += per_chunk) starts.push_back(s);
-  const std::int64_t quarter = per_chunk / 4, last = slabs - starts.back();
-  if (quarter >= 1 && quarter < last) starts.push_back(slabs - quarter);
-  return starts;
 }
 
 Curve run_gpu_stream(const HostImage& img, const Options& opt) {

@@ -53,35 +53,6 @@ TEST(EccEndToEndPolicy, LargerImagesStreamInAboutEightChunksOfAtLeast4MiB) {
   EXPECT_EQ(ecc::end_to_end_chunk_bytes(16 * MiB, 2048, 3 * MiB), 3 * MiB);  // --chunk-mib wins
 }
 
-// The chunks' first slabs: every slab in exactly one chunk, ascending; chunks of per_chunk slabs
-// but the last, whose final quarter is a chunk of its own where it is a slab or more and less
-// than the last chunk.
-TEST(EccEndToEndPolicy, LastChunkSplitsOffItsFinalQuarter) {
-  using V = std::vector<std::int64_t>;
-  EXPECT_EQ(ecc::stream_chunk_starts(2048, 512), (V{0, 512, 1024, 1536, 1920}));  // 2048^2 float32
-  EXPECT_EQ(ecc::stream_chunk_starts(128, 64), (V{0, 64, 112}));                  // 128^3 float32
-  EXPECT_EQ(ecc::stream_chunk_starts(1031, 512), (V{0, 512, 1024}));  // the last 7 slabs: no quarter of 128 in them
-  EXPECT_EQ(ecc::stream_chunk_starts(1200, 512), (V{0, 512, 1024, 1072}));
-  EXPECT_EQ(ecc::stream_chunk_starts(10, 3), (V{0, 3, 6, 9}));        // a quarter of 3 slabs is none
-  EXPECT_EQ(ecc::stream_chunk_starts(10, 4), (V{0, 4, 8, 9}));
-  EXPECT_EQ(ecc::stream_chunk_starts(1, 5), (V{0}));
-  EXPECT_EQ(ecc::stream_chunk_starts(0, 5), V{});
-  for (std::int64_t slabs : {1, 2, 7, 64, 1000, 4097})
-    for (std::int64_t per : {1, 2, 4, 5, 63, 64, 4096}) {
-      const V s = ecc::stream_chunk_starts(slabs, per);
-      SCOPED_TRACE(std::to_string(slabs) + " slabs, " + std::to_string(per) + " a chunk");
-      ASSERT_FALSE(s.empty());
-      EXPECT_EQ(s.front(), 0);
-      for (std::size_t c = 1; c < s.size(); ++c) {
-        EXPECT_LT(s[c - 1], s[c]);
-        EXPECT_LE(s[c] - s[c - 1], per);
-      }
-      EXPECT_LT(s.back(), slabs);
-      EXPECT_LE(slabs - s.back(), per);
-      EXPECT_LE(s.size(), static_cast<std::size_t>((slabs + per - 1) / per + 1));
-    }
-}
-
 // The work-item floor's tuning variables: unset gives the default, a whole number in 1..4096 is
 // taken, anything else set is an error naming the variable (a sweep must not measure the default
 // unawares).
