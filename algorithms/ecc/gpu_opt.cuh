@@ -64,6 +64,10 @@ class NonfiniteCheck {
 // up after the call: 2D 2 or 3, 3D 2 or 3; 0 keeps the default (REPIX_ECC_OPT_2D_BLOCKS /
 // REPIX_ECC_OPT_3D_BLOCKS, else 3 and 2), so that the tests run the other instantiations too.
 void set_min_blocks_for_tests(int blocks_2d, int blocks_3d);
+// Tests: the largest |VCEC| an integer segment's dense read-back form takes (gpu_opt_readback.hpp);
+// 0 restores int32's. A lower limit sends segments of larger VCECs to the sparse form, as VCECs
+// beyond int32 do on images of billions of voxels.
+void set_dense_limit_for_tests(long long limit);
 // Tests: the least rows (2D) and planes (3D) a work item covers, for plans set up after the call;
 // 0 keeps the default (REPIX_ECC_OPT_MIN_CHUNK_2D / REPIX_ECC_OPT_MIN_CHUNK_3D, else 12 and 9).
 void set_min_chunk_for_tests(int rows_2d, int planes_3d);

@@ -67,17 +67,22 @@ __global__ void finish_hash_kernel(GlobalAcc acc, std::uint32_t spec, std::uint3
   *done = 0;
 }
 
-// Integers: the values that occur, with their VCEC, compacted a segment of kSegmentBins values a
-// block (block s writes its count to host_counts[s] and its entries from index s * kSegmentBins);
-// bins and occurrence cleared. A value that does not occur has VCEC 0 (a voxel's change goes to its
-// own value), so the host's running sum over the entries is the curve. uint16 images of few values
-// write a few hundred entries where the whole bins were 520 KiB. A pass of the block handles 256
-// consecutive values, one a thread, so that a warp's stores to host memory are consecutive: with 4
-// consecutive values a thread (4 strided stores a warp), a 4096^2 uint16 image of 65536 values
-// took 0.47 ms a kernel-scope sample against 0.21 ms with the bins copied (lent H100, e067be3);
-// this way 0.219 against 0.215 (45537d0, same call; results/.../issue15-finish/).
+// Integers: the values that occur, with their VCEC, a segment of kSegmentBins values a block (block
+// s writes its count word to host_counts[s] and its entries from index s * kSegmentBins, in the
+// sparse or the dense form of gpu_opt_readback.hpp); bins and occurrence cleared. A value that does
+// not occur has VCEC 0 (a voxel's change goes to its own value), so the host's running sum over
+// the entries is the curve. uint16 images of few values write a few hundred sparse entries where
+// the whole bins were 520 KiB, and of many values (kDenseFrom a segment) a bitmap and int32 VCECs,
+// a third of the sparse bytes. A pass of the block handles 256 consecutive values, one a thread,
+// so that a warp's stores to host memory are consecutive: with 4 consecutive values a thread (4
+// strided stores a warp), a 4096^2 uint16 image of 65536 values took 0.47 ms a kernel-scope sample
+// against 0.21 ms with the bins copied (lent H100, e067be3); this way 0.219 against 0.215
+// (45537d0, same call; results/.../issue15-finish/). `dense_limit`: the largest |VCEC| the dense
+// form takes (INT32_MAX; the tests lower it, set_dense_limit_for_tests).
 constexpr int kFinishThreads = 256;  // kSegmentBins: gpu_opt_readback.hpp
+constexpr int kFinishPasses = kSegmentBins / kFinishThreads;
 __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc acc, int nbins, bool bits,
+                                                                     long long dense_limit,
                                                                      std::uint32_t* host_counts,
                                                                      std::uint32_t* host_values,
                                                                      long long* host_vcec, CopyAlong along) {
@@ -85,21 +90,48 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
   __shared__ typename Scan::TempStorage scan;
   const int first = blockIdx.x * kSegmentBins;
   const std::size_t out = static_cast<std::size_t>(first);
-  int written = 0;  // this segment's entries so far (the same in every thread)
-  for (int pass = 0; pass < kSegmentBins / kFinishThreads; ++pass) {
+  bool occurs[kFinishPasses];
+  long long v[kFinishPasses];
+  int count = 0, fits = 1;
+#pragma unroll
+  for (int pass = 0; pass < kFinishPasses; ++pass) {
     const int i = first + pass * kFinishThreads + static_cast<int>(threadIdx.x);
-    const bool occurs = i < nbins && (bits ? ((acc.present[i >> 5] >> (i & 31)) & 1u) != 0 : acc.present[i] != 0);
-    int at = 0, total = 0;
-    Scan(scan).ExclusiveSum(occurs ? 1 : 0, at, total);
-    if (occurs) {
-      host_values[out + written + at] = static_cast<std::uint32_t>(i);
-      host_vcec[out + written + at] = static_cast<long long>(acc.vcec[i]);
-    }
-    if (i < nbins) acc.vcec[i] = 0;
-    written += total;
-    __syncthreads();  // the scan's storage is reused by the next pass
+    occurs[pass] = i < nbins && (bits ? ((acc.present[i >> 5] >> (i & 31)) & 1u) != 0 : acc.present[i] != 0);
+    v[pass] = i < nbins ? static_cast<long long>(acc.vcec[i]) : 0;
+    fits &= v[pass] >= -dense_limit && v[pass] <= dense_limit;
+    count += __syncthreads_count(occurs[pass]);
   }
-  // Occurrence, cleared after every pass has read it (a uint16 word is 32 values of one warp's pass).
+  const bool dense = __syncthreads_and(fits) != 0 && count >= static_cast<int>(kDenseFrom);
+  if (dense) {
+    auto* v32 = reinterpret_cast<std::int32_t*>(host_vcec + out);
+#pragma unroll
+    for (int pass = 0; pass < kFinishPasses; ++pass) {
+      const int j = pass * kFinishThreads + static_cast<int>(threadIdx.x);  // from the segment's first value
+      const unsigned word = __ballot_sync(0xFFFFFFFFu, occurs[pass]);
+      if ((threadIdx.x & 31) == 0) host_values[out + j / 32] = word;
+      v32[j] = static_cast<std::int32_t>(v[pass]);
+    }
+  } else {
+    int written = 0;  // this segment's entries so far (the same in every thread)
+#pragma unroll
+    for (int pass = 0; pass < kFinishPasses; ++pass) {
+      int at = 0, total = 0;
+      Scan(scan).ExclusiveSum(occurs[pass] ? 1 : 0, at, total);
+      if (occurs[pass]) {
+        host_values[out + written + at] = static_cast<std::uint32_t>(first + pass * kFinishThreads + static_cast<int>(threadIdx.x));
+        host_vcec[out + written + at] = v[pass];
+      }
+      written += total;
+      __syncthreads();  // the scan's storage is reused by the next pass
+    }
+  }
+#pragma unroll
+  for (int pass = 0; pass < kFinishPasses; ++pass) {
+    const int i = first + pass * kFinishThreads + static_cast<int>(threadIdx.x);
+    if (i < nbins) acc.vcec[i] = 0;
+  }
+  // Occurrence, cleared after every thread has read it (a uint16 word is 32 values of one warp's
+  // pass; the __syncthreads_count above are the barrier).
   if (bits) {
     const int word = (first >> 5) + static_cast<int>(threadIdx.x);
     if (threadIdx.x < kSegmentBins / 32 && word < (nbins + 31) / 32) acc.present[word] = 0;
@@ -107,7 +139,7 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
     for (int i = first + static_cast<int>(threadIdx.x); i < min(nbins, first + kSegmentBins); i += kFinishThreads)
       acc.present[i] = 0;
   }
-  if (threadIdx.x == 0) host_counts[blockIdx.x] = static_cast<std::uint32_t>(written);
+  if (threadIdx.x == 0) host_counts[blockIdx.x] = static_cast<std::uint32_t>(count) | (dense ? kDenseSegment : 0u);
   if (along.from && blockIdx.x == 0 && threadIdx.x == 0) *along.to = *along.from;
 }
 
@@ -320,6 +352,14 @@ MinBlocks& min_blocks_override() {
   return m;
 }
 
+// The largest |VCEC| an integer segment's dense form holds (finish_bins_kernel): int32's, unless a
+// test lowered it to make segments of small VCECs take the sparse form.
+long long& dense_limit_override() {
+  static long long v = 0;
+  return v;
+}
+long long dense_limit() { return dense_limit_override() > 0 ? dense_limit_override() : INT32_MAX; }
+
 namespace {
 // `other` when the environment variable `name` says so, else `fallback` (read once a process).
 int env_blocks(const char* name, int other, int fallback) {
@@ -423,6 +463,11 @@ void set_min_chunk_for_tests(int rows_2d, int planes_3d) {
 void set_schedule_for_tests(int dynamic, std::int64_t cap) {
   if (dynamic < -1 || dynamic > 1 || cap < 0) throw Error("internal: set_schedule_for_tests takes -1..1 and a cap of 0 or more");
   schedule_override() = {dynamic, cap};
+}
+
+void set_dense_limit_for_tests(long long limit) {
+  if (limit < 0 || limit > INT32_MAX) throw Error("internal: set_dense_limit_for_tests takes 0 (the default) .. INT32_MAX");
+  detail::dense_limit_override() = limit;
 }
 
 void set_min_blocks_for_tests(int blocks_2d, int blocks_3d) {
@@ -580,7 +625,7 @@ void Engine::finish_queued(cudaStream_t s, CopyAlong along) {
   } else {
     const BinsLayout lay(m.nbins());
     finish_bins_kernel<<<static_cast<unsigned>(lay.segments), kFinishThreads, 0, s>>>(
-        m.acc(), static_cast<int>(m.nbins()), m.present_bits(), reinterpret_cast<std::uint32_t*>(m.queued_dev),
+        m.acc(), static_cast<int>(m.nbins()), m.present_bits(), dense_limit(), reinterpret_cast<std::uint32_t*>(m.queued_dev),
         reinterpret_cast<std::uint32_t*>(m.queued_dev + lay.values_at),
         reinterpret_cast<long long*>(m.queued_dev + lay.vcec_at), along);
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <vector>
 
@@ -17,8 +18,21 @@ namespace repix::ecc::opt {
 // The integer read-back is cut in segments of kSegmentBins values, one a finishing block.
 constexpr int kSegmentBins = 1024;
 
-// The integer path's layout: a count a segment (uint32), then the segments' values (uint32) and
-// their VCEC (int64), segment s's entries from index s * kSegmentBins, ascending.
+// The integer path's layout: a count a segment (uint32), then the segments' value areas (kSegmentBins
+// uint32 a segment) and VCEC areas (kSegmentBins int64 a segment). A segment is written in one of
+// two forms, which bit 31 of its count word (kDenseSegment) tells apart; bits 0-30 are its number of
+// occurring values either way.
+// - sparse: its occurring values ascending in its value area, their VCECs (int64) in its VCEC area;
+// - dense: a bitmap of its occurring values in the first kSegmentBins / 32 words of its value area
+//   (bit v % 32 of word v / 32, v counted from the segment's first value) and the int32 VCEC of
+//   every one of its values, occurring or not (0), in the first 4 KiB of its VCEC area.
+// The finishing kernel writes a segment dense when kDenseFrom or more of its values occur and every
+// VCEC fits int32: 4.1 KiB instead of 12 bytes a value. A 2048^2 uint16 image of 65536 levels
+// wrote 768 KiB of sparse entries over PCIe (finish_bins_kernel 18.6 us under Nsight Compute on the
+// lent H100) and the host read them back from memory the GPU wrote, uncached (59-66 us to make the
+// curve; results/nvidia-h100-80gb-hbm3/issue15-tail/).
+constexpr std::uint32_t kDenseSegment = 0x80000000u;
+constexpr std::uint32_t kDenseFrom = (kSegmentBins / 32 * 4 + kSegmentBins * 4) / 12 + 1;  // 353: dense is smaller
 struct BinsLayout {
   std::size_t segments = 0, values_at = 0, vcec_at = 0, bytes = 0;
   explicit BinsLayout(std::size_t nbins) {
@@ -58,26 +72,40 @@ struct RunningSum {
 // a value that does not occur has VCEC 0 (a voxel's change goes to its own value), so the running
 // sum over the entries is the curve. Made straight from the pinned read-back (a uint16 image's
 // 65536 bins went through three 65536-entry vectors, ~0.3 ms of page faults a call on the lent
-// machine), each vector reserved once and filled by range inserts, so that nothing is zeroed first
-// and every entry is written once: 65536 values 148-195 us with two push_backs an entry, 85-88 us
-// (least) sized with resize() and written through pointers (fc1f25e; 102 us inside the end-to-end
-// call on the lent machine, results/nvidia-h100-80gb-hbm3/issue15-graph/), 37 us so (least of
-// 201 calls, three runs, this project's build machine).
+// machine), each vector reserved once and filled by range inserts (sparse segments) or appends
+// (dense), so that nothing is zeroed first and every entry is written once: 65536 values 148-195
+// us with two push_backs an entry, 85-88 us (least) sized with resize() and written through
+// pointers (fc1f25e; 102 us inside the end-to-end call on the lent machine,
+// results/nvidia-h100-80gb-hbm3/issue15-graph/), 37 us so (least of 201 calls, three runs, this
+// project's build machine).
 inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& lay) {
   const auto* counts = reinterpret_cast<const std::uint32_t*>(base);
   const auto* values = reinterpret_cast<const std::uint32_t*>(base + lay.values_at);
   const auto* vcec = reinterpret_cast<const long long*>(base + lay.vcec_at);
   std::size_t n = 0;
-  for (std::size_t s = 0; s < lay.segments; ++s) n += counts[s];
+  for (std::size_t s = 0; s < lay.segments; ++s) n += counts[s] & ~kDenseSegment;
   Curve c;
   c.values.reserve(n);
   c.ecc.reserve(n);
   std::int64_t acc = 0;
   for (std::size_t s = 0; s < lay.segments; ++s) {
-    const std::uint32_t m = counts[s];
+    const std::uint32_t word = counts[s], m = word & ~kDenseSegment;
     if (m == 0) continue;
     const std::uint32_t* seg_values = values + s * kSegmentBins;
     const long long* seg_vcec = vcec + s * kSegmentBins;
+    if (word & kDenseSegment) {
+      std::int32_t v32[kSegmentBins];  // the area's bytes as int32 (memcpy: no aliasing of the int64s)
+      std::memcpy(v32, seg_vcec, sizeof(v32));
+      const auto first = static_cast<std::uint32_t>(s * kSegmentBins);
+      for (int w = 0; w < kSegmentBins / 32; ++w)
+        for (std::uint32_t bits = seg_values[w]; bits != 0; bits &= bits - 1) {
+          const int j = w * 32 + __builtin_ctz(bits);
+          acc += v32[j];
+          c.values.push_back(static_cast<float>(first + static_cast<std::uint32_t>(j)));
+          c.ecc.push_back(acc);
+        }
+      continue;
+    }
     c.values.insert(c.values.end(), seg_values, seg_values + m);  // uint32 -> float
     c.ecc.insert(c.ecc.end(), RunningSum{seg_vcec, acc}, RunningSum{seg_vcec + m, 0});
     acc = c.ecc.back();

@@ -154,7 +154,7 @@ TEST(EccEndToEndGpu, TimelineInTheOrderOfItsEvents) {
   const Case cases[] = {{DType::f32, Shape::d2(300, 200), false},    // whole
                         {DType::u8, Shape::d2(2048, 2048), false},     // whole, 4 MiB
                         {DType::f32, Shape::d2(2048, 2048), false},    // 4 chunks
-                        {DType::u16, Shape::d3(129, 67, 500), false},  // 2 chunks
+                        {DType::u16, Shape::d3(129, 67, 500), false},  // 3 chunks (4 MiB: 242 slabs)
                         {DType::f32, Shape::d2(1024, 1024), true}};    // gpu-stream, 1 chunk
   std::uint32_t seed = 5;
   for (const Case& c : cases) {

@@ -276,6 +276,39 @@ TEST(EccGpuOpt, RepeatedPassesThenResultEqualSeq) {
   }
 }
 
+// uint16 read-backs in both forms (gpu_opt_readback.hpp): every value of a segment drawn (dense),
+// few of them (sparse), none, side by side in one image; then with the dense form's VCEC limit
+// lowered (set_dense_limit_for_tests) to 1, so that nearly every segment is sparse, and to 3, so
+// that segments with a VCEC beyond it fall back to sparse among dense ones: what int32-overflowing
+// VCECs of billion-voxel images do. Each through a plan twice (its accumulator emptied by the
+// finish) and end to end, 2D and 3D.
+TEST(EccGpuOpt, Uint16DenseAndSparseSegmentsEqualSeq) {
+  REPIX_NEED_GPU();
+  struct Restore {
+    ~Restore() { ecc::opt::set_dense_limit_for_tests(0); }
+  } restore;
+  std::mt19937 rng(31);
+  for (const Shape sh : {Shape::d2(700, 397), Shape::d3(70, 61, 67)}) {
+    HostImage img(DType::u16, sh);
+    for (std::int64_t i = 0; i < img.size(); ++i) {
+      const std::uint32_t segment = rng() % 64;
+      // Segments 0 mod 3: any of their 1024 values; 1 mod 3: 5 of them; 2 mod 3: none but segment 2.
+      const std::uint32_t seg = segment % 3 == 2 && segment != 2 ? segment - 1 : segment;
+      const std::uint32_t in = seg % 3 == 0 ? rng() % 1024 : seg == 2 ? rng() % 1024 : (rng() % 5) * 200;
+      img.data<std::uint16_t>()[i] = static_cast<std::uint16_t>(seg * 1024 + in);
+    }
+    const ecc::Curve want = ecc::run_seq(img, {});
+    for (const long long limit : {0LL, 1LL, 3LL}) {
+      ecc::opt::set_dense_limit_for_tests(limit);
+      const std::string what = sh.str() + " dense limit " + std::to_string(limit);
+      ecc::OptPlan plan;
+      expect_same(run_plan(plan, img), want, "plan " + what);
+      expect_same(run_plan(plan, img, false), want, "plan again " + what);
+      expect_same(ecc::run_gpu_opt(img, {}), want, "end to end " + what);
+    }
+  }
+}
+
 // A pass cut before its finish (a caller that threw between accumulate() and finish_queued())
 // leaves the accumulator in use: the next reset() must empty it (the finished passes' reset()
 // queues nothing).

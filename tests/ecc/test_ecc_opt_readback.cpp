@@ -1,6 +1,7 @@
 // CPU tests of the curves the host makes of gpu-opt's read-back (gpu_opt_readback.hpp): the
-// integer layout written as the finishing kernel writes it (a count a 1024-value segment, its
-// entries ascending from the segment's first slot, garbage beyond the count), and the float
+// integer layout written as the finishing kernel writes it (a count word a 1024-value segment; a
+// sparse segment's entries ascending from its first slot, garbage beyond the count; a dense one's
+// bitmap and int32 VCECs), and the float
 // path's (key, VCEC) pairs in table order, each against a curve built independently here (an
 // ordered map of value -> VCEC, summed in order).
 #include <gtest/gtest.h>
@@ -32,23 +33,46 @@ ecc::Curve curve_of(const std::map<float, long long>& vcec) {
   return c;
 }
 
-// The read-back of `occurring` (value -> VCEC) for nbins values, as finish_bins_kernel leaves it;
-// the slots past each segment's count hold garbage that must never be read.
+// The read-back of `occurring` (value -> VCEC) for nbins values, as finish_bins_kernel leaves it,
+// each segment in the sparse form or (where `dense` says so, for the segment's index, and its
+// VCECs fit int32) the dense one; what lies past a sparse segment's count, and in the unused
+// parts of a dense one's areas, is garbage that must never be read.
+template <class Dense>
 std::vector<unsigned char> bins_readback(const std::map<float, long long>& occurring, std::size_t nbins,
-                                         std::mt19937& rng) {
+                                         std::mt19937& rng, Dense dense) {
   const BinsLayout lay(nbins);
   std::vector<unsigned char> buf(lay.bytes);
   for (auto& b : buf) b = static_cast<unsigned char>(rng());
   auto* counts = reinterpret_cast<std::uint32_t*>(buf.data());
   auto* values = reinterpret_cast<std::uint32_t*>(buf.data() + lay.values_at);
   auto* vcec = reinterpret_cast<long long*>(buf.data() + lay.vcec_at);
-  for (std::size_t s = 0; s < lay.segments; ++s) counts[s] = 0;
+  std::vector<bool> fits(lay.segments, true);
+  for (const auto& [value, v] : occurring)
+    if (v != static_cast<std::int32_t>(v)) fits[static_cast<std::size_t>(value) / kSegmentBins] = false;
+  std::vector<bool> as_dense(lay.segments);
+  for (std::size_t s = 0; s < lay.segments; ++s) {
+    counts[s] = 0;
+    as_dense[s] = fits[s] && dense(s);
+    if (!as_dense[s]) continue;
+    std::memset(values + s * kSegmentBins, 0, kSegmentBins / 32 * sizeof(std::uint32_t));
+    std::memset(vcec + s * kSegmentBins, 0, kSegmentBins * sizeof(std::int32_t));  // values that do not occur: 0
+  }
   for (const auto& [value, v] : occurring) {
     const auto u = static_cast<std::uint32_t>(value);
-    const std::size_t s = u / kSegmentBins, at = s * kSegmentBins + counts[s]++;
-    values[at] = u;
-    vcec[at] = v;
+    const std::size_t s = u / kSegmentBins, j = u % kSegmentBins;
+    if (as_dense[s]) {
+      values[s * kSegmentBins + j / 32] |= 1u << (j % 32);
+      const auto v32 = static_cast<std::int32_t>(v);
+      std::memcpy(reinterpret_cast<unsigned char*>(vcec + s * kSegmentBins) + j * sizeof(v32), &v32, sizeof(v32));
+      ++counts[s];
+    } else {
+      const std::size_t at = s * kSegmentBins + counts[s]++;
+      values[at] = u;
+      vcec[at] = v;
+    }
   }
+  for (std::size_t s = 0; s < lay.segments; ++s)
+    if (as_dense[s]) counts[s] |= ecc::opt::kDenseSegment;
   return buf;
 }
 
@@ -71,17 +95,23 @@ TEST(EccOptReadback, IntegerSegmentsGiveTheCurveOfTheOccurringValues) {
           std::bernoulli_distribution in(share);
           for (std::size_t i = 0; i < nbins; ++i)
             if (in(rng)) occurring[static_cast<float>(i)] = static_cast<long long>(rng() % 61) - 30;
+          // A VCEC beyond int32 in one segment (a billion-voxel image's): that segment stays sparse.
+          if (!occurring.empty() && rep == 2) occurring.begin()->second = -(1LL << 33) - 7;
         }
-        const std::vector<unsigned char> buf = bins_readback(occurring, nbins, rng);
-        const ecc::Curve got = ecc::opt::curve_from_segments(buf.data(), lay);
-        const ecc::Curve want = curve_of(occurring);
-        ASSERT_EQ(got.values, want.values) << nbins << " bins, share " << share;
-        ASSERT_EQ(got.ecc, want.ecc) << nbins << " bins, share " << share;
-        ++cases;
+        // Sparse throughout, dense throughout, and every other segment dense.
+        for (int form = 0; form < 3; ++form) {
+          const std::vector<unsigned char> buf =
+              bins_readback(occurring, nbins, rng, [form](std::size_t s) { return form == 1 || (form == 2 && s % 2 == 1); });
+          const ecc::Curve got = ecc::opt::curve_from_segments(buf.data(), lay);
+          const ecc::Curve want = curve_of(occurring);
+          ASSERT_EQ(got.values, want.values) << nbins << " bins, share " << share << ", form " << form;
+          ASSERT_EQ(got.ecc, want.ecc) << nbins << " bins, share " << share << ", form " << form;
+          ++cases;
+        }
       }
     }
   }
-  EXPECT_EQ(cases, 30);
+  EXPECT_EQ(cases, 90);
 }
 
 TEST(EccOptReadback, FloatPairsSortedByValueWhateverTheTableOrder) {
