@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <iterator>
 #include <vector>
 
@@ -44,28 +43,53 @@ struct BinsLayout {
 };
 
 // A segment's running sums as a forward iterator (curve_from_segments): `before` is the sum of the
-// entries ahead of `p`.
-struct RunningSum {
+// entries ahead of `p` (int64 VCECs of a sparse segment, int32 of a dense one).
+template <class V>
+struct RunningSumOf {
   using iterator_category = std::forward_iterator_tag;
   using value_type = std::int64_t;
   using difference_type = std::ptrdiff_t;
   using pointer = const std::int64_t*;
   using reference = std::int64_t;
-  const long long* p = nullptr;
+  const V* p = nullptr;
   std::int64_t before = 0;
   std::int64_t operator*() const { return before + *p; }
-  RunningSum& operator++() {
+  RunningSumOf& operator++() {
     before += *p;
     ++p;
     return *this;
   }
-  RunningSum operator++(int) {
-    RunningSum old = *this;
+  RunningSumOf operator++(int) {
+    RunningSumOf old = *this;
     ++*this;
     return old;
   }
-  bool operator==(const RunningSum& o) const { return p == o.p; }
-  bool operator!=(const RunningSum& o) const { return p != o.p; }
+  bool operator==(const RunningSumOf& o) const { return p == o.p; }
+  bool operator!=(const RunningSumOf& o) const { return p != o.p; }
+};
+using RunningSum = RunningSumOf<long long>;
+
+// The values first, first + 1, ... as floats, a forward iterator: a dense segment whose every value
+// occurs (uniform data) goes into the curve by range inserts, as a sparse one does.
+struct ValueCount {
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = float;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const float*;
+  using reference = float;
+  std::uint32_t v = 0;
+  float operator*() const { return static_cast<float>(v); }
+  ValueCount& operator++() {
+    ++v;
+    return *this;
+  }
+  ValueCount operator++(int) {
+    ValueCount old = *this;
+    ++v;
+    return old;
+  }
+  bool operator==(const ValueCount& o) const { return v == o.v; }
+  bool operator!=(const ValueCount& o) const { return v != o.v; }
 };
 
 // The curve of the occurring values, in value order (segment by segment, ascending inside one):
@@ -94,14 +118,21 @@ inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& la
     const std::uint32_t* seg_values = values + s * kSegmentBins;
     const long long* seg_vcec = vcec + s * kSegmentBins;
     if (word & kDenseSegment) {
+      const auto first = static_cast<std::uint32_t>(s * kSegmentBins);
+      const auto* dense_vcec = reinterpret_cast<const std::int32_t*>(seg_vcec);  // written as int32 by the GPU
+      if (m == static_cast<std::uint32_t>(kSegmentBins)) {  // every value occurs
+        c.values.insert(c.values.end(), ValueCount{first}, ValueCount{first + kSegmentBins});
+        c.ecc.insert(c.ecc.end(), RunningSumOf<std::int32_t>{dense_vcec, acc},
+                     RunningSumOf<std::int32_t>{dense_vcec + kSegmentBins, 0});
+        acc = c.ecc.back();
+        continue;
+      }
       // Decoded into arrays on the stack, then appended by range inserts: a push_back an entry
       // (its capacity check and end pointer kept in memory) took ~3 ns, 196 us for 65536 values
       // inside the end-to-end call on the lent machine (results/.../issue15-tail/, call 5).
-      std::int32_t v32[kSegmentBins];  // the area's bytes as int32 (memcpy: no aliasing of the int64s)
-      std::memcpy(v32, seg_vcec, sizeof(v32));
+      const std::int32_t* v32 = dense_vcec;
       float seg_curve_values[kSegmentBins];
       std::int64_t seg_curve[kSegmentBins];
-      const auto first = static_cast<std::uint32_t>(s * kSegmentBins);
       int k = 0;
       for (int w = 0; w < kSegmentBins / 32; ++w) {
         const std::uint32_t bits = seg_values[w];
