@@ -147,9 +147,9 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
 // base..base+n-1: the minimum index wins, and its kind travels in the low bit. A thread issues
 // kNonfiniteBatch loads (a grid stride apart, each coalesced across the warp) before it tests any:
 // a grid-stride loop of one load a step waited for DRAM once a value, and in the end-to-end path
-// this kernel is part of the last chunk's tail (a 4 MiB float32 chunk, 8 values a thread: 6.1-7.0 us
-// under Nsight Compute on the lent H100, of which the bytes need ~1.5; results/nvidia-h100-80gb-
-// hbm3/issue15-tail/).
+// this kernel is part of the last chunk's tail (a 4 MiB float32 chunk, 8 values a thread: 6.5-7.1 us
+// under Nsight Compute on the lent H100, 4.6-5.1 us so, same call; results/nvidia-h100-80gb-hbm3/
+// issue15-tail/, call 5).
 constexpr int kNonfiniteBatch = 8;
 __global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t n, std::int64_t base,
                                        unsigned long long* first) {
