@@ -76,9 +76,10 @@ void set_min_chunk_for_tests(int rows_2d, int planes_3d);
 // > 0 bounds the items a warp (2D) or block (3D) takes below what the int32 sums allow, so that the
 // grid grows.
 void set_schedule_for_tests(int dynamic, std::int64_t cap);
-// The tuning variable `name` (work-item floors, items per slot: a whole number from 1 to 4096),
-// else `fallback`; Error for a value set but malformed. Host-only (tested on the CPU).
-int tuning_from_env(const char* name, int fallback);
+// The tuning variable `name` (work-item floors, items per slot, the dense read-back's least values:
+// a whole number from 1 to `most`), else `fallback`; Error for a value set but malformed.
+// Host-only (tested on the CPU).
+int tuning_from_env(const char* name, int fallback, int most = 4096);
 
 class Engine {
  public:

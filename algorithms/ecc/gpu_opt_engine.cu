@@ -77,12 +77,13 @@ __global__ void finish_hash_kernel(GlobalAcc acc, std::uint32_t spec, std::uint3
 // so that a warp's stores to host memory are consecutive: with 4 consecutive values a thread (4
 // strided stores a warp), a 4096^2 uint16 image of 65536 values took 0.47 ms a kernel-scope sample
 // against 0.21 ms with the bins copied (lent H100, e067be3); this way 0.219 against 0.215
-// (45537d0, same call; results/.../issue15-finish/). `dense_limit`: the largest |VCEC| the dense
+// (45537d0, same call; results/.../issue15-finish/). `dense_from`: the least occurring values of a
+// dense segment (kDenseFrom; REPIX_ECC_OPT_DENSE_FROM); `dense_limit`: the largest |VCEC| the dense
 // form takes (INT32_MAX; the tests lower it, set_dense_limit_for_tests).
 constexpr int kFinishThreads = 256;  // kSegmentBins: gpu_opt_readback.hpp
 constexpr int kFinishPasses = kSegmentBins / kFinishThreads;
 __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc acc, int nbins, bool bits,
-                                                                     long long dense_limit,
+                                                                     int dense_from, long long dense_limit,
                                                                      std::uint32_t* host_counts,
                                                                      std::uint32_t* host_values,
                                                                      long long* host_vcec, CopyAlong along) {
@@ -101,7 +102,7 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
     fits &= v[pass] >= -dense_limit && v[pass] <= dense_limit;
     count += __syncthreads_count(occurs[pass]);
   }
-  const bool dense = __syncthreads_and(fits) != 0 && count >= static_cast<int>(kDenseFrom);
+  const bool dense = __syncthreads_and(fits) != 0 && count >= dense_from;
   if (dense) {
     auto* v32 = reinterpret_cast<std::int32_t*>(host_vcec + out);
 #pragma unroll
@@ -359,6 +360,12 @@ long long& dense_limit_override() {
   return v;
 }
 long long dense_limit() { return dense_limit_override() > 0 ? dense_limit_override() : INT32_MAX; }
+// The least occurring values a segment is written dense with: kDenseFrom, or REPIX_ECC_OPT_DENSE_FROM
+// (1..1025; 1025: never) for the measurement that compares the two forms in one binary.
+int dense_from() {
+  static const int v = tuning_from_env("REPIX_ECC_OPT_DENSE_FROM", static_cast<int>(kDenseFrom), kSegmentBins + 1);
+  return v;
+}
 
 namespace {
 // `other` when the environment variable `name` says so, else `fallback` (read once a process).
@@ -381,13 +388,13 @@ int ecc3d_min_blocks() {
 
 // The tuning variables (floors, head shares, items a slot) are read once a process. A sweep that
 // mistyped one must not measure the default unawares: a set but malformed value is an error.
-int tuning_from_env(const char* name, int fallback) {
+int tuning_from_env(const char* name, int fallback, int most) {
   const char* e = std::getenv(name);
   if (!e) return fallback;
   char* end = nullptr;
   const long v = std::strtol(e, &end, 10);
-  if (!(*e >= '0' && *e <= '9') || *end != '\0' || v < 1 || v > 4096)  // strtol skips blanks, takes signs
-    throw Error(std::string(name) + " must be a whole number from 1 to 4096, got '" + e + "'");
+  if (!(*e >= '0' && *e <= '9') || *end != '\0' || v < 1 || v > most)  // strtol skips blanks, takes signs
+    throw Error(std::string(name) + " must be a whole number from 1 to " + std::to_string(most) + ", got '" + e + "'");
   return static_cast<int>(v);
 }
 
@@ -625,7 +632,8 @@ void Engine::finish_queued(cudaStream_t s, CopyAlong along) {
   } else {
     const BinsLayout lay(m.nbins());
     finish_bins_kernel<<<static_cast<unsigned>(lay.segments), kFinishThreads, 0, s>>>(
-        m.acc(), static_cast<int>(m.nbins()), m.present_bits(), dense_limit(), reinterpret_cast<std::uint32_t*>(m.queued_dev),
+        m.acc(), static_cast<int>(m.nbins()), m.present_bits(), dense_from(), dense_limit(),
+        reinterpret_cast<std::uint32_t*>(m.queued_dev),
         reinterpret_cast<std::uint32_t*>(m.queued_dev + lay.values_at),
         reinterpret_cast<long long*>(m.queued_dev + lay.vcec_at), along);
   }

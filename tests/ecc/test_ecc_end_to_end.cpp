@@ -73,6 +73,11 @@ TEST(EccOptTuning, MinChunkFromEnvironment) {
       EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
     }
   }
+  // A narrower range (REPIX_ECC_OPT_DENSE_FROM: 1..1025).
+  ::setenv(name, "1025", 1);
+  EXPECT_EQ(ecc::opt::tuning_from_env(name, 353, 1025), 1025);
+  ::setenv(name, "1026", 1);
+  EXPECT_THROW(ecc::opt::tuning_from_env(name, 353, 1025), Error);
   ::unsetenv(name);
 }
 
