@@ -91,12 +91,14 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
   __shared__ typename Scan::TempStorage scan;
   const int first = blockIdx.x * kSegmentBins;
   const std::size_t out = static_cast<std::size_t>(first);
+  // This thread's value of a pass, counted from the segment's first value.
+  const auto in_segment = [](int pass) { return pass * kFinishThreads + static_cast<int>(threadIdx.x); };
   bool occurs[kFinishPasses];
   long long v[kFinishPasses];
   int count = 0, fits = 1;
 #pragma unroll
   for (int pass = 0; pass < kFinishPasses; ++pass) {
-    const int i = first + pass * kFinishThreads + static_cast<int>(threadIdx.x);
+    const int i = first + in_segment(pass);
     occurs[pass] = i < nbins && (bits ? ((acc.present[i >> 5] >> (i & 31)) & 1u) != 0 : acc.present[i] != 0);
     v[pass] = i < nbins ? static_cast<long long>(acc.vcec[i]) : 0;
     fits &= v[pass] >= -dense_limit && v[pass] <= dense_limit;
@@ -107,7 +109,7 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
     auto* v32 = reinterpret_cast<std::int32_t*>(host_vcec + out);
 #pragma unroll
     for (int pass = 0; pass < kFinishPasses; ++pass) {
-      const int j = pass * kFinishThreads + static_cast<int>(threadIdx.x);  // from the segment's first value
+      const int j = in_segment(pass);
       const unsigned word = __ballot_sync(0xFFFFFFFFu, occurs[pass]);
       if ((threadIdx.x & 31) == 0) host_values[out + j / 32] = word;
       v32[j] = static_cast<std::int32_t>(v[pass]);
@@ -119,7 +121,7 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
       int at = 0, total = 0;
       Scan(scan).ExclusiveSum(occurs[pass] ? 1 : 0, at, total);
       if (occurs[pass]) {
-        host_values[out + written + at] = static_cast<std::uint32_t>(first + pass * kFinishThreads + static_cast<int>(threadIdx.x));
+        host_values[out + written + at] = static_cast<std::uint32_t>(first + in_segment(pass));
         host_vcec[out + written + at] = v[pass];
       }
       written += total;
@@ -128,7 +130,7 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
   }
 #pragma unroll
   for (int pass = 0; pass < kFinishPasses; ++pass) {
-    const int i = first + pass * kFinishThreads + static_cast<int>(threadIdx.x);
+    const int i = first + in_segment(pass);
     if (i < nbins) acc.vcec[i] = 0;
   }
   // Occurrence, cleared after every thread has read it (a uint16 word is 32 values of one warp's

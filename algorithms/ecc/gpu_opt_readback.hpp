@@ -132,25 +132,20 @@ inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& la
       // Decoded into arrays on the stack, then appended by range inserts: a push_back an entry
       // (its capacity check and end pointer kept in memory) took ~3 ns, 196 us for 65536 values
       // inside the end-to-end call on the lent machine (results/.../issue15-tail/, call 5).
-      const std::int32_t* v32 = dense_vcec;
       float seg_curve_values[kSegmentBins];
       std::int64_t seg_curve[kSegmentBins];
       int k = 0;
+      auto append = [&](int j) {  // value first + j occurs
+        acc += dense_vcec[j];
+        seg_curve_values[k] = static_cast<float>(first + static_cast<std::uint32_t>(j));
+        seg_curve[k++] = acc;
+      };
       for (int w = 0; w < kSegmentBins / 32; ++w) {
         const std::uint32_t bits = seg_values[w];
         if (bits == ~0u) {  // every value of the word occurs (uniform data): no bit scan
-          for (int j = w * 32; j < w * 32 + 32; ++j) {
-            acc += v32[j];
-            seg_curve_values[k] = static_cast<float>(first + static_cast<std::uint32_t>(j));
-            seg_curve[k++] = acc;
-          }
-          continue;
-        }
-        for (std::uint32_t b = bits; b != 0; b &= b - 1) {
-          const int j = w * 32 + __builtin_ctz(b);
-          acc += v32[j];
-          seg_curve_values[k] = static_cast<float>(first + static_cast<std::uint32_t>(j));
-          seg_curve[k++] = acc;
+          for (int j = w * 32; j < w * 32 + 32; ++j) append(j);
+        } else {
+          for (std::uint32_t b = bits; b != 0; b &= b - 1) append(w * 32 + __builtin_ctz(b));
         }
       }
       c.values.insert(c.values.end(), seg_curve_values, seg_curve_values + k);
