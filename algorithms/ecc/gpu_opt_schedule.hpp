@@ -26,7 +26,8 @@ struct Geom {
   // each (item_span), one a warp (2D) or block (3D); items_s bands of `chunk` slabs follow.
   std::int64_t head_bands = 0, head_chunk = 0;
   // The dynamic schedule's counters (wants_ticket): [0] the next ticket, [1] the blocks done; zero
-  // between launches. nullptr: the static schedule.
+  // between launches. nullptr: the static schedule (also a dynamic launch with no more items than
+  // takers, split_items).
   std::uint32_t* queue = nullptr;
   std::int64_t cap = 1;                    // dynamic: the most items a warp (2D) or block (3D) takes
 };
@@ -136,7 +137,10 @@ inline Geom split_items(const SplitParams& p, std::int64_t b0, std::int64_t s0, 
     g.cap = std::max<std::int64_t>(1, (std::int64_t{1} << 26) / block_item_voxels);
     if (p.cap_for_tests > 0) g.cap = std::min(g.cap, p.cap_for_tests);
     grid = std::max(grid, (items + g.cap * per_block - 1) / (g.cap * per_block));
-    g.queue = queue;
+    // No more items than takers (a small image, a pipeline's chunk): each takes its first item
+    // and no ticket could give it another, so the launch goes without the counters: no ticket's
+    // atomic on one address from every warp, no release_queue fence and count at the block's end.
+    if (items > grid * per_block) g.queue = queue;
   }
   return g;
 }

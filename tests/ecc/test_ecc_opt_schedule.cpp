@@ -99,6 +99,10 @@ TEST(EccOptSchedule, ItemsCoverEverySlabOnceWithinTheCaps) {
       const std::int64_t block_item_voxels = kSegX * kWarps * std::max(g.chunk, g.head_chunk);
       if (g.cap > 1) ASSERT_LE(g.cap * block_item_voxels, std::int64_t{1} << 26) << what;
       ASSERT_LT(nitems + grid * per_block, std::int64_t{1} << 32) << what;
+      ASSERT_GT(nitems, grid * per_block) << what << ": counters for a launch with no ticket to hand out";
+    } else if (c.dynamic && nitems > grid * per_block) {
+      // Dynamic launches go without the counters only where the tickets could not be used.
+      ASSERT_GE(nitems + grid * per_block, std::int64_t{1} << 32) << what;
     }
   }
   EXPECT_GT(with_head, 500);  // the draws reach the head and the caps
