@@ -98,7 +98,7 @@ std::vector<Peer> python_peers() {
 }
 
 PeerRun run_python(const Peer& peer, const std::vector<const HostImage*>& inputs,
-                   const nlohmann::json& params, int samples, int warmup) {
+                   const nlohmann::json& params, const protocol::Rule& rule, int warmup) {
   ScratchDir dir;
   std::string cmd = python() + " " + quote(script()) + " run --peer " + quote(peer.id) + " --inputs";
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -107,8 +107,11 @@ PeerRun run_python(const Peer& peer, const std::vector<const HostImage*>& inputs
     cmd += " " + quote(p.string());
   }
   const fs::path output = dir.path / "output.npy";
-  cmd += " --params " + quote(params.dump()) + " --samples " + std::to_string(samples) + " --warmup " +
-         std::to_string(warmup) + " --output " + quote(output.string());
+  char rule_args[256];
+  std::snprintf(rule_args, sizeof rule_args,
+                " --min-samples %d --max-samples %d --min-time %.17g --max-noise %.17g --max-time %.17g --warmup %d",
+                rule.min_samples, rule.max_samples, rule.min_time_s, rule.max_noise_pct, rule.max_time_s, warmup);
+  cmd += " --params " + quote(params.dump()) + rule_args + " --output " + quote(output.string());
   const Proc p = run_command(cmd, dir.path);
   if (p.status != 0)
     throw Error("peer " + peer.id + ": " + last_line(p.err.empty() ? "exit status " + std::to_string(p.status) : p.err));
@@ -116,6 +119,10 @@ PeerRun run_python(const Peer& peer, const std::vector<const HostImage*>& inputs
   try {
     const auto j = nlohmann::json::parse(last_line(p.out));
     r.samples_ms = j.at("samples_ms").get<std::vector<double>>();
+    const std::string stop = json_fields::field_or(j, "stopped_by", "");
+    for (protocol::Stop s : {protocol::Stop::kNoise, protocol::Stop::kMaxTime, protocol::Stop::kMaxSamples})
+      if (stop == protocol::stop_name(s)) r.stopped_by = s;
+    r.sampling_s = json_fields::field_or(j, "sampling_s", 0.0);
     r.scope = j.at("scope");
     r.version = json_fields::field_or(j, "version", "");
   } catch (const std::exception& e) {
@@ -142,11 +149,21 @@ std::vector<Peer> available(const std::string& family) {
 }
 
 PeerRun run(const Peer& peer, const std::vector<const HostImage*>& inputs, const nlohmann::json& params,
-            int samples, int warmup) {
+            const protocol::Rule& rule) {
   if (inputs.empty()) throw Error("peer " + peer.id + ": no input");
   for (const NativePeer& n : native_peers())
-    if (n.peer.id == peer.id) return n.run(inputs, params, samples, warmup);
-  return run_python(peer, inputs, params, samples, peer.gpu ? warmup : 0);
+    if (n.peer.id == peer.id) return n.run(inputs, params, rule);
+  return run_python(peer, inputs, params, rule, peer.gpu ? rule.warmup : 0);
+}
+
+PeerRun sample_native(const protocol::Rule& rule, const std::function<double()>& call) {
+  for (int k = 0; k < rule.warmup; ++k) call();
+  const protocol::Outcome o = protocol::sample_until(rule, call);
+  PeerRun r;
+  r.samples_ms = o.samples_ms;
+  r.stopped_by = o.stopped_by;
+  r.sampling_s = o.sampling_s;
+  return r;
 }
 
 }  // namespace repix::peers

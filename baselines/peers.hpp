@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/image.hpp"
+#include "core/stopping_rule.hpp"
 
 namespace repix::peers {
 
@@ -34,7 +35,9 @@ struct Peer {
 std::vector<Peer> available(const std::string& family);
 
 struct PeerRun {
-  std::vector<double> samples_ms;  // one per timed call, after warm-up
+  std::vector<double> samples_ms;  // one per timed call, after warm-up, until the rule stopped
+  protocol::Stop stopped_by = protocol::Stop::kNone;  // what stopped the sampling
+  double sampling_s = 0;           // wall time of the sampling
   HostImage output;                // the peer's result of the last call (float32 distance for
                                    // edt, the mask's dtype for reconstruct)
   std::string scope;               // what the samples cover: "kernel" or "end-to-end"
@@ -46,18 +49,21 @@ struct PeerRun {
 struct NativePeer {
   Peer peer;
   // As run() below; throws Unsupported for inputs the peer cannot take.
-  std::function<PeerRun(const std::vector<const HostImage*>& inputs, const nlohmann::json& params, int samples,
-                        int warmup)>
+  std::function<PeerRun(const std::vector<const HostImage*>& inputs, const nlohmann::json& params,
+                        const protocol::Rule& rule)>
       run;
 };
 // The in-process peers of this build (baselines/register.cpp), whether or not this machine can run them.
 const std::vector<NativePeer>& native_peers();
 
 // Runs `peer` on the inputs (edt: {mask}; reconstruct: {marker, mask}) with `params`
-// (e.g. {"connectivity": 8}). Throws repix::Error with the peer's message on failure, Unsupported
-// for inputs the peer cannot take. CPU peers get no warm-up call (nothing to load or compile
-// after the import; at 8192^2 scikit-image takes most of a minute per call).
+// (e.g. {"connectivity": 8}), sampled by `rule` (core/stopping_rule.hpp: Python peers apply the
+// same rule in baselines/peers.py). Throws repix::Error with the peer's message on failure,
+// Unsupported for inputs the peer cannot take. CPU peers get no warm-up call (nothing to load or
+// compile after the import; at 8192^2 scikit-image takes most of a minute per call).
 PeerRun run(const Peer& peer, const std::vector<const HostImage*>& inputs, const nlohmann::json& params,
-            int samples, int warmup);
+            const protocol::Rule& rule);
+// A native peer's samples of `call` (one timed call, milliseconds) by `rule`, after its warm-up.
+PeerRun sample_native(const protocol::Rule& rule, const std::function<double()>& call);
 
 }  // namespace repix::peers

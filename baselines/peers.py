@@ -5,12 +5,14 @@ its own variants, so their numbers can sit beside ours in one report.
     peers.py list
         JSON list of the peers importable here: [{"family", "id", "description", "gpu",
         "exact", "scope"}, ...]
-    peers.py run --peer ID --inputs A.npy [B.npy] --params JSON --samples N --warmup W --output OUT.npy
-        runs the peer W untimed then N timed times; writes the last result to OUT.npy
-        (float32 distances for edt, the mask's dtype for reconstruct, float32 [hi, lo] pairs of
-        A_x and A_y for auto-mi, the parent image's indices as uint16 (2, H, W) low/high halves
-        for maxtree) and prints one JSON line
-        {"samples_ms": [...], "scope": "kernel"|"end-to-end"}.
+    peers.py run --peer ID --inputs A.npy [B.npy] --params JSON [RULE] --warmup W --output OUT.npy
+        runs the peer W untimed times, then timed until repix's stopping rule holds (RULE:
+        --min-samples N --max-samples N --min-time S --max-noise PCT --max-time S, as
+        algorithms/core/stopping_rule.hpp; --samples N: exactly N); writes the last result to
+        OUT.npy (float32 distances for edt, the mask's dtype for reconstruct, float32 [hi, lo]
+        pairs of A_x and A_y for auto-mi, the parent image's indices as uint16 (2, H, W) low/high
+        halves for maxtree) and prints one JSON line
+        {"samples_ms": [...], "scope": "kernel"|"end-to-end", "stopped_by": ..., "sampling_s": ...}.
 
 Scopes: CPU peers are timed around the library call (the arrays are already in memory: the
 end-to-end scope of a CPU variant). GPU peers (CuPy) get their input already on the GPU and are
@@ -266,6 +268,67 @@ def _library_version(module):
     return version
 
 
+# repix's stopping rule (algorithms/core/stopping_rule.hpp), the same decisions on the same samples:
+# at least min_samples (0: 3 when the first sample takes 10 ms or more, else 10) and min_time of
+# sampled time, then stop once the median's 95 % interval is within +-max_noise %, never past
+# max_time seconds once the minimum is in, nor past max_samples.
+LONG_SAMPLE_MS, MIN_SAMPLES_LONG, MIN_SAMPLES_SHORT = 10.0, 3, 10
+
+
+def _binomial_half_cdf(n, k):
+    import math
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    log_half_n = n * math.log(0.5)
+    total = sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + log_half_n)
+                for i in range(k + 1))
+    return min(1.0, total)
+
+
+def median_noise_pct(samples):
+    """Half-width of the median's distribution-free 95 % interval over the median, in %."""
+    import math
+    n = len(samples)
+    if n < 2:
+        return float("nan")
+    if n >= 64:
+        j = max(1, int(math.floor((n - 1.96 * math.sqrt(n)) / 2.0)))
+    else:
+        j = 1
+        while j + 1 <= n // 2 and 1 - 2 * _binomial_half_cdf(n, j) >= 0.95:
+            j += 1
+    s = sorted(samples)
+    lo, hi = s[j - 1], s[n - j]
+    h = (n - 1) * 0.5
+    a = int(math.floor(h))
+    median = s[a] + (h - a) * (s[min(a + 1, n - 1)] - s[a])
+    return 100.0 * (hi - lo) / (2.0 * median) if median > 0 else float("nan")
+
+
+def sample_until(rule, sample):
+    """(samples, stopped_by, sampling_s): sample() (one timed call, ms) until the rule stops."""
+    samples, total_ms, minimum = [], 0.0, rule["min_samples"]
+    t0 = time.perf_counter()
+    while True:
+        ms = sample()
+        samples.append(ms)
+        total_ms += ms
+        elapsed = time.perf_counter() - t0
+        if minimum == 0:
+            minimum = min(rule["max_samples"], MIN_SAMPLES_LONG if ms >= LONG_SAMPLE_MS else MIN_SAMPLES_SHORT)
+        n = len(samples)
+        if n >= rule["max_samples"]:
+            return samples, "max-samples", elapsed
+        if n < minimum:
+            continue
+        if rule["max_noise"] > 0 and total_ms >= rule["min_time"] * 1e3 and median_noise_pct(samples) <= rule["max_noise"]:
+            return samples, "noise", elapsed
+        if rule["max_time"] > 0 and elapsed >= rule["max_time"]:
+            return samples, "max-time", elapsed
+
+
 def cmd_run(a):
     import numpy as np
     if a.peer not in PEERS:
@@ -273,32 +336,42 @@ def cmd_run(a):
     family, module, _, gpu, _, scope, factory = PEERS[a.peer]
     inputs = [np.load(p, allow_pickle=False) for p in a.inputs]
     call = factory(inputs, json.loads(a.params))
-    samples = []
+    if a.samples is not None:  # exactly N
+        rule = {"min_samples": a.samples, "max_samples": a.samples, "min_time": 0, "max_noise": 0, "max_time": 0}
+    else:
+        rule = {"min_samples": a.min_samples, "max_samples": a.max_samples, "min_time": a.min_time,
+                "max_noise": a.max_noise, "max_time": a.max_time}
+    last = [None]
     if gpu:
         import cupy
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()
         for _ in range(a.warmup):
             call()
         cupy.cuda.Device().synchronize()
-        for _ in range(a.samples):
+
+        def sample():
             start.record()
-            result = call()
+            last[0] = call()
             stop.record()
             stop.synchronize()
-            samples.append(cupy.cuda.get_elapsed_time(start, stop))
-        result = cupy.asnumpy(result)
+            return cupy.cuda.get_elapsed_time(start, stop)
     else:
         for _ in range(a.warmup):
             call()
-        for _ in range(a.samples):
+
+        def sample():
+            last[0] = None  # the previous result freed before the clock starts
             t0 = time.perf_counter()
-            result = call()
-            samples.append((time.perf_counter() - t0) * 1e3)
+            last[0] = call()
+            return (time.perf_counter() - t0) * 1e3
+    samples, stopped_by, sampling_s = sample_until(rule, sample)
+    result = cupy.asnumpy(last[0]) if gpu else last[0]
     encode = getattr(call, "encode", None)  # a peer's output format for repix, untimed
     if encode is not None:
         result = encode(result)
     np.save(a.output, np.ascontiguousarray(result))
-    print(json.dumps({"samples_ms": samples, "scope": scope, "version": _library_version(module)}))
+    print(json.dumps({"samples_ms": samples, "scope": scope, "version": _library_version(module),
+                      "stopped_by": stopped_by, "sampling_s": sampling_s}))
 
 
 def main():
@@ -309,7 +382,12 @@ def main():
     r.add_argument("--peer", required=True)
     r.add_argument("--inputs", nargs="+", required=True)
     r.add_argument("--params", default="{}")
-    r.add_argument("--samples", type=int, default=5)
+    r.add_argument("--samples", type=int, default=None, help="exactly N samples (instead of the rule)")
+    r.add_argument("--min-samples", type=int, default=0)
+    r.add_argument("--max-samples", type=int, default=1000)
+    r.add_argument("--min-time", type=float, default=0.1)
+    r.add_argument("--max-noise", type=float, default=1.0)
+    r.add_argument("--max-time", type=float, default=1.0)
     r.add_argument("--warmup", type=int, default=1)
     r.add_argument("--output", required=True)
     a = p.parse_args()

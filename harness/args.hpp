@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -69,19 +70,37 @@ struct Args {
   }
   // The value of --k, an integer of at least `min`; `def` when --k is not given. A value given
   // empty (--samples "") is a usage error, never the default.
-  int get_int(const std::string& k, int def, int min = 0) const {
+  int get_int(const std::string& k, int def, int min = 0, int max = std::numeric_limits<int>::max()) const {
     if (!has(k)) return def;
     const std::string s = get(k);
     try {
       std::size_t used = 0;
       if (s.empty() || (!std::isdigit(static_cast<unsigned char>(s[0])) && s[0] != '-')) throw std::invalid_argument(s);
       const int v = std::stoi(s, &used);
-      if (used != s.size() || v < min) throw std::invalid_argument(s);
+      if (used != s.size() || v < min || v > max) throw std::invalid_argument(s);
       return v;
     } catch (const std::exception&) {
-      throw UsageError("--" + k + " expects " +
-                       (min == 0 ? std::string("a non-negative integer") : "an integer of at least " + std::to_string(min)) +
-                       ", got '" + s + "'");
+      const std::string range = max != std::numeric_limits<int>::max()
+                                    ? "an integer from " + std::to_string(min) + " to " + std::to_string(max)
+                                : min == 0 ? std::string("a non-negative integer")
+                                           : "an integer of at least " + std::to_string(min);
+      throw UsageError("--" + k + " expects " + range + ", got '" + s + "'");
+    }
+  }
+  // The value of --k, a finite decimal number in [min, max]; `def` when --k is not given.
+  double get_double(const std::string& k, double def, double min, double max) const {
+    if (!has(k)) return def;
+    const std::string s = get(k);
+    try {
+      std::size_t used = 0;
+      if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) throw std::invalid_argument(s);
+      const double v = std::stod(s, &used);
+      if (used != s.size() || !(v >= min && v <= max)) throw std::invalid_argument(s);
+      return v;
+    } catch (const std::exception&) {
+      std::ostringstream range;
+      range << "a number from " << min << " to " << max;
+      throw UsageError("--" + k + " expects " + range.str() + ", got '" + s + "'");
     }
   }
   void only(const std::vector<std::string>& known) const {

@@ -3,7 +3,10 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <optional>
+#include <regex>
 #include <deque>
 #include <iostream>
 #include <memory>
@@ -19,6 +22,8 @@
 #include "harness/gbench.hpp"
 #include "harness/journal.hpp"
 #include "harness/json_fields.hpp"
+#include "harness/progress.hpp"
+#include "harness/protocol.hpp"
 #include "baselines/peers.hpp"
 #include "harness/registry.hpp"
 
@@ -52,6 +57,37 @@ void add_bounds(const Context& ctx, report::Report& rep) {
   rep.bounds.push_back({"d2h-pinned", "GB/s", b.d2h_pinned, "cudaMemcpy of 1 GiB to pinned host memory"});
 }
 
+// A case's name, as Google Benchmark prints it and --benchmark_filter matches it.
+std::string case_name(const Case& c) {
+  const report::Result& r = c.result;
+  return r.family + "/" + r.variant + "/" + r.dataset + "/" + r.scope;
+}
+
+// --benchmark_filter, as Google Benchmark reads it: a regular expression searched in each case's
+// name ("" and "all": every case), a leading '-' keeping the cases it does not match. repix applies
+// it itself (so the plan knows the rows before the first is measured); a regex that does not
+// compile is a usage error before anything runs.
+class Filter {
+ public:
+  explicit Filter(std::string text) {
+    if (text.empty() || text == "all") return;
+    if (text[0] == '-') {
+      negate_ = true;
+      text.erase(0, 1);
+    }
+    try {
+      re_.emplace(text, std::regex::extended);
+    } catch (const std::regex_error& e) {
+      throw cli::UsageError("--benchmark_filter: '" + text + "' is not a regular expression: " + e.what());
+    }
+  }
+  bool keeps(const std::string& name) const { return !re_ || std::regex_search(name, *re_) != negate_; }
+
+ private:
+  std::optional<std::regex> re_;
+  bool negate_ = false;
+};
+
 double bound_gbs(const Context& ctx, const std::string& name) {
   if (name == "dram-read") return ctx.bandwidths.dram_read;
   if (name == "h2d-pinned") return ctx.bandwidths.h2d_pinned;
@@ -59,6 +95,63 @@ double bound_gbs(const Context& ctx, const std::string& name) {
 }
 
 }  // namespace
+
+protocol::Rule Request::rule_for(bool on_gpu) const {
+  const int fixed = on_gpu ? gpu_samples : cpu_samples;
+  if (fixed <= 0) return rule;
+  protocol::Rule r = protocol::Rule::fixed(fixed);
+  r.warmup = rule.warmup;
+  return r;
+}
+
+Reps table_reps(int reps) {
+  Reps r;
+  r.gpu.min_samples = reps;
+  r.gpu.max_samples = std::max(reps, r.gpu.max_samples);
+  r.gpu.max_time_s = 0.5;
+  r.gpu.warmup = 1;
+  r.cpu.min_samples = 1;
+  r.cpu.max_samples = std::min(reps, 3);
+  r.cpu.max_time_s = 1;
+  r.cpu.warmup = 0;
+  return r;
+}
+
+std::string table_reps_text(const Reps& r) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "Samples by repix's stopping rule: GPU cells at least %d after one warm-up, stopping once the "
+                "median's 95%% interval is within +-%g %% (after %g s of samples) or %g s have passed; CPU cells "
+                "(seq included) up to %d runs, the first (checked) one timed, stopping once %g s have passed "
+                "(seq's run count is in its column: one run at the large sizes). Times are medians; each cell's "
+                "JSON holds its samples and what stopped them.",
+                r.gpu.min_samples, r.gpu.max_noise_pct, r.gpu.min_time_s, r.gpu.max_time_s, r.cpu.max_samples,
+                r.cpu.max_time_s);
+  return buf;
+}
+
+void measure_case(Case& c, const protocol::Rule& rule) {
+  report::Result& r = c.result;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    if (c.prepare) c.prepare(c);
+    protocol::Outcome o = c.timed_by_prepare ? *c.timed_by_prepare
+                                             : protocol::sample_until(rule, [&c] { return c.sample(c); });
+    r.samples_ms = o.samples_ms;
+    r.measurement = protocol::to_json(o);
+    if (c.finish) c.finish(c);
+    // The whole row: verification, reference, warm-up, samples and the last check.
+    r.measurement["row_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } catch (const WrongOutput& e) {
+    r.samples_ms.clear();
+    r.measurement = nullptr;
+    r.verified = false;
+    if (r.verification.empty()) r.verification = e.what();
+    r.not_run = "wrong output: " + r.verification;
+    return;
+  }
+  report::finalize(r, 1e9);
+}
 
 KernelTimer::KernelTimer() = default;
 
@@ -156,27 +249,22 @@ void add_peer_case(Context& ctx, std::vector<Case>& cases, const peers::Peer& pe
   c.result.dataset = spec;
   c.result.scope = "end-to-end";  // replaced by what the peer reports
   c.result.unit = unit;
-  auto samples = std::make_shared<std::vector<double>>();
-  const std::size_t index = cases.size();
-  c.prepare = [&ctx, &cases, index, peer, samples, run = std::move(run_and_verify)] {
-    Case& me = cases[index];
-    const int n = peer.gpu ? ctx.req.gpu_samples : ctx.req.cpu_samples;
-    peers::PeerRun r = run(me, n, ctx.req.warmup);
-    if (static_cast<int>(r.samples_ms.size()) < n)
-      throw Error("peer " + peer.id + " returned " + std::to_string(r.samples_ms.size()) + " samples, not " +
-                  std::to_string(n));
+  const protocol::Rule rule = ctx.req.rule_for(peer.gpu);
+  c.prepare = [peer, rule, run = std::move(run_and_verify)](Case& me) {
+    peers::PeerRun r = run(me, rule);
     me.result.scope = r.scope.empty() ? "end-to-end" : r.scope;
     me.result.extra["peer"] = peer.description;
     if (!r.version.empty()) me.result.extra["version"] = r.version;
-    *samples = std::move(r.samples_ms);
-    std::reverse(samples->begin(), samples->end());
+    if (r.samples_ms.empty()) throw Error("peer " + peer.id + " returned no samples");
+    protocol::Outcome o;
+    o.rule = rule;
+    o.samples_ms = std::move(r.samples_ms);
+    o.stopped_by = r.stopped_by;
+    o.min_samples = rule.min_samples;
+    o.sampling_s = r.sampling_s;
+    o.noise = protocol::median_noise(o.samples_ms);
+    me.timed_by_prepare = std::move(o);
   };
-  c.sample = [samples] {
-    const double ms = samples->back();
-    samples->pop_back();
-    return ms;
-  };
-  c.finish = [] {};
   cases.push_back(std::move(c));
 }
 
@@ -210,6 +298,7 @@ report::Report report_from_journal(const journal::Journal& j) {
 
 int run(const Request& req, report::Report* out) {
   if (req.family_datasets.empty()) throw Error("bench: no family and dataset to run");
+  const Filter filter(req.filter);  // a bad regex is refused before anything runs
   // Every dataset is checked before anything is measured: a missing or damaged file is one error
   // now, not one per variant after the others have been timed.
   for (const auto& [fam, specs] : req.family_datasets) {
@@ -226,6 +315,36 @@ int run(const Request& req, report::Report* out) {
   for (const auto& [fam, specs] : req.family_datasets)
     for (const std::string& spec : specs) require_host_memory(family::find(fam).host_bytes(spec), "bench on " + spec);
   const bool gpu = gpu_available();
+  // One context per family (cases keep references to theirs); std::deque keeps them in place. A
+  // plan (--plan) lists the GPU rows too where there is no GPU, marked so.
+  std::deque<Context> contexts;
+  std::vector<Case> cases;
+  for (const auto& [fam, specs] : req.family_datasets) {
+    contexts.push_back(Context{req, fam, specs, {}, gpu || req.plan_only, {}});
+    family::find(fam).add_bench_cases(contexts.back(), cases);
+  }
+  // The plan: every case that --benchmark_filter keeps, known before the first is measured.
+  std::vector<Case*> planned;
+  for (Case& c : cases)
+    if (filter.keeps(case_name(c))) planned.push_back(&c);
+  std::vector<std::string> groups;
+  for (const Case* c : planned) groups.push_back(c->result.family);
+  progress::Plan plan(groups);
+  if (planned.empty() && !req.plan_only) {  // nothing to measure: said before anything is measured or written
+    const std::string why =
+        !cases.empty() ? "no case matched the --benchmark_filter"
+        : gpu          ? "no variant or peer was selected"
+                       : "no variant or peer was selected that runs without a GPU";
+    throw Error("bench: nothing ran: " + why + (req.out_path.empty() ? "" : "; no report written"));
+  }
+  if (req.plan_only) {
+    std::cout << "# " << plan.summary() << "\n";
+    for (const Case* c : planned)
+      std::cout << case_name(*c) << (c->gpu ? (gpu ? "  gpu" : "  gpu (no GPU here: not run)") : "  cpu") << "\n";
+    std::cout << std::flush;
+    return 0;
+  }
+
   report::Report rep;
   rep.tool = env::tool_info();
   rep.command = req.command;
@@ -238,21 +357,13 @@ int run(const Request& req, report::Report* out) {
                                                     json{{"command", rep.command}, {"tool", rep.tool}, {"env", rep.env}});
   journal::Writer* const jw = req.journal ? req.journal : own_journal.get();
   nlohmann::json clocks_before;
-  timing::Bandwidths bandwidths;
   if (gpu) {
     clocks_before = env::gpu_clock_snapshot();
     std::fprintf(stderr, "repix bench: measuring bandwidth bounds...\n");
-    bandwidths = timing::measure_bandwidths();
+    const timing::Bandwidths bandwidths = timing::measure_bandwidths();
+    for (Context& ctx : contexts) ctx.bandwidths = bandwidths;
   } else {
     std::fprintf(stderr, "repix bench: %s; GPU variants are skipped\n", gpu_unavailable_reason().c_str());
-  }
-
-  // One context per family (cases keep references to theirs); std::deque keeps them in place.
-  std::deque<Context> contexts;
-  std::vector<Case> cases;
-  for (const auto& [fam, specs] : req.family_datasets) {
-    contexts.push_back(Context{req, fam, specs, {}, gpu, bandwidths});
-    family::find(fam).add_bench_cases(contexts.back(), cases);
   }
   add_bounds(contexts.front(), rep);
   if (jw && !rep.bounds.empty()) {
@@ -269,49 +380,44 @@ int run(const Request& req, report::Report* out) {
         if (seen++ >= journalled_datasets) jw->append("dataset", d.spec, report::to_json(d));
     journalled_datasets = seen;
   };
+  if (!planned.empty())
+    std::fprintf(stderr, "repix bench: plan: %s; each stops by the rule %s\n", plan.summary().c_str(),
+                 protocol::to_json(req.rule).dump().c_str());
+  const auto t_start = std::chrono::steady_clock::now();
+  auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
 
-  // Google Benchmark runs the cases: one iteration = one sample, time = our measured sample.
+  // Google Benchmark registers the cases and prints a line for each: one iteration, whose time is
+  // the row's median; the protocol (measure_case) takes the samples inside it.
   std::vector<std::string> argv_store = {"repix-bench"};
-  for (const auto& a : req.gbench_args) argv_store.push_back(a);
   std::vector<char*> argv;
-  for (auto& s : argv_store) argv.push_back(s.data());
+  for (auto& a : argv_store) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
-  if (benchmark::ReportUnrecognizedArguments(argc, argv.data()))
-    throw Error("unrecognised Google Benchmark argument");
-  for (Case& c : cases) {
-    const auto& r = c.result;
-    const std::string name = r.family + "/" + r.variant + "/" + r.dataset + "/" + r.scope;
-    const int n = c.gpu ? req.gpu_samples : req.cpu_samples;
-    benchmark::RegisterBenchmark(name.c_str(), [&c, &contexts, jw, &journal_new_datasets](benchmark::State& state) {
-      try {
-        c.prepare();
-      } catch (const peers::Unsupported& e) {
-        c.skipped = true;
-        c.result.verification = std::string("skipped: ") + e.what();
-        state.SkipWithError(c.result.verification.c_str());
-        return;
-      } catch (const std::exception& e) {
-        c.result.verification = std::string("error: ") + e.what();
-        state.SkipWithError(c.result.verification.c_str());
-        return;
-      }
+  for (Case* cp : planned) {
+    Case& c = *cp;
+    benchmark::RegisterBenchmark(case_name(c).c_str(), [&c, &contexts, &req, jw, &journal_new_datasets, &plan,
+                                                        &elapsed_s](benchmark::State& state) {
+      const double t0 = elapsed_s();
       report::Result& res = c.result;
       try {
-        for (auto _ : state) {
-          const double ms = c.sample();
-          res.samples_ms.push_back(ms);
-          state.SetIterationTime(ms * 1e-3);
-        }
-        c.finish();
-        // Complete here, so that the journal holds the result as the report will.
-        report::finalize(res, 1e9);
+        measure_case(c, req.rule_for(c.gpu));
+      } catch (const peers::Unsupported& e) {
+        c.skipped = true;
+        res.verification = std::string("skipped: ") + e.what();
       } catch (const std::exception& e) {  // nothing may escape into Google Benchmark's loop
         res.samples_ms.clear();
         res.verification = std::string("error: ") + e.what();
-        state.SkipWithError(res.verification.c_str());
+      }
+      plan.row_done(elapsed_s() - t0);
+      if (res.samples_ms.empty()) {
+        const std::string why = res.not_run.empty() ? res.verification : res.not_run;
+        std::fprintf(stderr, "repix bench: [%s] %s: %s\n", plan.line(elapsed_s()).c_str(), case_name(c).c_str(),
+                     why.c_str());
+        state.SkipWithError(why.c_str());
         return;
       }
+      for (auto _ : state) state.SetIterationTime(res.median_ms * 1e-3);
+      state.counters["samples"] = static_cast<double>(res.samples_ms.size());
       state.counters["verified"] = res.verified ? 1 : 0;
       const double gbs = bound_gbs(contexts.front(), res.bound);
       if (gbs > 0 && c.bytes_per_item > 0) res.pct_of_bound = 100.0 * res.throughput * c.bytes_per_item / gbs;
@@ -319,7 +425,11 @@ int run(const Request& req, report::Report* out) {
         journal_new_datasets();
         jw->append("result", res.family + "/" + res.variant + "/" + res.dataset + "/" + res.scope, report::to_json(res));
       }
-    })->UseManualTime()->Iterations(n)->Unit(benchmark::kMillisecond);
+      std::fprintf(stderr, "repix bench: [%s] %s: %s ms, %zu samples, stopped by %s%s\n", plan.line(elapsed_s()).c_str(),
+                   case_name(c).c_str(), report::format_ms(res.median_ms).c_str(), res.samples_ms.size(),
+                   field_or(res.measurement, "stopped_by", std::string("?")).c_str(),
+                   res.noise_above_target() ? " (noise above the target)" : "");
+    })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
   }
   gbench::Console console;  // the library's console output minus its DEBUG-build warning (gbench.hpp)
   benchmark::RunSpecifiedBenchmarks(&console);
@@ -327,18 +437,11 @@ int run(const Request& req, report::Report* out) {
 
   bool all_ok = true;
   std::size_t skipped = 0;
-  for (Case& c : cases) {
-    report::Result& r = c.result;
-    if (r.samples_ms.empty()) {
-      skipped += c.skipped;
-      if (c.skipped) {
-        std::fprintf(stderr, "repix bench: %s/%s on %s: %s\n", r.family.c_str(), r.variant.c_str(),
-                     r.dataset.c_str(), r.verification.c_str());
-      } else if (!r.verification.empty()) {  // ran but failed (an error, not filtered out)
-        all_ok = false;
-        std::fprintf(stderr, "repix bench: %s/%s on %s: %s\n", r.family.c_str(), r.variant.c_str(),
-                     r.dataset.c_str(), r.verification.c_str());
-      }
+  for (Case* cp : planned) {
+    const report::Result& r = cp->result;
+    if (r.samples_ms.empty()) {  // said as it ended (above)
+      skipped += cp->skipped;
+      if (!cp->skipped) all_ok = false;  // an error or a wrong output
       continue;
     }
     if (!r.verified) all_ok = false;
@@ -352,17 +455,11 @@ int run(const Request& req, report::Report* out) {
   if (rep.results.empty()) {
     // Nothing measured is a failed bench, not an empty report: say why and write nothing.
     if (own_journal) own_journal->done();
-    std::string why;
-    if (cases.empty())
-      why = gpu ? "no variant or peer was selected" : "no variant or peer was selected that runs without a GPU";
-    else if (skipped == cases.size())
-      why = "every case was skipped (above)";
-    else if (all_ok)
-      why = "no case matched the --benchmark_filter";
-    else
-      why = "every case failed (above)";
+    const std::string why = skipped == planned.size() ? "every case was skipped (above)" : "every case failed (above)";
     throw Error("bench: nothing ran: " + why + (req.out_path.empty() ? "" : "; no report written"));
   }
+  std::fprintf(stderr, "repix bench: %zu rows measured in %s (%s)\n", planned.size(), progress::duration(elapsed_s()).c_str(),
+               plan.time_per_group().c_str());
   std::cout << "\n" << report::summary_table(rep) << std::flush;
   if (!req.out_path.empty()) {
     report::write_report(rep, req.out_path);

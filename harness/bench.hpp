@@ -1,16 +1,20 @@
 // `repix bench`: verify every requested variant against the family's reference on the same
-// input, then time it, and write the versioned JSON report. Google Benchmark drives the cases
-// (registration, filters, repetitions, console output) with manual times taken from CUDA events
-// (GPU kernel scope) or the host clock (end-to-end, CPU variants); the raw samples go into the
-// report.
+// input, then time it by the measurement protocol (measure_case: verify, warm up, sample until the
+// stopping rule of core/stopping_rule.hpp holds, verify the timed output again), and write the
+// versioned JSON report. Google Benchmark registers the cases and prints the console lines (one
+// iteration a case, its time the row's median); the samples are repix's own (CUDA events for the
+// kernel scope, the host clock otherwise) and every raw one goes into the report.
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/gpu.hpp"
 #include "core/image.hpp"
+#include "core/stopping_rule.hpp"
 #include "harness/args.hpp"
 #include "harness/journal.hpp"
 #include "baselines/peers.hpp"
@@ -26,41 +30,66 @@ struct Request {
                                        // families, ids a family lacks are skipped for it.
   std::vector<std::string> exclude;    // not timed (the reference still runs, untimed, to verify)
   std::vector<std::string> scopes = {"kernel", "end-to-end"};
-  int gpu_samples = 30;
-  int cpu_samples = 5;
-  int warmup = 2;
+  protocol::Rule rule;                 // every row's stopping rule (harness/protocol.hpp)
+  int gpu_samples = 0;                 // > 0: exactly this many samples of each GPU row (--samples)
+  int cpu_samples = 0;                 // > 0: of each CPU row (--cpu-samples)
+  bool sample_stats = false;           // kernel scope: each sample's stats in extra["sample_stats"]
+  bool plan_only = false;              // --plan: print the rows (GPU ones too) and measure nothing
   // The families' own options given to the bench (--connectivity, --gpus, ...: each family's
   // adapter declares which it takes, harness/options.hpp); a family takes those it declares.
   cli::Args family_options;
   std::string out_path;                // "" = no file
-  std::vector<std::string> gbench_args;  // e.g. --benchmark_filter=...
+  std::string filter;                  // --benchmark_filter: a regex over the case names ("" = all)
   std::string command;                 // recorded in the report
   // Where each result, bound and dataset goes the moment it is measured (journal.hpp): this
   // writer (a table's journal) when given, else a journal beside out_path that the bench removes
   // once the report is written; none without either.
   journal::Writer* journal = nullptr;
+
+  // The rule of a GPU (or CPU) variant's rows: `rule`, or exactly gpu_samples (cpu_samples).
+  protocol::Rule rule_for(bool gpu) const;
 };
 
-// How a measurement outside Google Benchmark (the paper tables: Family::measure) runs a variant.
+// How a measurement outside the bench's case list (the paper tables: Family::measure) is taken:
+// the same protocol, with the rule of GPU variants' rows and of CPU variants' rows.
 struct Reps {
-  int gpu_samples = 5;        // timed samples of a GPU variant, after `warmup` untimed runs
-  int warmup = 1;
-  int cpu_samples = 3;        // at most this many timed runs of a CPU variant (no warm-up)
-  double cpu_budget_ms = 0;   // CPU runs stop once they add up to this (one at least); 0: no budget
+  protocol::Rule gpu;
+  protocol::Rule cpu;
   bool sample_stats = false;  // kernel scope: each sample's own stats in extra["sample_stats"]
 };
 
-// One timed (family, variant, dataset, scope) combination.
+// The paper tables' rules: GPU cells at least `reps` samples after one warm-up, then the default
+// rule's noise target within half a second; CPU cells (the slow single-core baselines among them)
+// no warm-up (the first, checked run is timed), at most min(reps, 3) runs, stopping once 1 s is
+// spent or their noise is under the target.
+Reps table_reps(int reps);
+// The words under a table that say so.
+std::string table_reps_text(const Reps& r);
+
+// A row's output was wrong: it is not timed (further). The row's verification says how.
+struct WrongOutput : Error {
+  using Error::Error;
+};
+
+// One timed (family, variant, dataset, scope) combination: a row of the report.
 struct Case {
-  report::Result result;          // identity fields filled at registration; the rest by run()
+  report::Result result;          // identity fields filled at registration; the rest by measure_case
   bool gpu = false;
   double bytes_per_item = 0;      // for % of bound
   bool skipped = false;           // prepare() found the input unsupported (peers)
-  std::function<void()> prepare;  // untimed: load input, verify, allocate. Throwing
-                                  // peers::Unsupported skips the case (noted, not a failure).
-  std::function<double()> sample; // one timed sample, milliseconds
-  std::function<void()> finish;   // untimed: re-verify the timed path's output, release memory
+  // Untimed: load the input, verify the output (throwing WrongOutput when wrong), warm up,
+  // allocate. Throwing peers::Unsupported skips the case (noted, not a failure).
+  std::function<void(Case& me)> prepare;
+  std::function<double(Case& me)> sample;  // one timed sample, milliseconds
+  std::function<void(Case& me)> finish;    // untimed: re-verify the timed path's output, release memory
+  // Set by a prepare() that took the samples itself (peers time their own calls by the rule).
+  std::optional<protocol::Outcome> timed_by_prepare;
 };
+
+// The protocol on one case: prepare (verify, warm up), sample until `rule` stops, finish (the
+// timed path's output verified again), the statistics. A wrong output ends it without samples
+// (result.not_run "wrong output: ..."); other failures throw.
+void measure_case(Case& c, const protocol::Rule& rule);
 
 // The report entry of an image generated from (or loaded by) `spec`.
 report::DatasetInfo describe_dataset(const std::string& spec, const HostImage& img);
@@ -123,11 +152,11 @@ bool names_peer(const Context& ctx, const std::string& id);
 // The peers of ctx.family this run asks for: every available one when no variant list is given,
 // else those named `peer:<id>`; minus --exclude; GPU peers only with a GPU.
 std::vector<peers::Peer> choose_peers(const Context& ctx);
-// Appends the case of `peer` on `spec`. Peers time themselves (their own warm-up and samples):
-// prepare() calls run_and_verify(me, samples, warmup), which runs the peer once through
-// peers::run, fills me.result (items, verification) from its output and returns the run;
-// sample() then hands out the peer's raw samples in order.
-using PeerRunner = std::function<peers::PeerRun(Case& me, int samples, int warmup)>;
+// Appends the case of `peer` on `spec`. Peers time themselves by the row's rule (their own
+// warm-up and samples): prepare() calls run_and_verify(me, rule), which runs the peer through
+// peers::run, fills me.result (items, verification) from its output and returns the run, whose
+// samples and outcome the row keeps.
+using PeerRunner = std::function<peers::PeerRun(Case& me, const protocol::Rule& rule)>;
 void add_peer_case(Context& ctx, std::vector<Case>& cases, const peers::Peer& peer, const std::string& spec,
                    const std::string& unit, PeerRunner run_and_verify);
 // Registers `spec`'s DatasetInfo in ctx (once).

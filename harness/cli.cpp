@@ -23,6 +23,7 @@
 #include "datasets/io.hpp"
 #include "harness/args.hpp"
 #include "harness/bench.hpp"
+#include "harness/protocol.hpp"
 #include "harness/env.hpp"
 #include "harness/family.hpp"
 #include "harness/options.hpp"
@@ -49,9 +50,11 @@ const CommandHelp kCommands[] = {
     {"gen", "  gen SPEC -o FILE                       write a generated dataset (.npy, .raw; - : .npy to stdout)\n"},
     {"run", "  run FAMILY --variant V ...             one variant on one input (options per family below)\n"},
     {"bench", "  bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]\n"
-              "        [--scopes kernel,end-to-end,with-io] [--samples N] [--cpu-samples N] [--warmup N]\n"
-              "        [--out PATH|auto] [FAMILY OPTIONS (below)]\n"
-              "        [--benchmark_filter=REGEX ...]   verify and time variants, write a JSON report\n"
+              "        [--scopes kernel,end-to-end,with-io] [--min-samples N] [--min-time S] [--max-noise PCT]\n"
+              "        [--max-time S] [--max-samples N] [--warmup N] [--samples N] [--cpu-samples N]\n"
+              "        [--out PATH|auto] [--plan] [FAMILY OPTIONS (below)]\n"
+              "        [--benchmark_filter=REGEX]       verify and time variants, write a JSON report\n"
+              "                                         (--plan: list the rows it would measure, measure nothing)\n"
               "  bench --from R.json.partial.jsonl [--out R.json]\n"
               "                                         the report of what an unfinished bench had measured\n"},
     {"table", "  table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)\n"
@@ -189,7 +192,8 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   if (a.has("from")) return bench_from_journal(a);
   // The bench's own options, and the families' (each family declares those its bench cases take).
   std::vector<std::string> known = {"family", "variants", "variant", "exclude", "dataset", "datasets", "suite",
-                                    "scopes", "samples", "cpu-samples", "warmup", "out"};
+                                    "scopes", "samples", "cpu-samples", "out", "plan"};
+  for (const std::string& o : protocol::option_names()) known.push_back(o);
   std::map<std::string, std::vector<std::string>> declared_by;  // family option -> families declaring it
   for (const auto& f : family::all())
     for (const options::Spec& o : f->option_specs())
@@ -227,9 +231,10 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   for (const auto& s : req.scopes)
     if (s != "kernel" && s != "end-to-end" && s != "with-io")
       throw UsageError("unknown scope '" + s + "' (kernel, end-to-end, with-io)");
-  req.gpu_samples = a.get_int("samples", req.gpu_samples, 1);
-  req.cpu_samples = a.get_int("cpu-samples", req.cpu_samples, 1);
-  req.warmup = a.get_int("warmup", req.warmup);
+  req.rule = protocol::from_args(a, req.rule);
+  // Fixed counts, past the rule: at most its cap of samples (every raw sample is in the report).
+  req.gpu_samples = a.get_int("samples", 0, 1, 100000);
+  req.cpu_samples = a.get_int("cpu-samples", 0, 1, 100000);
   // A family option goes to the families of this bench that declare it; one that none of them
   // declares is a usage error (checked here, before anything is measured).
   for (const auto& [name, families] : declared_by) {
@@ -249,6 +254,13 @@ int cmd_bench(int argc, char** argv, const Args& a) {
         if (o.name == name) o.check(a.get(name));  // refused before anything is measured
     req.family_options.options.emplace(name, a.get(name));
   }
+  if (a.has("plan") && a.get("plan") != "1" && a.get("plan") != "0")
+    throw UsageError("--plan takes no value (or =1, =0), got '" + a.get("plan") + "'");
+  req.plan_only = a.has("plan") && a.get("plan") == "1";
+  if (req.plan_only) {  // nothing is measured or written
+    req.command = command_line(argc, argv);
+    return bench::run(req);
+  }
   req.out_path = a.get("out");
   refuse_report_on_stdout(req.out_path);
   // A report that could not be written (a folder, a missing folder, no permission) is refused now,
@@ -257,7 +269,18 @@ int cmd_bench(int argc, char** argv, const Args& a) {
   if (req.out_path == "auto")
     req.out_path = std::string("results/") + env::machine_slug() + "/bench-" +
                    (suite_name.empty() ? std::string("custom") : suite_name) + ".json";
-  req.gbench_args = a.passthrough;
+  // Of Google Benchmark's own flags only the filter: its others would write files around repix's
+  // outputs (--benchmark_out) or change what a row means (--benchmark_repetitions).
+  for (const std::string& p : a.passthrough) {
+    const std::string key = p.substr(0, p.find('='));
+    if (key != "--benchmark_filter")
+      throw UsageError(key + " is not taken: repix bench accepts --benchmark_filter=REGEX of Google Benchmark's flags "
+                             "(the report goes to --out)");
+    if (p.find('=') == std::string::npos) throw UsageError("--benchmark_filter needs =REGEX");
+    if (!req.filter.empty()) throw UsageError("--benchmark_filter given more than once");
+    req.filter = p.substr(p.find('=') + 1);
+    if (req.filter.empty()) throw UsageError("--benchmark_filter= needs a regular expression");
+  }
   req.command = command_line(argc, argv);
   return bench::run(req);
 }
@@ -336,6 +359,7 @@ int print_help(const std::string& cmd, const std::vector<std::string>& positiona
                       o.default_text.empty() ? "" : (" (default " + o.default_text + ")").c_str());
     }
   }
+  if (what.empty() || what == "bench") std::cout << "\n" << protocol::usage();
   if (what.empty() || what == "gen" || what == "run") std::cout << kOutputs;
   if (what.empty() || what == "gen" || what == "bench" || what == "profile" || what == "run") {
     std::cout << kSpecs;
@@ -369,7 +393,11 @@ int main(int argc, char** argv) {
     // Flags (options without a value) are parsed as flags, so that `--timeline --samples 5` does
     // not take "--samples" for a value: the families' (reconstruct's --clip, ecc's --timeline),
     // the tables' --quick, profile's and the ablation tables' --ncu.
-    if (cmd == "bench") return cmd_bench(argc, argv, Args::parse(argc, argv, 2, family_flags()));
+    if (cmd == "bench") {
+      std::vector<std::string> flags = family_flags();
+      flags.push_back("plan");
+      return cmd_bench(argc, argv, Args::parse(argc, argv, 2, flags));
+    }
     std::vector<std::string> flags = family_flags();
     flags.insert(flags.end(), {"quick", "ncu"});
     const Args a = Args::parse(argc, argv, 2, flags);

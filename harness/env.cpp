@@ -231,6 +231,13 @@ json describe_cpu() {
   omp["OMP_NUM_THREADS"] = getenv_json("OMP_NUM_THREADS");
   omp["OMP_PROC_BIND"] = getenv_json("OMP_PROC_BIND");
   omp["OMP_PLACES"] = getenv_json("OMP_PLACES");
+  omp["OMP_WAIT_POLICY"] = getenv_json("OMP_WAIT_POLICY");
+  omp["GOMP_SPINCOUNT"] = getenv_json("GOMP_SPINCOUNT");
+  // Who chose the wait policy: repix's default (harness/main.cpp), the caller's environment, or
+  // nobody (libgomp's default: spin, then sleep).
+  omp["wait_policy_source"] = std::getenv("REPIX_OPENMP_DEFAULTS")  ? "repix default (passive)"
+                              : std::getenv("OMP_WAIT_POLICY") ? "environment"
+                                                               : "libgomp default (spin, then sleep)";
   c["openmp"] = omp;
   return c;
 }

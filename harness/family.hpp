@@ -53,6 +53,10 @@ class Family {
   // one variant's outputs. The bench and the tables refuse a dataset above the available memory
   // before anything is generated.
   virtual std::uint64_t host_bytes(const std::string& spec) const = 0;
+  // The variant that computes the reference of a measurement on `spec` under the family's
+  // `options`: the reference variant, or on inputs where it would take seconds, a faster CPU variant
+  // the family's tests prove identical to it.
+  virtual std::string reference_variant(const std::string& spec, const cli::Args& options) const = 0;
   // `repix bench`: appends the verified, timed cases of ctx.req's variants (and peers) on
   // ctx.specs, in the order dataset, variant, scope (kernel, end-to-end, with-io), then peers.
   virtual void add_bench_cases(bench::Context& ctx, std::vector<bench::Case>& cases) const = 0;

@@ -102,20 +102,23 @@ class FamilyOf : public Family {
     return code;
   }
 
-  // NVTX (core/nvtx.hpp): a "dataset" range, then a warm-up run under "warmup", then each timed
-  // run under the ranges <family> > <variant> with the variant's phases inside, so that
-  // `--nvtx-include "repix@<family>/<variant>/" --nvtx-exclude "repix@warmup/"` selects the timed
-  // runs only. Scope "kernel" (the default for a GPU variant with a device plan, on a GPU): the
-  // bench's kernel-scope runs, plan set-up and uploads under "setup" (outside the variant's
-  // ranges), the L2 flush before each run outside them too. Scope "end-to-end": whole runs.
+  // The measurement protocol (bench::measure_case) with a fixed count of samples and no noise
+  // target: the output verified, one warm-up, `--iterations` timed runs, the last one verified.
+  // NVTX (core/nvtx.hpp): a "dataset" range, the reference (where another variant computes it)
+  // under "reference", the verifying warm-up under "warmup", then each timed run under the ranges
+  // <family> > <variant> with the variant's phases inside, so that `--nvtx-include
+  // "repix@<family>/<variant>/" --nvtx-exclude "repix@warmup/"` selects the timed runs only.
+  // Scope "kernel" (the default for a GPU variant with a device plan, on a GPU): the bench's
+  // kernel-scope runs, plan set-up and uploads under "setup" (outside the variant's ranges), the
+  // L2 flush before each run outside them too. Scope "end-to-end": whole runs.
   int profile(const cli::Args& a) const override {
     std::vector<std::string> known = options::names(option_table(), options::kProfile);
     for (const char* k : {"variant", "dataset", "iterations", "scope"}) known.push_back(k);
     a.only(known);
     if (a.positional.size() != 1) throw cli::UsageError("profile takes the family name");
     const Variant& v = find_variant(a.need("variant"));
-    const Options opt = timed_options(options::parse(option_table(), a, options::kProfile));
-    const int iterations = a.get_int("iterations", 5, 1);
+    const Options opt = options::parse(option_table(), a, options::kProfile);
+    const int iterations = a.get_int("iterations", 5, 1, 100000);
     const bool plan = v.gpu && v.make_plan && gpu_available();
     const std::string scope = a.get("scope", plan ? "kernel" : "end-to-end");
     if (scope != "kernel" && scope != "end-to-end")
@@ -123,27 +126,25 @@ class FamilyOf : public Family {
     if (scope == "kernel" && !(v.gpu && v.make_plan))
       throw cli::UsageError("--scope kernel needs a GPU variant with a device plan (" + name() + "/" + v.id + " has none)");
     if (scope == "kernel" && !plan) throw Error("--scope kernel: no GPU here");
-    Inputs in;
+    if (v.gpu && !gpu_available()) throw Error(name() + "/" + v.id + " needs a GPU: " + gpu_unavailable_reason());
+    auto state = std::make_shared<State>();
+    state->options = opt;
+    state->spec = a.need("dataset");
     {
       nvtx::Range r("dataset");
-      in = load_for_profile(a.need("dataset"), v.gpu && gpu_available());
+      state->inputs = load_for_profile(state->spec, v.gpu && gpu_available());
     }
-    if (scope == "kernel") {
-      bench::KernelTimer timer;
-      std::unique_ptr<Plan> p = set_up_plan(v, in, opt, timer);
-      Plan* raw = p.get();
-      timer.start([raw](const repix::DeviceInputs& d, cudaStream_t s) { raw->compute(d, s); }, 1, range_of(v));
-      for (int i = 0; i < iterations; ++i) timer.sample();
-    } else {
-      {
-        nvtx::Range r("warmup");
-        run_ranged(v, in, opt);
-      }
-      for (int i = 0; i < iterations; ++i) run_ranged(v, in, opt);
-    }
+    protocol::Rule rule = protocol::Rule::fixed(iterations);
+    rule.warmup = 1;
+    bench::Case c = scope == "kernel" ? kernel_case(state, v, state->spec, opt, rule.warmup, false)
+                                      : end_to_end_case(state, v, state->spec, opt, rule.warmup);
+    bench::measure_case(c, rule);
     if (v.gpu) REPIX_CUDA(cudaDeviceSynchronize());
-    std::fprintf(stderr, "repix profile: %d %s runs of %s/%s done\n", iterations, scope.c_str(), name().c_str(),
-                 v.id.c_str());
+    if (!c.result.not_run.empty()) throw Error(name() + "/" + v.id + " on " + state->spec + ": " + c.result.not_run);
+    if (!c.result.verified)
+      throw Error(name() + "/" + v.id + " on " + state->spec + ": timed output wrong: " + c.result.verification);
+    std::fprintf(stderr, "repix profile: %d %s runs of %s/%s done, output verified\n", iterations, scope.c_str(),
+                 name().c_str(), v.id.c_str());
     return 0;
   }
 
@@ -151,14 +152,18 @@ class FamilyOf : public Family {
     for (const std::string& spec : ctx.specs) check_bench_dataset(spec);
     auto state = std::make_shared<State>();
     state->options = options::parse(option_table(), ctx.req.family_options, options::kBench);
+    state->ctx = &ctx;
+    const Options& opt = state->options;
     std::vector<const Variant*> chosen = bench::chosen_variants(ctx, registry());
     const std::vector<peers::Peer> peer_list = bench::choose_peers(ctx);
     for (const std::string& spec : ctx.specs) {
       for (const Variant* v : chosen) {
-        if (v->gpu && v->make_plan && bench::wants_scope(ctx, "kernel")) cases.push_back(kernel_case(ctx, cases, state, *v, spec));
-        if (bench::wants_scope(ctx, "end-to-end")) cases.push_back(end_to_end_case(ctx, cases, state, *v, spec));
+        const int warmup = ctx.req.rule_for(v->gpu).warmup;
+        if (v->gpu && v->make_plan && bench::wants_scope(ctx, "kernel"))
+          cases.push_back(kernel_case(state, *v, spec, opt, warmup, ctx.req.sample_stats));
+        if (bench::wants_scope(ctx, "end-to-end")) cases.push_back(end_to_end_case(state, *v, spec, opt, warmup));
         if (supports_with_io() && bench::wants_scope(ctx, "with-io"))
-          cases.push_back(with_io_case(ctx, cases, state, *v, spec));
+          cases.push_back(with_io_case(state, *v, spec, opt, warmup));
       }
       for (const peers::Peer& p : peer_list) {
         std::string why_not = peer_skip_reason(p, spec, state->options);
@@ -173,6 +178,10 @@ class FamilyOf : public Family {
         add_peer_case(ctx, cases, state, p, spec);
       }
     }
+  }
+
+  std::string reference_variant(const std::string& spec, const cli::Args& opts) const override {
+    return reference_for(datasets::shape_of(spec), options::parse(option_table(), opts, options::kRun | options::kProfile | options::kBench));
   }
 
   std::uint64_t host_bytes(const std::string& spec) const override {
@@ -193,51 +202,51 @@ class FamilyOf : public Family {
   std::unique_ptr<Problem> problem(const std::string& spec, const cli::Args& base) const override {
     require_host_memory(host_bytes(spec), name() + " on " + spec);
     auto p = std::make_unique<ProblemOf>();
-    p->spec_ = datasets::Spec::parse(spec).str();
-    p->base = options::parse(option_table(), base, options::kRun | options::kProfile | options::kBench);
-    p->inputs = load(spec, gpu_available());  // pinned where a GPU exists: full-speed uploads
+    p->state->spec = datasets::Spec::parse(spec).str();
+    p->state->options = options::parse(option_table(), base, options::kRun | options::kProfile | options::kBench);
+    p->state->inputs = load(spec, gpu_available());  // pinned where a GPU exists: full-speed uploads
     return p;
   }
 
+  // The bench's cases and protocol (bench::measure_case), one at a time.
   report::Result measure(Problem& problem, const std::string& variant, const std::string& scope,
                          const bench::Reps& reps, const cli::Args& given) const override {
     ProblemOf& p = static_cast<ProblemOf&>(problem);
-    report::Result r;
-    r.family = name();
-    r.variant = variant;
-    r.dataset = p.spec();
-    r.scope = scope;
-    r.unit = unit();
-    r.items = items(p.inputs);
+    const std::string& spec = p.spec();
     const Variant* v = nullptr;
     for (const Variant& x : registry())
       if (x.id == variant) v = &x;
     if (!v) {
+      report::Result r = base_case_result(variant, spec, scope);
       r.not_run = "absent: " + name() + " has no variant `" + variant + "` in this build";
       return r;
     }
-    r.bound = bound(*v, scope);
+    bench::Case c;
+    c.result = base_case_result(v->id, spec, scope);
+    c.result.bound = bound(*v, scope);
+    c.result.items = items(p.state->inputs);
     if (v->gpu && !gpu_available()) {
-      r.not_run = "no GPU";
-      return r;
+      c.result.not_run = "no GPU";
+      return c.result;
     }
     if (scope == "kernel" && !v->make_plan) {
-      r.not_run = "skipped: no device plan, end-to-end only";
-      return r;
+      c.result.not_run = "skipped: no device plan, end-to-end only";
+      return c.result;
     }
+    const protocol::Rule& rule = v->gpu ? reps.gpu : reps.cpu;
     try {
-      Options opt = p.base;
+      Options opt = p.state->options;
       for (const Option& o : option_table())
         if (given.has(o.spec.name)) o.set(opt, o.spec.check(given.get(o.spec.name)));
-      if (scope == "kernel") measure_kernel(p, *v, opt, reps, r);
-      else measure_host(p, *v, opt, reps, r);
-      if (!r.samples_ms.empty()) report::finalize(r, 1e9);
+      c = scope == "kernel" ? kernel_case(p.state, *v, spec, opt, rule.warmup, reps.sample_stats)
+                            : end_to_end_case(p.state, *v, spec, opt, rule.warmup);
+      bench::measure_case(c, rule);
     } catch (const std::exception& e) {  // GPU out of memory at the largest sizes, for one
-      r.samples_ms.clear();
-      r.verified = false;
-      r.not_run = std::string("error: ") + e.what();
+      c.result.samples_ms.clear();
+      c.result.verified = false;
+      c.result.not_run = std::string("error: ") + e.what();
     }
-    return r;
+    return c.result;
   }
 
  protected:
@@ -247,10 +256,10 @@ class FamilyOf : public Family {
   virtual const std::vector<Option>& option_table() const = 0;
   // The variant every other is checked against.
   virtual std::string reference_id() const = 0;
-  // The variant that computes the reference on these inputs: reference_id(), or (where the
-  // reference is too slow for large inputs) a variant the family's tests prove bit-identical to it.
-  // The bench says which one ran.
-  virtual std::string reference_for(const Inputs&) const { return reference_id(); }
+  // The variant that computes the reference on inputs of this shape: reference_id(), or where that
+  // would take seconds, the fastest CPU variant the family's tests prove identical to it (a test
+  // checks every family's choice on a large shape is such a variant). Each row says which ran.
+  virtual std::string reference_for(const Shape&, const Options&) const { return reference_id(); }
   // Throughput unit of the bench ("GVox/s", "GPx/s"): items per second / 1e9.
   virtual std::string unit() const = 0;
   // The dataset specs of a dataset's inputs, in the family's input order (default: the dataset
@@ -372,112 +381,39 @@ class FamilyOf : public Family {
   }
 
  private:
-  struct ProblemOf final : Problem {
-    std::string spec_;
-    Options base;
-    Inputs inputs;
-    std::optional<Result> reference;
-    const std::string& spec() const override { return spec_; }
-  };
-
-  const Result& reference_of(ProblemOf& p) const {
-    if (!p.reference) p.reference = run_ranged(find_variant(reference_for(p.inputs)), p.inputs, verifying_options(p.base));
-    return *p.reference;
-  }
-  // The check of a measurement: keeps the first check's text unless a later one fails;
-  // verified while every check passed; the output's counters as the result's extra.
-  void record_check(report::Result& r, const Verdict& v, bool first, const Stats& stats) const {
-    if (!v.ok || first) {
-      r.verification = v.text;
-      r.errors = v.errors;
-    }
-    r.verified = v.ok && (first || r.verified);
-    r.extra = stats_json(stats);
-  }
-
-  // Host clock. GPU variants: `reps.warmup` untimed runs with the full output (the first one
-  // checked with it, as the bench's verifying run), then `reps.gpu_samples` timed runs with the
-  // timed options, the first of them checked too. CPU variants: up to `reps.cpu_samples` timed
-  // runs (stopping once they add up to `reps.cpu_budget_ms`), the first checked.
-  void measure_host(ProblemOf& p, const Variant& v, const Options& opt, const bench::Reps& reps,
-                    report::Result& r) const {
-    const int warmup = v.gpu ? reps.warmup : 0;
-    const int samples = v.gpu ? reps.gpu_samples : reps.cpu_samples;
-    const double budget = v.gpu ? 0 : reps.cpu_budget_ms;
-    const bool makes_reference = v.id == reference_id() && !p.reference;
-    double spent = 0;
-    for (int i = 0; i < warmup + samples; ++i) {
-      const bool verifying = i < warmup;
-      std::optional<nvtx::Range> warm;  // the untimed runs are the warm-up
-      if (verifying) warm.emplace("warmup");
-      const auto t0 = std::chrono::steady_clock::now();
-      Result out = run_ranged(v, p.inputs, verifying ? verifying_options(opt) : timed_options(opt));
-      const double ms = ms_since(t0);
-      warm.reset();
-      if (!verifying) {
-        r.samples_ms.push_back(ms);
-        spent += ms;
-      }
-      if (i == 0 && makes_reference) {
-        r.verified = true;  // the reference itself (checked against an independent oracle in tests/)
-        r.verification = "the reference";
-        r.extra = stats_json(stats_of(out));
-        p.reference = std::move(out);
-      } else if (i == 0 || i == warmup) {
-        record_check(r, check(v, p.inputs, reference_of(p), out, verifying ? "" : "timed output"), i == 0,
-                     stats_of(out));
-        if (!r.verified && r.samples_ms.empty()) {
-          r.not_run = "wrong output: " + r.verification;  // only untimed runs happened
-          return;
-        }
-        if (!r.verified) return;  // a wrong output is not timed further
-      }
-      if (budget > 0 && spent >= budget) return;
-    }
-  }
-
-  // The bench's kernel timer (CUDA events, L2 flushed before each sample) after `reps.warmup`
-  // untimed runs; the plan's output is checked after the warm-up (a wrong one is not timed) and
-  // again after the samples.
-  void measure_kernel(ProblemOf& p, const Variant& v, const Options& opt, const bench::Reps& reps,
-                      report::Result& r) const {
-    const Result& ref = reference_of(p);
-    bench::KernelTimer timer;
-    std::unique_ptr<Plan> plan = set_up_plan(v, p.inputs, timed_options(opt), timer);
-    Plan* raw = plan.get();
-    timer.start([raw](const repix::DeviceInputs& d, cudaStream_t s) { raw->compute(d, s); }, reps.warmup,
-                range_of(v));
-    Result out = plan->result(timer.stream());
-    record_check(r, check(v, p.inputs, ref, out, "kernel-scope output"), true, stats_of(out));
-    if (!r.verified) {
-      r.not_run = "wrong output: " + r.verification;
-      return;
-    }
-    nlohmann::json per_sample = nlohmann::json::array();
-    for (int i = 0; i < reps.gpu_samples; ++i) {
-      r.samples_ms.push_back(timer.sample());
-      if (reps.sample_stats) per_sample.push_back(stats_json(plan->stats()));
-    }
-    out = plan->result(timer.stream());
-    record_check(r, check(v, p.inputs, ref, out, "kernel-scope output"), false, stats_of(out));
-    if (reps.sample_stats) r.extra["sample_stats"] = per_sample;
-  }
-
-  // The current dataset's inputs and reference (one dataset at a time: inputs are large), and
-  // each variant's verdict on it, shared by that variant's scopes.
+  // One dataset's inputs and reference, shared by the cases measured on it: the bench keeps one
+  // dataset at a time (inputs are large), a table's Problem its own.
   struct State {
-    Options options;
+    Options options;  // the base options: the reference follows them
     std::string spec;
     Inputs inputs;
     std::optional<Result> reference;
-    std::map<std::string, Verdict> verdicts;  // variant|spec
-    std::map<std::string, Stats> stats;       // variant|spec: of the verifying run
+    std::string reference_by;                 // the variant that computed it
+    std::map<std::string, Verdict> verdicts;  // variant|options: the verifying run's verdict
+    std::map<std::string, Stats> stats;       // variant|options: the verifying run's stats
+    bench::Context* ctx = nullptr;            // the bench's: datasets are recorded in its report
   };
+
+  struct ProblemOf final : Problem {
+    std::shared_ptr<State> state = std::make_shared<State>();
+    const std::string& spec() const override { return state->spec; }
+  };
+
+  // Every option's value, defaults included (the key of a verifying run, and what a row ran with).
+  nlohmann::json options_json(const Options& opt) const {
+    nlohmann::json j = nlohmann::json::object();
+    for (const Option& o : option_table()) j[o.spec.name] = o.get(opt);
+    return j;
+  }
+  std::string verdict_key(const Variant& v, const Options& opt) const { return v.id + "|" + options_json(opt).dump(); }
 
   const Inputs& inputs_of(State& s, const std::string& spec) const {
     if (s.spec != spec || s.inputs.empty()) {
       s.inputs.clear();  // free the previous inputs first
       s.reference.reset();
+      s.reference_by.clear();
+      s.verdicts.clear();
+      s.stats.clear();
       nvtx::Range r("dataset");
       // Pinned where a GPU exists, so end-to-end uploads run at full PCIe speed.
       s.inputs = load(spec, gpu_available());
@@ -485,112 +421,201 @@ class FamilyOf : public Family {
     }
     return s.inputs;
   }
-  const Result& reference_of(bench::Context& ctx, State& s, const std::string& spec) const {
+  void set_reference(State& s, const std::string& spec, Result ref, const std::string& by) const {
+    s.reference = std::move(ref);
+    s.reference_by = by;
+    if (s.ctx)
+      for (const auto& d : describe(spec, s.inputs, *s.reference)) bench::record_dataset(*s.ctx, d);
+  }
+  // The reference output on `spec`, computed (untimed, under the NVTX range "reference": outside
+  // any variant's timed ranges, even where the variant computing it is the one profiled) when
+  // first needed, by reference_for's variant.
+  const Result& reference_of(State& s, const std::string& spec) const {
     const Inputs& in = inputs_of(s, spec);
     if (!s.reference) {
-      const std::string ref = reference_for(in);
-      std::fprintf(stderr, "repix bench: reference (%s) on %s...\n", ref.c_str(), spec.c_str());
-      s.reference = run_ranged(find_variant(ref), in, verifying_options(s.options));
-      for (const auto& d : describe(spec, in, *s.reference)) bench::record_dataset(ctx, d);
+      const std::string by = reference_for(in.at(0).shape(), s.options);
+      if (s.ctx) std::fprintf(stderr, "repix bench: reference (%s) on %s...\n", by.c_str(), spec.c_str());
+      nvtx::Range r("reference");
+      set_reference(s, spec, run_ranged(find_variant(by), in, verifying_options(s.options)), by);
     }
     return *s.reference;
   }
-  // Runs the variant once with the full output and checks it; kept for its other scopes.
-  const Verdict& verify(bench::Context& ctx, State& s, const Variant& v, const std::string& spec) const {
-    const std::string key = v.id + "|" + spec;
-    const auto it = s.verdicts.find(key);
-    if (it != s.verdicts.end()) return it->second;
-    const Result& ref = reference_of(ctx, s, spec);
-    nvtx::Range warm("warmup");  // the untimed verifying run is the case's warm-up
-    const Result got = run_ranged(v, s.inputs, verifying_options(s.options));
-    s.stats[key] = stats_of(got);
-    Verdict verdict = check(v, s.inputs, ref, got, "");
-    // Say which variant computed the reference where it was not the reference variant itself.
-    const std::string by = reference_for(s.inputs);
-    if (by != reference_id()) verdict.text += " (reference computed by " + by + ", tested identical to " + reference_id() + ")";
+  // What a verdict against the reference adds where another variant than the reference computed it.
+  std::string reference_note(const State& s) const {
+    if (s.reference_by.empty() || s.reference_by == reference_id()) return "";
+    return " (reference computed by " + s.reference_by + ", tested identical to " + reference_id() + ")";
+  }
+  // `v`'s verifying run (full output, under "warmup": it is the case's first warm-up) and its
+  // verdict, once per variant and options on a dataset. The variant that computes the reference,
+  // with the reference's options and no reference yet, makes it: its verifying run is the reference.
+  const Verdict& verify(State& s, const Variant& v, const std::string& spec, const Options& opt) const {
+    const std::string key = verdict_key(v, opt);
+    const Inputs& in = inputs_of(s, spec);
+    if (const auto it = s.verdicts.find(key); it != s.verdicts.end()) return it->second;
+    Verdict verdict;
+    if (!s.reference && v.id == reference_for(in.at(0).shape(), s.options) && options_json(opt) == options_json(s.options)) {
+      nvtx::Range warm("warmup");
+      set_reference(s, spec, run_ranged(v, in, verifying_options(opt)), v.id);
+      s.stats[key] = stats_of(*s.reference);
+      verdict.ok = true;
+      verdict.text = "the reference" + reference_note(s);
+    } else {
+      const Result& ref = reference_of(s, spec);
+      nvtx::Range warm("warmup");
+      const Result got = run_ranged(v, in, verifying_options(opt));
+      s.stats[key] = stats_of(got);
+      verdict = check(v, in, ref, got, "");
+      verdict.text += reference_note(s);
+    }
     return s.verdicts[key] = std::move(verdict);
+  }
+  // The check of a timed run's output (`what`: "timed output", "kernel-scope output", ...): the
+  // verdict replaces the row's where it fails, or where the row had none yet. Throws
+  // bench::WrongOutput on a failure when `before_samples` (a wrong output is not timed further).
+  void check_timed(State& s, const Variant& v, const std::string& spec, const Result& got, const std::string& what,
+                   bench::Case& me, bool before_samples) const {
+    Verdict again = check(v, s.inputs, reference_of(s, spec), got, what);
+    again.text += reference_note(s);
+    me.result.reference = s.reference_by;
+    if (!again.ok || me.result.verification.empty()) apply(me.result, again);
+    if (!again.ok && before_samples) throw bench::WrongOutput(again.text);
   }
   static void apply(report::Result& r, const Verdict& v) {
     r.verified = v.ok;
     r.verification = v.text;
     r.errors = v.errors;
   }
-  bench::Case base_case(const Variant& v, const std::string& spec, const std::string& scope) const {
+  report::Result base_case_result(const std::string& variant, const std::string& spec, const std::string& scope) const {
+    report::Result r;
+    r.family = name();
+    r.variant = variant;
+    r.dataset = spec;
+    r.scope = scope;
+    r.unit = unit();
+    return r;
+  }
+  bench::Case base_case(const Variant& v, const std::string& spec, const std::string& scope, const Options& opt) const {
     bench::Case c;
     c.gpu = v.gpu;
-    c.result.family = name();
-    c.result.variant = v.id;
-    c.result.dataset = spec;
-    c.result.scope = scope;
-    c.result.unit = unit();
+    c.result = base_case_result(v.id, spec, scope);
     c.result.bound = bound(v, scope);
+    c.result.options = options_json(opt);
     return c;
   }
-  // What every case of a variant does first: verify (once per dataset), then its identity fields.
-  void prepare_common(bench::Context& ctx, State& s, const Variant& v, const std::string& spec,
-                      bench::Case& me) const {
-    apply(me.result, verify(ctx, s, v, spec));
-    me.result.extra = extra(v, me.result.scope, s.stats[v.id + "|" + spec], s.options);
+  // The row's identity and counters once its inputs exist.
+  void describe_row(State& s, const Variant& v, const Stats& verifying, const Options& opt, bench::Case& me) const {
+    me.result.extra = extra(v, me.result.scope, verifying, opt);
     me.result.items = items(s.inputs);
     me.bytes_per_item = bytes_per_item(s.inputs);
   }
+  // The host-timed scopes' first steps: with `warmup` >= 1, the verifying run (untimed, full output,
+  // checked: a wrong output is not timed) and warmup - 1 more runs of `timed_run`; with 0, nothing:
+  // the first timed run's output is checked instead (ensure_first_checked).
+  template <class TimedRun>
+  void host_prepare(State& s, const Variant& v, const std::string& spec, const Options& opt, int warmup,
+                    TimedRun&& timed_run, bench::Case& me) const {
+    inputs_of(s, spec);
+    if (warmup == 0) {
+      describe_row(s, v, Stats{}, opt, me);
+      return;
+    }
+    const Verdict& verdict = verify(s, v, spec, opt);
+    apply(me.result, verdict);
+    me.result.reference = s.reference_by;
+    describe_row(s, v, s.stats[verdict_key(v, opt)], opt, me);
+    if (!verdict.ok) throw bench::WrongOutput(verdict.text);
+    for (int i = 1; i < warmup; ++i) {
+      nvtx::Range warm("warmup");
+      timed_run();
+    }
+  }
+  // With no warm-up, the first timed output is the verifying one: the reference where this variant
+  // makes it, else checked (a wrong one ends the row).
+  void ensure_first_checked(State& s, const Variant& v, const std::string& spec, const Options& opt,
+                            std::optional<Result>& last, bench::Case& me) const {
+    if (!me.result.verification.empty()) return;
+    if (!s.reference && v.id == reference_for(s.inputs.at(0).shape(), s.options) && options_json(opt) == options_json(s.options) &&
+        options_json(timed_options(opt)) == options_json(verifying_options(opt))) {
+      me.result.extra = extra(v, me.result.scope, stats_of(*last), opt);
+      set_reference(s, spec, std::move(*last), v.id);  // later samples' outputs are checked against it
+      last.reset();
+      me.result.verified = true;
+      me.result.verification = "the reference" + reference_note(s);
+      me.result.reference = v.id;
+      return;
+    }
+    check_timed(s, v, spec, *last, "timed output", me, true);
+    me.result.extra = extra(v, me.result.scope, stats_of(*last), opt);
+  }
 
-  bench::Case kernel_case(bench::Context& ctx, std::vector<bench::Case>& cases, const std::shared_ptr<State>& state,
-                          const Variant& v, const std::string& spec) const {
-    bench::Case c = base_case(v, spec, "kernel");
+  bench::Case kernel_case(const std::shared_ptr<State>& state, const Variant& v, const std::string& spec,
+                          const Options& opt, int warmup, bool sample_stats) const {
+    bench::Case c = base_case(v, spec, "kernel", opt);
     struct Kernel {
       std::unique_ptr<Plan> plan;
       std::unique_ptr<bench::KernelTimer> timer;
+      nlohmann::json per_sample = nlohmann::json::array();
     };
     auto k = std::make_shared<Kernel>();
-    const std::size_t index = cases.size();
-    c.prepare = [this, &ctx, &cases, index, state, k, &v, spec] {
-      bench::Case& me = cases[index];
-      prepare_common(ctx, *state, v, spec, me);
+    // Set-up, `warmup` (at least one) untimed computes, the plan's output checked: the kernel
+    // scope's own path verified before it is timed.
+    c.prepare = [this, state, k, &v, spec, opt, warmup](bench::Case& me) {
+      reference_of(*state, spec);  // before the plan's device memory is taken
       const Inputs& in = state->inputs;
       k->timer = std::make_unique<bench::KernelTimer>();
-      k->plan = set_up_plan(v, in, timed_options(state->options), *k->timer);
+      k->plan = set_up_plan(v, in, timed_options(opt), *k->timer);
       Plan* plan = k->plan.get();
-      k->timer->start([plan](const repix::DeviceInputs& d, cudaStream_t s) { plan->compute(d, s); }, ctx.req.warmup,
-                      range_of(v));
+      k->timer->start([plan](const repix::DeviceInputs& d, cudaStream_t s) { plan->compute(d, s); },
+                      std::max(1, warmup), range_of(v));
+      const Result out = k->plan->result(k->timer->stream());
+      describe_row(*state, v, stats_of(out), opt, me);
+      check_timed(*state, v, spec, out, "kernel-scope output", me, true);
     };
-    c.sample = [k] { return k->timer->sample(); };
-    c.finish = [this, &cases, index, state, k, &v] {
-      bench::Case& me = cases[index];
-      // The output of the timed path itself must be right, not only the verifying run's.
+    c.sample = [this, k, sample_stats](bench::Case&) {
+      const double ms = k->timer->sample();
+      if (sample_stats) k->per_sample.push_back(stats_json(k->plan->stats()));
+      return ms;
+    };
+    // The output of the timed path itself must be right, not only the first one.
+    c.finish = [this, state, k, &v, spec, opt, sample_stats](bench::Case& me) {
       const Result got = k->plan->result(k->timer->stream());
-      const Verdict again = check(v, state->inputs, *state->reference, got, "kernel-scope output");
-      if (!again.ok) apply(me.result, again);
-      kernel_extra(me.result.extra, got, *k->plan, state->options);
+      check_timed(*state, v, spec, got, "kernel-scope output", me, false);
+      kernel_extra(me.result.extra, got, *k->plan, opt);
+      if (sample_stats) me.result.extra["sample_stats"] = std::move(k->per_sample);
       k->plan.reset();
       k->timer.reset();
     };
     return c;
   }
 
-  bench::Case end_to_end_case(bench::Context& ctx, std::vector<bench::Case>& cases,
-                              const std::shared_ptr<State>& state, const Variant& v, const std::string& spec) const {
-    bench::Case c = base_case(v, spec, "end-to-end");
-    const std::size_t index = cases.size();
-    auto breakdowns = std::make_shared<nlohmann::json>(nlohmann::json::array());
-    c.prepare = [this, &ctx, &cases, index, state, &v, spec, breakdowns] {
-      breakdowns->clear();
-      prepare_common(ctx, *state, v, spec, cases[index]);
+  bench::Case end_to_end_case(const std::shared_ptr<State>& state, const Variant& v, const std::string& spec,
+                              const Options& opt, int warmup) const {
+    bench::Case c = base_case(v, spec, "end-to-end", opt);
+    struct Host {
+      std::optional<Result> last;  // the last timed run's output, checked at the end
+      nlohmann::json breakdowns = nlohmann::json::array();
     };
-    c.sample = [this, state, &v, breakdowns] {
-      const Options opt = timed_options(state->options);
+    auto h = std::make_shared<Host>();
+    const Options timed = timed_options(opt);
+    c.prepare = [this, state, h, &v, spec, opt, timed, warmup](bench::Case& me) {
+      host_prepare(*state, v, spec, opt, warmup, [&] { run_ranged(v, state->inputs, timed); }, me);
+    };
+    c.sample = [this, state, h, &v, spec, opt, timed](bench::Case& me) {
+      h->last.reset();  // the previous output freed before the clock starts, as a caller would
       const auto t0 = std::chrono::steady_clock::now();
-      const Result out = run_ranged(v, state->inputs, opt);
+      h->last = run_ranged(v, state->inputs, timed);
       const double ms = ms_since(t0);
-      nlohmann::json b = sample_breakdown(out);
-      if (!b.is_null()) breakdowns->push_back(std::move(b));
+      nlohmann::json b = sample_breakdown(*h->last);
+      if (!b.is_null()) h->breakdowns.push_back(std::move(b));
+      ensure_first_checked(*state, v, spec, opt, h->last, me);
       return ms;
     };
-    c.finish = [&cases, index, breakdowns] {
-      if (breakdowns->empty()) return;
-      nlohmann::json& extra = cases[index].result.extra;
-      extra["sample_breakdown"] = *breakdowns;
-      extra["breakdown_median"] = report::median_fields(*breakdowns);
+    c.finish = [this, state, h, &v, spec](bench::Case& me) {
+      if (h->last) check_timed(*state, v, spec, *h->last, "timed output", me, false);
+      h->last.reset();
+      if (h->breakdowns.empty()) return;
+      me.result.extra["sample_breakdown"] = h->breakdowns;
+      me.result.extra["breakdown_median"] = report::median_fields(h->breakdowns);
     };
     return c;
   }
@@ -598,9 +623,9 @@ class FamilyOf : public Family {
   // The dataset is written once to a temporary .npy (untimed); each sample reads it back and runs
   // the variant. The file usually sits in the OS page cache after the write (dropping caches
   // needs root): this measures the read path (syscalls, copies, pinning), not the disk.
-  bench::Case with_io_case(bench::Context& ctx, std::vector<bench::Case>& cases, const std::shared_ptr<State>& state,
-                           const Variant& v, const std::string& spec) const {
-    bench::Case c = base_case(v, spec, "with-io");
+  bench::Case with_io_case(const std::shared_ptr<State>& state, const Variant& v, const std::string& spec,
+                           const Options& opt, int warmup) const {
+    bench::Case c = base_case(v, spec, "with-io", opt);
     struct Io {
       std::string path;
       std::unique_ptr<RemoveOnSignal> guard;  // SIGINT/SIGTERM while it exists remove it too
@@ -610,11 +635,10 @@ class FamilyOf : public Family {
       }
     };
     auto io = std::make_shared<Io>();
-    const std::size_t index = cases.size();
-    c.prepare = [this, &ctx, &cases, index, state, io, &v, spec] {
-      bench::Case& me = cases[index];
-      prepare_common(ctx, *state, v, spec, me);
-      const HostImage& img = state->inputs.at(0);
+    const Options timed = timed_options(opt);
+    const bool pinned = v.gpu && gpu_available();
+    auto write_input = [this, state, io, spec] {
+      const HostImage& img = inputs_of(*state, spec).at(0);
       char file[96];  // the pid keeps concurrent runs on the same dataset apart
       std::snprintf(file, sizeof file, "repix-with-io-%ld-%016llx.npy", static_cast<long>(::getpid()),
                     static_cast<unsigned long long>(img.content_hash()));
@@ -622,18 +646,32 @@ class FamilyOf : public Family {
       io->guard = std::make_unique<RemoveOnSignal>(io->path);
       datasets::write_npy(img, io->path);
     };
-    c.sample = [this, state, io, &v, gpu = ctx.gpu] {
-      const auto t0 = std::chrono::steady_clock::now();
-      nvtx::Range r(range_of(v).c_str());  // the file read is part of the with-io run
-      io->last = run_from_file(v, io->path, timed_options(state->options), gpu && v.gpu);
-      return ms_since(t0);
+    c.prepare = [this, state, io, &v, spec, opt, timed, warmup, pinned, write_input](bench::Case& me) {
+      write_input();
+      // The verifying run is in memory: every warm-up run reads the file, as the samples do.
+      host_prepare(*state, v, spec, opt, warmup == 0 ? 0 : 1, [] {}, me);
+      for (int i = 0; i < (warmup == 0 ? 0 : warmup); ++i) {
+        nvtx::Range warm("warmup");
+        nvtx::Range r(range_of(v).c_str());
+        run_from_file(v, io->path, timed, pinned);
+      }
     };
-    c.finish = [this, &cases, index, state, io, &v] {
-      bench::Case& me = cases[index];
-      const Verdict again = check(v, state->inputs, *state->reference, *io->last, "with-io output");
-      if (!again.ok) apply(me.result, again);
+    c.sample = [this, state, io, &v, spec, opt, timed, pinned](bench::Case& me) {
+      io->last.reset();
+      const auto t0 = std::chrono::steady_clock::now();
+      {
+        nvtx::Range r(range_of(v).c_str());  // the file read is part of the with-io run
+        io->last = run_from_file(v, io->path, timed, pinned);
+      }
+      const double ms = ms_since(t0);
+      ensure_first_checked(*state, v, spec, opt, io->last, me);
+      return ms;
+    };
+    c.finish = [this, state, io, &v, spec](bench::Case& me) {
+      if (io->last) check_timed(*state, v, spec, *io->last, "with-io output", me, false);
       std::error_code ec;
       std::filesystem::remove(io->path, ec);
+      io->path.clear();
       io->guard.reset();
       io->last.reset();
     };
@@ -642,17 +680,20 @@ class FamilyOf : public Family {
 
   void add_peer_case(bench::Context& ctx, std::vector<bench::Case>& cases, const std::shared_ptr<State>& state,
                      const peers::Peer& p, const std::string& spec) const {
-    bench::add_peer_case(ctx, cases, p, spec, unit(), [this, &ctx, state, p, spec](bench::Case& me, int n, int warmup) {
-      const Result& ref = reference_of(ctx, *state, spec);
+    bench::add_peer_case(ctx, cases, p, spec, unit(), [this, state, p, spec](bench::Case& me, const protocol::Rule& rule) {
+      const Result& ref = reference_of(*state, spec);
       const Inputs& in = state->inputs;
       me.result.items = items(in);
       me.bytes_per_item = bytes_per_item(in);
+      me.result.reference = state->reference_by;
       std::vector<const HostImage*> host;
       for (const HostImage& img : in) host.push_back(&img);
-      peers::PeerRun run = peers::run(p, host, peer_params(state->options), n, warmup);
+      peers::PeerRun run = peers::run(p, host, peer_params(state->options), rule);
       const nlohmann::json added = peer_extra(state->options);  // named: items() of a temporary would dangle
       for (const auto& [k, value] : added.items()) me.result.extra[k] = value;
-      apply(me.result, check_peer(p, in, ref, std::move(run.output)));
+      Verdict verdict = check_peer(p, in, ref, std::move(run.output));
+      verdict.text += reference_note(*state);
+      apply(me.result, verdict);
       return run;
     });
   }

@@ -155,6 +155,9 @@ Result result_from(const json& j, const std::string& p) {
   r.errors = get_object(j, p, "errors");
   r.extra = get_object(j, p, "extra");
   if (j.contains("not_run")) r.not_run = get_string(j, p, "not_run");
+  if (j.contains("measurement")) r.measurement = get_object(j, p, "measurement");
+  if (j.contains("reference")) r.reference = get_string(j, p, "reference");
+  if (j.contains("options")) r.options = get_object(j, p, "options");
   return r;
 }
 
@@ -326,7 +329,19 @@ json to_json(const Result& x) {
   o["errors"] = x.errors.is_null() ? json::object() : x.errors;
   o["extra"] = x.extra.is_null() ? json::object() : x.extra;
   if (!x.not_run.empty()) o["not_run"] = x.not_run;
+  if (!x.measurement.is_null()) o["measurement"] = x.measurement;
+  if (!x.reference.empty()) o["reference"] = x.reference;
+  if (!x.options.is_null()) o["options"] = x.options;
   return o;
+}
+
+bool Result::noise_above_target() const {
+  if (!measurement.is_object()) return false;
+  const auto reached = measurement.find("noise_reached");
+  const auto rule = measurement.find("rule");
+  if (reached == measurement.end() || !reached->is_boolean() || rule == measurement.end() || !rule->is_object())
+    return false;
+  return !reached->get<bool>() && field_or(*rule, "max_noise_pct", 0.0) > 0;
 }
 
 DatasetInfo dataset_from_json(const json& j) { return dataset_from(j, "dataset"); }
@@ -473,6 +488,8 @@ void finalize(Result& r, double items_per_unit) {
 
 // ---- tables ---------------------------------------------------------------------------------------
 
+std::string format_ms(double ms) { return fmt_sig(ms); }
+
 std::string summary_table(const Report& r) {
   std::ostringstream o;
   o << "# " << describe(r) << "\n";
@@ -484,22 +501,48 @@ std::string summary_table(const Report& r) {
     o << "(no results)\n";
     return o.str();
   }
-  Table t({"family", "variant", "dataset", "scope", ">median ms", ">IQR ms", ">IQR %",
+  Table t({"family", "variant", "dataset", "scope", ">median ms", ">IQR ms", ">IQR %", ">n", ">noise %",
            ">throughput", ">% of bound", "verified"});
-  int unverified = 0;
+  int unverified = 0, noisy = 0;
   for (const auto& x : r.results) {
+    if (!x.verified) ++unverified;
+    if (x.samples_ms.empty()) {  // verified wrong before any sample (not_run says why)
+      t.add({x.family, x.variant, x.dataset, x.scope, "-", "-", "-", "0", "-", "-", "-", x.verified ? "yes" : "NO"});
+      continue;
+    }
     const double iqr = x.q3_ms - x.q1_ms;
     const double rel = (x.median_ms > 0 && std::isfinite(iqr)) ? 100.0 * iqr / x.median_ms
                                                                : std::numeric_limits<double>::quiet_NaN();
     char relbuf[32];
     if (std::isfinite(rel)) std::snprintf(relbuf, sizeof relbuf, "%.1f", rel);
     else std::snprintf(relbuf, sizeof relbuf, "n/a");
-    if (!x.verified) ++unverified;
+    // The noise the stopping rule reached; "!" where sampling stopped on time or count above the
+    // rule's target (the footnote says so).
+    std::string noise = "-";
+    if (x.measurement.is_object()) {
+      const auto n = x.measurement.find("noise_pct");
+      if (n != x.measurement.end() && n->is_number()) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.2f", n->get<double>());
+        noise = buf;
+      } else {
+        noise = "n/a";
+      }
+      if (x.noise_above_target()) {
+        noise += "!";
+        ++noisy;
+      }
+    }
     t.add({x.family, x.variant, x.dataset, x.scope, fmt_sig(x.median_ms), fmt_sig(iqr), relbuf,
-           fmt_throughput(x.throughput, x.unit), fmt_pct(x.pct_of_bound, x.bound),
-           x.verified ? "yes" : "NO"});
+           std::to_string(x.samples_ms.size()), noise, fmt_throughput(x.throughput, x.unit),
+           fmt_pct(x.pct_of_bound, x.bound), x.verified ? "yes" : "NO"});
   }
   o << t.render();
+  o << "# noise %: half-width of the median's 95 % interval over the median (the stopping rule's measure)\n";
+  if (noisy)
+    o << "# " << noisy << " of " << r.results.size()
+      << " results (noise marked !) stopped on --max-time or --max-samples above the --max-noise target: "
+         "their medians are less certain than the rule asked\n";
   if (unverified) o << "# " << unverified << " of " << r.results.size() << " results NOT verified\n";
   return o.str();
 }

@@ -40,8 +40,21 @@ struct Result {
   // "wrong output: ..."); "" when it ran. A bench report holds only results that ran (written
   // only when set: an optional field of schema 1); the paper tables show the others as cells.
   std::string not_run;
+  // How the samples were taken (harness/protocol.hpp: the stopping rule, what stopped it, the
+  // noise reached); null where the samples came from elsewhere (a report of an older repix).
+  // Written only when set, as `options` and `reference`: optional fields of schema 1.
+  nlohmann::json measurement;
+  // Every option value of the family the variant ran with, defaults included ({"threads": 0, ...});
+  // null where unknown (peers, older reports).
+  nlohmann::json options;
+  // The variant whose output this row was checked against (the reference variant itself, or one
+  // the family's tests prove identical to it: `verification` says which); "" when unknown.
+  std::string reference;
 
   bool ran() const { return not_run.empty() && !samples_ms.empty(); }
+  // Sampling ended on a time or sample limit before the noise target was met (false where the
+  // rule had no noise target, or nothing says).
+  bool noise_above_target() const;
   // Ran and was not verified, or stopped with an error or a wrong output.
   bool failed() const {
     return (ran() && !verified) || not_run.rfind("error", 0) == 0 || not_run.rfind("wrong output", 0) == 0;
@@ -101,6 +114,9 @@ Stats summarize(std::vector<double> samples);
 nlohmann::json median_fields(const nlohmann::json& samples);
 // Fills median/q1/q3/min and throughput from samples_ms and items (unit chosen by the caller).
 void finalize(Result& r, double items_per_unit);
+
+// A time in milliseconds with 4 significant digits, fixed notation ("0.01235", "1235").
+std::string format_ms(double ms);
 
 // Human-readable summary, one line per result (what scripts/bench prints last).
 std::string summary_table(const Report& r);

@@ -11,7 +11,10 @@ namespace repix::suites {
 const std::vector<Suite>& all() {
   static const std::vector<Suite> s = [] {
     std::vector<Suite> v = {
-        {"default", "every variant on moderate generated 2D/3D inputs (what scripts/bench runs; minutes on 2 cores)", {}},
+        {"default",
+         "the tour: every family and every variant this machine can run, on inputs sized so that the whole suite "
+         "takes minutes (what scripts/bench runs); heavy inputs are in the *-targets suites and the tables",
+         {}},
         {"quick", "tiny inputs, for smoke tests", {}},
         {"targets", "the ECC performance-target inputs: float32 8192^2 and 512^3, uniform 256 levels and GRF", {}},
         {"iwpp-targets",

@@ -11,6 +11,7 @@
 #include "core/atomic_file.hpp"
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
+#include "core/plan_end_to_end.hpp"
 #include "ecc/cpu_accumulate.hpp"
 #include "ecc/ecc.hpp"
 
@@ -116,24 +117,7 @@ Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::str
   nvtx::Range range(nvtx_name.c_str());
   check_input(img);
   require_gpu();
-  CudaStream stream;
-  DeviceBuffer<unsigned char> d_in;
-  {
-    nvtx::Range r("init");
-    d_in.allocate(img.bytes());
-    plan.setup({img.dtype(), img.shape()}, {}, stream.get());
-  }
-  {
-    nvtx::Range r("h2d", static_cast<std::int64_t>(img.bytes()));
-    REPIX_CUDA(cudaMemcpyAsync(d_in.get(), img.raw(), img.bytes(), cudaMemcpyHostToDevice,
-                               stream.get()));
-  }
-  {
-    nvtx::Range r("kernel");
-    plan.compute({d_in.get()}, stream.get());
-  }
-  nvtx::Range r("d2h");
-  return plan.result(stream.get());
+  return plan_end_to_end(plan, img, Options{});
 }
 
 }  // namespace repix::ecc

@@ -9,6 +9,7 @@
 
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
+#include "core/plan_end_to_end.hpp"
 #include "edt/detail.hpp"
 #include "edt/separable.cuh"
 #include "edt/variants.hpp"
@@ -207,31 +208,11 @@ Result download_result(const Shape& shape, const float* d_distance, const void* 
   return r;
 }
 
-Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Options& opt) {
-  CudaStream stream;
-  DeviceBuffer<unsigned char> d_in;
-  {
-    nvtx::Range r("init");
-    d_in.allocate(input.bytes());
-    plan.setup({input.dtype(), input.shape()}, opt, stream.get());
-  }
-  {
-    nvtx::Range r("h2d", static_cast<std::int64_t>(input.bytes()));
-    REPIX_CUDA(cudaMemcpyAsync(d_in.get(), input.raw(), input.bytes(), cudaMemcpyHostToDevice, stream.get()));
-  }
-  {
-    nvtx::Range r("kernel");
-    plan.compute({d_in.get()}, stream.get());
-  }
-  nvtx::Range r("d2h");
-  return plan.result(stream.get());
-}
-
 Result run_gpu_variant(const char* nvtx_name, DevicePlan&& plan, const HostImage& input, const Options& opt) {
   nvtx::Range range(nvtx_name);
   check_input(input);
   require_gpu();
-  return run_plan_end_to_end(std::move(plan), input, opt);
+  return plan_end_to_end(plan, input, opt);
 }
 
 }  // namespace repix::edt

@@ -10,16 +10,12 @@
 #include "iwpp/queue_policy.hpp"
 
 namespace repix::edt {
-// Runs a GPU plan end to end (input already checked): upload, compute, result, with NVTX
-// phases init/h2d/kernel/d2h inside the caller's `edt/<variant>` range.
-Result run_plan_end_to_end(DevicePlan&& plan, const HostImage& input, const Options& opt);
-
 // A plan's result: its device distances (float32, the shape's size) and, when d_linear_sites is
 // not null, its linear sites (64-bit integers), copied to the host. Synchronises the stream.
 Result download_result(const Shape& shape, const float* d_distance, const void* d_linear_sites, cudaStream_t stream);
 
 // A GPU variant's `run`: inside an `nvtx_name` range, checks the input, fails with one line where
-// there is no GPU, then run_plan_end_to_end.
+// there is no GPU, then the plan end to end (core/plan_end_to_end.hpp).
 Result run_gpu_variant(const char* nvtx_name, DevicePlan&& plan, const HostImage& input, const Options& opt);
 
 // One factory per GPU variant file.

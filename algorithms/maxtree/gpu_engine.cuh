@@ -26,6 +26,7 @@
 #include "core/gpu.hpp"
 #include "core/nvtx.hpp"
 #include "core/pinned_pool.hpp"
+#include "core/plan_end_to_end.hpp"
 #include "core/reuse_cache.hpp"
 #include "maxtree/area_core.hpp"
 #include "maxtree/gpu_core.hpp"
@@ -572,26 +573,25 @@ class AreaPlan final : public AreaDevicePlan {
 };
 
 // What an end-to-end run keeps for the next call with the same input type, shape and options
-// (core/reuse_cache.hpp): the plan's device images and flag, the input buffer, the stream.
-// cudaMalloc of those ~300 MB at 6000x4000 costs milliseconds a call, the kernels' own time.
+// (core/reuse_cache.hpp): the set-up plan (its device images and flag), the input buffer, the
+// stream. cudaMalloc of those ~300 MB at 6000x4000 costs milliseconds a call, the kernels' own time.
 template <class PlanT>
 struct EndToEndWorkspace {
   using Key = std::tuple<DType, std::int64_t, std::int64_t, int, bool, std::int64_t>;
-  CudaStream stream;
-  DeviceBuffer<unsigned char> d_in;
+  EndToEndBuffers buffers;
   PlanT plan;
 };
 
-// True for a plan whose compute and download are one call (Plan::compute_to_host).
-template <class P, class = void>
-struct HasComputeToHost : std::false_type {};
-template <class P>
-struct HasComputeToHost<P, std::void_t<decltype(std::declval<P&>().compute_to_host(DeviceInputs{}, cudaStream_t{}))>>
-    : std::true_type {};
-
-// An end-to-end run through PlanT (NVTX `name`, then init (first call of a key only), h2d, kernel,
-// d2h): the workspace of the last call with the same dtype, shape, connectivity, index width and
-// area threshold is reused.
+// An end-to-end run through PlanT (NVTX `name`, then core/plan_end_to_end.hpp's phases: init for
+// the first call of a key only, h2d, kernel with the download inside it): the workspace of the last
+// call with the same dtype, shape, connectivity, index width and area threshold is reused.
+//
+// One copy, before the build: uploading in bands of tile rows, each band's build under the next
+// band's copy, measured slower (gpu-opt, 6000x4000 8-bit, an H200, one process: this one
+// pageable copy 4.44 ms end to end; eight pageable copies on a second stream 5.49; eight bands
+// staged through a pinned block by the host's threads 5.60; one such staged copy 5.04; one staged
+// by a single memcpy 8.20). The driver's one pageable copy beats any staging of ours here, and a
+// band's copy call holds the host while the GPU would need the next launch.
 template <class PlanT>
 auto run_end_to_end(const char* name, const HostImage& image, const Options& opt) {
   nvtx::Range range(name);
@@ -599,37 +599,8 @@ auto run_end_to_end(const char* name, const HostImage& image, const Options& opt
   const typename Workspace::Key key{image.dtype(), image.shape().nx, image.shape().ny, opt.connectivity,
                                     opt.wide_index, opt.area};
   auto& cache = reuse_cache<typename Workspace::Key, Workspace>();
-  std::unique_ptr<Workspace> ws = cache.take_or_make(key, [&] {
-    nvtx::Range r("init");
-    auto w = std::make_unique<Workspace>();
-    w->d_in.allocate(image.bytes());
-    w->plan.setup({image.dtype(), image.shape()}, opt, w->stream.get());
-    return w;
-  });
-  cudaStream_t s = ws->stream.get();
-  // One copy, before the build: uploading in bands of tile rows, each band's build under the next
-  // band's copy, measured slower (gpu-opt, 6000x4000 8-bit, a lent H200, one process at 79ed85b:
-  // this one pageable copy 4.44 ms end to end; eight pageable copies on a second stream 5.49;
-  // eight bands staged through a pinned block by the host's threads 5.60; one such staged copy
-  // 5.04; one staged by a single memcpy 8.20). The driver's one pageable copy beats any staging
-  // of ours here, and a band's copy call holds the host while the GPU would need the next launch.
-  {
-    nvtx::Range r("h2d", static_cast<std::int64_t>(image.bytes()));
-    REPIX_CUDA(cudaMemcpyAsync(ws->d_in.get(), image.raw(), image.bytes(), cudaMemcpyHostToDevice, s));
-  }
-  auto result = [&] {
-    if constexpr (HasComputeToHost<PlanT>::value) {
-      nvtx::Range r("kernel");  // with the engine's `d2h` inside it: the download overlaps the flatten
-      return ws->plan.compute_to_host({ws->d_in.get()}, s);
-    } else {
-      {
-        nvtx::Range r("kernel");
-        ws->plan.compute({ws->d_in.get()}, s);
-      }
-      nvtx::Range r("d2h");
-      return ws->plan.result(s);
-    }
-  }();
+  std::unique_ptr<Workspace> ws = cache.take_or_make(key, [] { return std::make_unique<Workspace>(); });
+  auto result = repix::run_end_to_end(ws->plan, ws->buffers, {&image}, opt);
   cache.put(key, std::move(ws));
   return result;
 }

@@ -23,6 +23,7 @@
 #include "core/grid2d.cuh"
 #include "core/image.hpp"
 #include "core/nvtx.hpp"
+#include "core/plan_end_to_end.hpp"
 #include "iwpp/queue.cuh"
 #include "reconstruct/reconstruct.hpp"
 
@@ -300,7 +301,6 @@ class Plan final : public DevicePlan {
   }
   Result result(cudaStream_t s) override {
     if (!computed_) throw Error("internal: reconstruct plan result() before compute()");
-    nvtx::Range r("d2h");
     Result res;
     res.image = HostImage(dtype_, shape_);
     REPIX_CUDA(cudaMemcpyAsync(res.image.raw(), out_.get(), res.image.bytes(), cudaMemcpyDeviceToHost, s));
@@ -329,17 +329,8 @@ Result run_end_to_end(const std::string& id, const HostImage& marker, const Host
   require_gpu();
   const std::string name = "reconstruct/" + id;
   nvtx::Range range(name.c_str());
-  CudaStream stream;
   Plan<Impl> plan;
-  plan.setup({mask.dtype(), mask.shape()}, opt, stream.get());
-  DeviceBuffer<unsigned char> d_marker(marker.bytes()), d_mask(mask.bytes());
-  {
-    nvtx::Range r("h2d");
-    REPIX_CUDA(cudaMemcpyAsync(d_marker.get(), marker.raw(), marker.bytes(), cudaMemcpyHostToDevice, stream.get()));
-    REPIX_CUDA(cudaMemcpyAsync(d_mask.get(), mask.raw(), mask.bytes(), cudaMemcpyHostToDevice, stream.get()));
-  }
-  plan.compute({d_marker.get(), d_mask.get()}, stream.get());
-  return plan.result(stream.get());
+  return plan_end_to_end(plan, {&marker, &mask}, opt);
 }
 
 template <template <class> class Impl>

@@ -48,7 +48,7 @@ struct KernelSeconds final : Chrono {
 };
 
 template <class T>
-PeerRun run_typed(const HostImage& image, int connectivity, int samples, int warmup, bool kernel_scope) {
+PeerRun run_typed(const HostImage& image, int connectivity, const protocol::Rule& rule, bool kernel_scope) {
   const Shape& s = image.shape();
   const int width = static_cast<int>(s.nx), height = static_cast<int>(s.ny);
   // Its device pitch (the unit of its parent indices): the same cudaMallocPitch call it makes.
@@ -75,9 +75,7 @@ PeerRun run_typed(const HostImage& image, int connectivity, int samples, int war
     if (kernel_scope && chrono.seconds < 0) throw Error("peer blin-maxtree: its chrono reported no kernel time");
     return kernel_scope ? chrono.seconds * 1e3 : host_ms;
   };
-  for (int k = 0; k < warmup; ++k) call();
-  PeerRun r;
-  for (int k = 0; k < samples; ++k) r.samples_ms.push_back(call());
+  PeerRun r = sample_native(rule, call);
   r.scope = kernel_scope ? "kernel" : "end-to-end";
   r.version = REPIX_BLIN_MAXTREE_VERSION;
   // The last call's parent image, as linear indices in uint16 halves (see the top of the file).
@@ -96,7 +94,7 @@ PeerRun run_typed(const HostImage& image, int connectivity, int samples, int war
   return r;
 }
 
-PeerRun run(const std::vector<const HostImage*>& inputs, const nlohmann::json& params, int samples, int warmup,
+PeerRun run(const std::vector<const HostImage*>& inputs, const nlohmann::json& params, const protocol::Rule& rule,
             bool kernel_scope) {
   const HostImage& image = *inputs.at(0);
   const Shape& s = image.shape();
@@ -104,15 +102,15 @@ PeerRun run(const std::vector<const HostImage*>& inputs, const nlohmann::json& p
   // not exercised by its authors, and a fault there would end every GPU case of the run.
   if (s.nx < 64 || s.ny < 16) throw Unsupported("peer blin-maxtree: images of at least one 64x16 tile only");
   const int connectivity = params.value("connectivity", 4);
-  if (image.dtype() == DType::u8) return run_typed<std::uint8_t>(image, connectivity, samples, warmup, kernel_scope);
-  if (image.dtype() == DType::u16) return run_typed<std::uint16_t>(image, connectivity, samples, warmup, kernel_scope);
+  if (image.dtype() == DType::u8) return run_typed<std::uint8_t>(image, connectivity, rule, kernel_scope);
+  if (image.dtype() == DType::u16) return run_typed<std::uint16_t>(image, connectivity, rule, kernel_scope);
   throw Unsupported("peer blin-maxtree takes uint8 and uint16 images only");
 }
 
 NativePeer blin_peer(std::string id, std::string description, bool kernel_scope) {
   return {{"maxtree", std::move(id), std::move(description), true, true},
-          [kernel_scope](const std::vector<const HostImage*>& in, const nlohmann::json& p, int samples, int warmup) {
-            return run(in, p, samples, warmup, kernel_scope);
+          [kernel_scope](const std::vector<const HostImage*>& in, const nlohmann::json& p, const protocol::Rule& rule) {
+            return run(in, p, rule, kernel_scope);
           }};
 }
 

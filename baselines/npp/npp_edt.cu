@@ -35,7 +35,7 @@ NppStreamContext stream_context(cudaStream_t stream) {
   return c;
 }
 
-PeerRun run_edt(const HostImage& mask, int samples, int warmup) {
+PeerRun run_edt(const HostImage& mask, const protocol::Rule& rule) {
   if (mask.dtype() != DType::u8) throw Unsupported("peer npp-pba takes uint8 input only");
   const Shape& s = mask.shape();
   if (s.ndim != 2) throw Error("peer npp-pba: 2D images only");
@@ -60,11 +60,8 @@ PeerRun run_edt(const HostImage& mask, int samples, int warmup) {
                                                  scratch.get(), ctx),
           "nppiDistanceTransformPBA_8u32f_C1R_Ctx");
   };
-  timing::Config cfg;
-  cfg.warmup = warmup;
-  cfg.samples = samples;
-  PeerRun r;
-  r.samples_ms = timing::time_gpu(call, stream.get(), cfg);
+  timing::GpuSampler sampler(/*flush_l2=*/true);
+  PeerRun r = sample_native(rule, [&] { return sampler.sample(call, stream.get()); });
   r.scope = "kernel";
   const NppLibraryVersion* v = nppGetLibVersion();
   r.version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->build);
@@ -78,8 +75,8 @@ PeerRun run_edt(const HostImage& mask, int samples, int warmup) {
 
 NativePeer npp_pba_peer() {
   return {{"edt", "npp-pba", "NPP nppiDistanceTransformPBA_8u32f_C1R_Ctx (PBA+, exact, uint8 input)", true, true},
-          [](const std::vector<const HostImage*>& inputs, const nlohmann::json&, int samples, int warmup) {
-            return run_edt(*inputs.at(0), samples, warmup);
+          [](const std::vector<const HostImage*>& inputs, const nlohmann::json&, const protocol::Rule& rule) {
+            return run_edt(*inputs.at(0), rule);
           }};
 }
 

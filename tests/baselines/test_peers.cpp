@@ -32,14 +32,14 @@ if peer == "fake-fail":
     print("peers.py: ValueError: marker and mask differ", file=sys.stderr)
     sys.exit(1)
 out = args[args.index("--output") + 1]
-n = int(args[args.index("--samples") + 1])
+n = int(args[args.index("--max-samples") + 1])
 header = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }"
 header += " " * (64 - 10 - len(header) - 1) + "\n"
 with open(out, "wb") as f:
     f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
     f.write(struct.pack("<6f", 0, 1, 2, 3, 4, 5))
 print("noise before the result line")
-print(json.dumps({"samples_ms": [1.5] * n, "scope": "end-to-end", "version": "9.9"}))
+print(json.dumps({"samples_ms": [1.5] * n, "scope": "end-to-end", "version": "9.9", "stopped_by": "max-samples", "sampling_s": 0.25}))
 )PY";
 
 class Peers : public ::testing::Test {
@@ -69,8 +69,10 @@ TEST_F(Peers, ListsByFamilyAndRunsOne) {
   EXPECT_EQ(edt[0].id, "fake-edt");
   EXPECT_TRUE(peers::available("ecc").empty());
   HostImage in(DType::u8, Shape::d2(2, 3));
-  const peers::PeerRun r = peers::run(edt[0], {&in}, {{"connectivity", 8}}, 4, 1);
+  const peers::PeerRun r = peers::run(edt[0], {&in}, {{"connectivity", 8}}, protocol::Rule::fixed(4));
   EXPECT_EQ(r.samples_ms, std::vector<double>(4, 1.5));
+  EXPECT_EQ(r.stopped_by, protocol::Stop::kMaxSamples);
+  EXPECT_EQ(r.sampling_s, 0.25);
   EXPECT_EQ(r.scope, "end-to-end");
   EXPECT_EQ(r.version, "9.9");
   ASSERT_EQ(r.output.dtype(), DType::f32);
@@ -83,7 +85,7 @@ TEST_F(Peers, FailureCarriesThePeersMessage) {
   ASSERT_EQ(rec.size(), 1u);
   HostImage in(DType::u8, Shape::d2(2, 2));
   try {
-    peers::run(rec[0], {&in, &in}, {}, 1, 0);
+    peers::run(rec[0], {&in, &in}, {}, protocol::Rule::fixed(1));
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("marker and mask differ"), std::string::npos) << e.what();

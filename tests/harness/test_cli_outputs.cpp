@@ -197,7 +197,7 @@ TEST_F(CliOutputs, Item5SigtermOrSigintWhileWritingLeavesNoTemporary) {
 
 TEST_F(CliOutputs, Item5KilledBenchWithIoLeavesNoTemporaryNpy) {
   const pid_t pid = start("bench --family ecc --variants seq --dataset uniform:512x512:levels=64:dtype=uint8:seed=1 "
-                          "--scopes with-io --cpu-samples 1000000 --warmup 0");
+                          "--scopes with-io --cpu-samples 100000 --warmup 0");
   ASSERT_GT(pid, 0);
   const bool written = appears(tmp_, "repix-with-io-");
   ::kill(pid, written ? SIGTERM : SIGKILL);

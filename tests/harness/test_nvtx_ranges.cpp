@@ -3,7 +3,8 @@
 // `--nvtx-include "repix@<family>/<variant>/" --nvtx-exclude "repix@warmup/"` selects the timed
 // runs), for a CPU variant of each family run through the generic path (`repix profile`, and a
 // table's measure()); on a GPU (skipped without), the kernel-scope path of each family's gpu-opt:
-// set-up and uploads under "setup" outside the variant's ranges, the bench's KernelTimer.
+// set-up and uploads under "setup" outside the variant's ranges, the bench's KernelTimer, and the
+// reference (another variant's run, since the protocol verifies) under "reference".
 #include <gtest/gtest.h>
 
 #include <string>
@@ -98,8 +99,9 @@ TEST(NvtxRange, ProfileOfEveryFamilyNestsFamilyVariantPhasesAndWrapsTheWarmup) {
       if (s == warm) ++warmups;
       if (s == run) ++timed;
       if (s.size() > run.size() && starts_with(s, run)) ++phases;  // inside a timed run
-      // Every range is the dataset's, the warm-up's (wrapping the variant's) or a timed run's.
-      EXPECT_TRUE(on_path(s, warm) || on_path(s, run) || s[0] == "dataset")
+      // Every range is the dataset's, the reference's (another variant computing it), the warm-up's
+      // (wrapping the variant's) or a timed run's.
+      EXPECT_TRUE(on_path(s, warm) || on_path(s, run) || s[0] == "dataset" || s[0] == "reference")
           << "range outside the expected nesting: " << s.back() << " at depth " << s.size();
     }
     EXPECT_EQ(warmups, 1);
@@ -120,18 +122,22 @@ TEST(NvtxRange, MeasuredRunsOpenTheVariantsRangesOnly) {
     SCOPED_TRACE(f->name() + "/" + variant + " on " + dataset);
     auto p = f->problem(dataset, cli::Args{});
     bench::Reps reps;
-    reps.cpu_samples = 2;
-    reps.cpu_budget_ms = 1e9;
+    reps.cpu = protocol::Rule::fixed(2);
     Recorder rec;
     const report::Result r = f->measure(*p, variant, "end-to-end", reps, cli::Args{});
     EXPECT_TRUE(r.verified) << r.not_run << r.verification;
-    int runs = 0;
+    int runs = 0, warmups = 0;
     for (const Stack& s : rec.pushes) {
       EXPECT_EQ(s.back().find('/'), std::string::npos) << s.back();
-      EXPECT_EQ(s[0], f->name()) << "outside the family's ranges: " << s.back();
-      if (s.size() == 2) ++runs;
+      // The variant's own runs, its verifying warm-up, or the reference computed by another variant.
+      const std::size_t at = s[0] == "warmup" || s[0] == "reference" ? 1 : 0;
+      if (s.size() == at) continue;  // the "warmup" or "reference" range itself
+      EXPECT_EQ(s[at], f->name()) << "outside the family's ranges: " << s.back();
+      if (s.size() == 2 && at == 0) ++runs;
+      if (s.size() == 3 && s[0] == "warmup") ++warmups;
     }
-    EXPECT_GE(runs, 2);  // the two samples (and the reference, the same variant or another)
+    EXPECT_EQ(runs, 2);     // the two samples
+    EXPECT_EQ(warmups, 1);  // the verifying run (the reference where the variant makes it)
   }
 }
 
@@ -163,7 +169,9 @@ TEST(NvtxRangeGpu, KernelScopeProfileSetsUpOutsideTheVariantsRanges) {
       if (s[0] == "setup") EXPECT_EQ(std::count(s.begin(), s.end(), f->name()), 0) << "set-up inside the variant";
       if (s == warm) ++warmups;
       if (s == run) ++timed;
-      EXPECT_TRUE(s[0] == "dataset" || s[0] == "setup" || on_path(s, warm) || on_path(s, run)) << s.back();
+      EXPECT_TRUE(s[0] == "dataset" || s[0] == "setup" || s[0] == "reference" || on_path(s, warm) || on_path(s, run))
+          << s.back();
+      if (s[0] == "reference") EXPECT_NE(std::count(s.begin(), s.end(), std::string("gpu-opt")), 1) << "reference by the profiled variant";
     }
     EXPECT_EQ(setups, 1);
     EXPECT_EQ(warmups, 1);

@@ -3,7 +3,9 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ami/ranklet/ranklet.hpp"
 #include "harness/options.hpp"
@@ -14,6 +16,16 @@ namespace repix::family::ami_shared {
 inline bool close_enough(double got, double want) {
   return std::fabs(got - want) <= std::max(1e-9 * std::fabs(want), 1e-12);
 }
+
+// The elements ranklet seq sorts on an image of this shape: a (2r)^2 window a pixel and window
+// size. The ranklet and ami references are seq up to kSeqReferenceElements (about 0.7 s of seq on
+// one core, ~10 ns an element), omp-hist above (bit-identical: RankletCpuVariant, AmiVariant).
+inline std::int64_t sorted_window_elements(const Shape& s, const std::vector<int>& windows) {
+  std::int64_t per_pixel = 0;
+  for (int r : windows) per_pixel += std::int64_t(4) * r * r;
+  return s.size() * per_pixel;
+}
+inline constexpr std::int64_t kSeqReferenceElements = std::int64_t(1) << 26;
 
 // --windows R,R,...: powers of two from 2 to 32, each once, in output order, into Options::windows.
 template <class Options>

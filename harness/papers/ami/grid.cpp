@@ -199,10 +199,7 @@ TableInfo table_info(const char* id_text, const char* description, std::function
             }
             const int reps = a.get_int("reps", run.small ? 1 : 3);
             if (reps < 1) throw cli::UsageError("--reps must be at least 1");
-            run.reps.gpu_samples = reps;
-            run.reps.warmup = 1;
-            run.reps.cpu_samples = std::min(reps, 3);
-            run.reps.cpu_budget_ms = 1000;
+            run.reps = bench::table_reps(reps);
             run.paper = load_paper(id, a.get("paper"), id);
             run.meta = session.meta("repix table " + id, sizes);
             run.out_dir = a.get("out", a.get("out-dir", session.default_out_dir()));

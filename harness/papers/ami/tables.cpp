@@ -61,8 +61,9 @@ Grid sized(const Run& run, std::string title, std::string explanation, std::vect
 const char* const kTimed =
     "Every cell is checked against the family's reference before its samples count (`repix bench`'s checks). "
     "End-to-end: host image in, host result out (allocation, copies), host clock; kernel: inputs on the GPU, CUDA "
-    "events. GPU cells: the median of --reps samples after one warm-up; CPU cells: up to 3 runs, stopping once "
-    "they add up to a second. One image per size (the thesis averaged 50 mammograms).";
+    "events. GPU cells: the median of at least --reps samples after one warm-up, by repix's stopping rule (each "
+    "cell's JSON holds its samples and what stopped them); CPU cells: up to 3 runs within a second. One image per "
+    "size (the thesis averaged 50 mammograms).";
 
 Grid t51(const Run& run) {
   Grid g = sized(run, "Thesis Table 5.1: AMI (ranklet + features), sequential vs OpenMP, r = 8",

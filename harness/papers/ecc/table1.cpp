@@ -102,9 +102,12 @@ int table1(const cli::Args& a, Meta& meta, const std::string& out_dir, Session& 
     req.family_datasets = {{"ecc", specs}};
     req.variants = {"omp", "gpu-opt"};
     req.scopes = {"kernel", "end-to-end", "with-io"};
-    req.gpu_samples = a.get_int("samples", sizes == "quick" ? 3 : 10, 1);
-    req.cpu_samples = a.get_int("cpu-samples", 3, 1);
-    req.warmup = 1;
+    // The bench's rule, at least 3 samples of each (omp at 512^3 takes seconds a run); --samples and
+    // --cpu-samples fix the counts instead.
+    req.rule.min_samples = 3;
+    req.rule.warmup = 1;
+    req.gpu_samples = a.get_int("samples", sizes == "quick" ? 3 : 0, 1, 100000);
+    req.cpu_samples = a.get_int("cpu-samples", sizes == "quick" ? 3 : 0, 1, 100000);
     req.command = meta.command;
     if (!out_dir.empty()) req.out_path = out_dir + "/ecc-table1-bench.json";
     req.journal = session.writer();  // each result into the table's journal as it is taken

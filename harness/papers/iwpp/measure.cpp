@@ -28,15 +28,6 @@ namespace repix::tables::iwpp_paper {
 using json_fields::field_or;
 using nlohmann::json;
 
-bench::Reps table_reps(int reps) {
-  bench::Reps r;
-  r.gpu_samples = reps;
-  r.warmup = 1;
-  r.cpu_samples = std::min(reps, 3);
-  r.cpu_budget_ms = 1000;
-  return r;
-}
-
 int visible_gpus() {
   if (!gpu_available()) return 0;
   int n = 0;
@@ -98,11 +89,7 @@ const char* const kEdtTimed =
     "propagation properties for wave variants, identity for exact ones (`gpu-opt` is an exact separable EDT, not "
     "the paper's wavefront; `gpu-queue-tq` is the paper's queue, where registered).";
 
-std::string seq_runs_text(const bench::Reps& r) {
-  return "CPU variants (seq included) run up to " + std::to_string(r.cpu_samples) + " times, stopping once their runs "
-         "add up to " + fmt("%.0f", r.cpu_budget_ms / 1e3) + " s (seq's run count is in its column: one run at "
-         "the large sizes); GPU variants " + std::to_string(r.gpu_samples) + " samples. Times are medians.";
-}
+std::string seq_runs_text(const bench::Reps& r) { return bench::table_reps_text(r); }
 
 // ---- the speedup tables ---------------------------------------------------------------------------
 
@@ -192,7 +179,7 @@ TableInfo table_info(const TableDef& def) {
             else if (sizes != "paper") run.sizes = parse_list(sizes, "sizes", 1, 1 << 20);
             const int reps = a.get_int("reps", run.small ? 2 : 5);
             if (reps < 1) throw cli::UsageError("--reps must be at least 1");
-            run.reps = table_reps(reps);
+            run.reps = bench::table_reps(reps);
             run.paper = load_paper(id, a.get("paper"), id);
             // Every input of these tables is an n x n image of at least a byte a pixel: a size the
             // machine cannot hold is refused now, before the journal is opened (each input's full

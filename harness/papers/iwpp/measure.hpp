@@ -19,11 +19,10 @@
 
 namespace repix::tables::iwpp_paper {
 
-// GPU variants: --reps samples after one untimed warm-up. CPU variants (seq included): at most
-// min(--reps, 3) runs, stopping once they add up to a second (one run at least): seq takes seconds
-// to a minute at 8192^2-32768^2, omp-nontiled ~10x seq, and the device round is short. The tables
-// show how many runs each median has.
-bench::Reps table_reps(int reps);
+// Samples by bench::table_reps(--reps): GPU variants at least --reps after one warm-up, CPU
+// variants (seq included) at most min(--reps, 3) runs within a second (one run at least): seq takes
+// seconds to a minute at 8192^2-32768^2, omp-nontiled ~10x seq, and the device round is short. The
+// tables show how many runs each median has.
 
 int visible_gpus();  // 0 without a GPU
 

@@ -22,7 +22,8 @@ int table1(Run& run) {
   std::vector<LadderBlock> blocks;
   for (const auto& marker : markers) {
     bench::Reps once = run.reps;  // seq is only the reference here: one run
-    once.cpu_samples = 1;
+    once.cpu = protocol::Rule::fixed(1);
+    once.cpu.warmup = 0;
     Input in = input(run, "reconstruct", tissue_spec(n, 100, marker), family_options({{"connectivity", "4"}}), once);
     const Timing reference = cell(run, "reconstruct", in, "reference " + marker + " gpu-opt kernel", "gpu-opt", "kernel");
     // Each sample's own stats: the propagation kernels' time (Stats::wavefront_ms), the paper's
