@@ -233,11 +233,10 @@ json describe_cpu() {
   omp["OMP_PLACES"] = getenv_json("OMP_PLACES");
   omp["OMP_WAIT_POLICY"] = getenv_json("OMP_WAIT_POLICY");
   omp["GOMP_SPINCOUNT"] = getenv_json("GOMP_SPINCOUNT");
-  // Who chose the wait policy: repix's default (harness/main.cpp), the caller's environment, or
-  // nobody (libgomp's default: spin, then sleep).
-  omp["wait_policy_source"] = std::getenv("REPIX_OPENMP_DEFAULTS")  ? "repix default (passive)"
-                              : std::getenv("OMP_WAIT_POLICY") ? "environment"
-                                                               : "libgomp default (spin, then sleep)";
+  // The wait policy in force: libgomp's default spins before it sleeps, which on a busy machine
+  // makes OpenMP rows noisy (report.cpp's summary says so where rows are).
+  omp["wait_policy"] = std::getenv("OMP_WAIT_POLICY") ? "environment: " + std::string(std::getenv("OMP_WAIT_POLICY"))
+                                                      : "libgomp default (spin, then sleep)";
   c["openmp"] = omp;
   return c;
 }

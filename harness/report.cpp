@@ -1,6 +1,7 @@
 #include "harness/report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -290,6 +291,19 @@ std::string sag_warning(const Report& r) {
   return "WARNING: GPU clocks sagged during the run" + (why.empty() ? "" : ": " + why);
 }
 
+// The report's OpenMP threads slept while waiting (OMP_WAIT_POLICY=passive in its environment).
+bool waits_passively(const Report& r) {
+  if (!r.env.is_object()) return false;
+  const auto cpu = r.env.find("cpu");
+  if (cpu == r.env.end() || !cpu->is_object()) return false;
+  const auto omp = cpu->find("openmp");
+  if (omp == cpu->end()) return false;
+  const std::string policy = field_or(*omp, "OMP_WAIT_POLICY", "");
+  std::string lower;
+  for (char c : policy) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "passive";
+}
+
 using Key = std::tuple<std::string, std::string, std::string, std::string>;
 Key key_of(const Result& x) { return {x.family, x.variant, x.dataset, x.scope}; }
 
@@ -539,10 +553,14 @@ std::string summary_table(const Report& r) {
   }
   o << t.render();
   o << "# noise %: half-width of the median's 95 % interval over the median (the stopping rule's measure)\n";
-  if (noisy)
+  if (noisy) {
     o << "# " << noisy << " of " << r.results.size()
       << " results (noise marked !) stopped on --max-time or --max-samples above the --max-noise target: "
-         "their medians are less certain than the rule asked\n";
+         "their medians are less certain than the rule asked (a longer --max-time narrows them)\n";
+    if (!waits_passively(r))
+      o << "# CPU rows: OpenMP's threads spin while they wait (libgomp's default); on a machine busy with other "
+           "work that makes them noisy, and OMP_WAIT_POLICY=passive steadies them (README: How repix measures)\n";
+  }
   if (unverified) o << "# " << unverified << " of " << r.results.size() << " results NOT verified\n";
   return o.str();
 }

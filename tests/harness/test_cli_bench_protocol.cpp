@@ -1,7 +1,7 @@
 // `repix bench` through the measurement protocol, end to end: the default suite's plan names every
 // registered family and variant (--plan, nothing measured); each row records its rule, what
 // stopped it, its noise, its options and the variant that computed its reference; OpenMP's wait
-// policy is repix's and recorded; Google Benchmark's flags other than the filter are refused, and
+// policy is recorded; Google Benchmark's flags other than the filter are refused, and
 // a filter that is not a regular expression is a usage error before anything runs.
 #include <gtest/gtest.h>
 
@@ -87,25 +87,27 @@ TEST_F(CliBenchProtocol, RowsRecordTheRuleWhatStoppedThemAndTheirReference) {
   // The progress line of the row, and the summary's noise column.
   EXPECT_NE(r.err.find("[1/1 rows, "), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("noise %"), std::string::npos) << r.out;
-  // OpenMP waits passively unless told (harness/main.cpp), and the report says who chose it.
-  EXPECT_EQ(rep.env["cpu"]["openmp"]["OMP_WAIT_POLICY"], "PASSIVE");
-  EXPECT_EQ(rep.env["cpu"]["openmp"]["wait_policy_source"], "repix default (passive)");
-  const CliResult active = run("bench --family ecc --variants omp --dataset uniform:64x64:levels=9 --samples 2 --out " +
-                               path("a.json"), "OMP_WAIT_POLICY=active");
-  ASSERT_EQ(active.code, 0) << active.err;
+  // The OpenMP wait policy in force is recorded: libgomp's unless the environment chose one.
+  EXPECT_TRUE(rep.env["cpu"]["openmp"]["OMP_WAIT_POLICY"].is_null());
+  EXPECT_EQ(rep.env["cpu"]["openmp"]["wait_policy"], "libgomp default (spin, then sleep)");
+  const CliResult passive = run("bench --family ecc --variants omp --dataset uniform:64x64:levels=9 --samples 2 --out " +
+                                path("a.json"), "OMP_WAIT_POLICY=passive");
+  ASSERT_EQ(passive.code, 0) << passive.err;
   const report::Report a = report::read_report(path("a.json"));
-  EXPECT_EQ(a.env["cpu"]["openmp"]["OMP_WAIT_POLICY"], "active");
-  EXPECT_EQ(a.env["cpu"]["openmp"]["wait_policy_source"], "environment");
+  EXPECT_EQ(a.env["cpu"]["openmp"]["OMP_WAIT_POLICY"], "passive");
+  EXPECT_EQ(a.env["cpu"]["openmp"]["wait_policy"], "environment: passive");
 }
 
 TEST_F(CliBenchProtocol, ARowAboveTheNoiseTargetIsFlagged) {
   // An impossible target (0.0001 %) within 0.05 s: the row stops on time and says so.
   const CliResult r = run("bench --family ecc --variants seq --dataset uniform:64x64:levels=9 --max-noise 0.0001 "
-                          "--max-time 0.05 --out " + path("r.json"));
+                          "--max-time 0.05 --out " + path("r.json"),
+                          "env -u OMP_WAIT_POLICY");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("stopped by max-time (noise above the target)"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("!"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("above the --max-noise target"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("OMP_WAIT_POLICY=passive"), std::string::npos) << r.out;  // the hint, under the default
   const report::Report rep = report::read_report(path("r.json"));
   EXPECT_FALSE(rep.results.at(0).measurement["noise_reached"].get<bool>());
   EXPECT_TRUE(rep.results.at(0).noise_above_target());
