@@ -25,8 +25,13 @@ const std::vector<Kind>& registered_kinds() {
   return all;
 }
 
+// A spec naming no kind is a bad input (exit 1), as a missing file is, not a bad option.
 const Kind& find_kind(const std::string& name) {
-  return find_by_name(registered_kinds(), name, "kind", [](const Kind& k) { return k.name; });
+  try {
+    return find_by_name(registered_kinds(), name, "kind", [](const Kind& k) { return k.name; });
+  } catch (const UnknownName& e) {
+    throw Error(e.what());
+  }
 }
 
 }  // namespace repix::datasets

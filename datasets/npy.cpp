@@ -2,10 +2,17 @@
 // Format: "\x93NUMPY", major, minor, header length (2 bytes LE in 1.0, 4 bytes LE in 2.0/3.0),
 // then a Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (nz, ny, nx), }
 // padded with spaces and a newline, then the array data in C order.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/atomic_file.hpp"
@@ -80,7 +87,13 @@ ParsedHeader parse_header(const std::string& path) {
   std::unique_ptr<std::FILE, FileCloser> f(fp);
 
   unsigned char pre[12];
-  if (std::fread(pre, 1, 8, fp) != 8 || std::memcmp(pre, kMagic, kMagicLen) != 0)
+  const std::size_t got = std::fread(pre, 1, 8, fp);
+  // The magic's first bytes and then the end: an .npy file cut short, not some other file.
+  const std::size_t magic_seen = std::min<std::size_t>(got, kMagicLen);
+  if (got < 8 && got > 0 && std::memcmp(pre, kMagic, magic_seen) == 0)
+    throw Error("truncated .npy header in '" + path + "': the file ends after " + std::to_string(got) +
+                (got == 1 ? " byte" : " bytes") + ", inside the magic and version");
+  if (got != 8 || std::memcmp(pre, kMagic, kMagicLen) != 0)
     throw Error("'" + path + "' is not an .npy file (it does not start with \\x93NUMPY)");
   const int major = pre[6], minor = pre[7];
   std::size_t len_bytes = 0;
@@ -163,7 +176,89 @@ DType descr_dtype(const std::string& descr, const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// A FIFO, a pipe or a character device can be read once, in order: header and data arrive on one
+// stream that cannot be opened twice or seeked. Its bytes go to a temporary regular file first
+// (removed when this returns, or on a signal), which is then read as any .npy.
+class Spooled {
+ public:
+  explicit Spooled(const std::string& source) {
+    std::FILE* in = std::fopen(source.c_str(), "rb");
+    if (!in) throw Error("cannot open '" + source + "': " + std::strerror(errno));
+    std::unique_ptr<std::FILE, FileCloser> hold_in(in);
+    const std::string tmpl = (std::filesystem::temp_directory_path() / "repix-stdin-XXXXXX").string();
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) throw Error("cannot spool '" + source + "' to a temporary file: " + std::strerror(errno));
+    path_ = name.data();
+    guard_ = std::make_unique<RemoveOnSignal>(path_);
+    std::FILE* out = ::fdopen(fd, "wb");
+    if (!out) {
+      ::close(fd);
+      throw Error("cannot spool '" + source + "': " + std::strerror(errno));
+    }
+    std::unique_ptr<std::FILE, FileCloser> hold_out(out);
+    std::vector<char> buf(std::size_t(1) << 20);
+    for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), in)) > 0;)
+      if (std::fwrite(buf.data(), 1, n, out) != n) throw Error("cannot spool '" + source + "': " + std::strerror(errno));
+    if (std::ferror(in)) throw Error("cannot read '" + source + "': " + std::strerror(errno));
+    if (std::fflush(out) != 0) throw Error("cannot spool '" + source + "': " + std::strerror(errno));
+  }
+  ~Spooled() {
+    if (!path_.empty()) std::remove(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::unique_ptr<RemoveOnSignal> guard_;
+};
+
+bool is_stream(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+NpyHeader read_header_of(const std::string& path);
+
+// The file to read for `path`: itself, or for a stream its spooled copy, made on the first read
+// and kept for the process's later reads of the same name (a command reads the header, then the
+// data); removed at exit or on a signal.
+std::string readable_path(const std::string& path) {
+  if (!is_stream(path)) return path;
+  static std::mutex lock;
+  static std::map<std::string, std::unique_ptr<Spooled>> spooled;
+  std::lock_guard<std::mutex> hold(lock);
+  auto& s = spooled[path];
+  if (!s) s = std::make_unique<Spooled>(path);
+  return s->path();
+}
+
+// Runs read(file) on the file to read for `path`; errors name `path`, not a spooled copy.
+template <class Read>
+auto read_as(const std::string& path, Read&& read) {
+  const std::string file = readable_path(path);
+  if (file == path) return read(file);
+  try {
+    return read(file);
+  } catch (const Error& e) {
+    std::string what = e.what();
+    for (std::size_t at; (at = what.find(file)) != std::string::npos;) what.replace(at, file.size(), path);
+    throw Error(what);
+  }
+}
+
+}  // namespace
+
 NpyHeader read_npy_header(const std::string& path) {
+  return read_as(path, [](const std::string& file) { return read_header_of(file); });
+}
+
+namespace {
+
+NpyHeader read_header_of(const std::string& path) {
   const ParsedHeader ph = parse_header(path);
   NpyHeader out;
   out.dtype = descr_dtype(ph.descr, path);
@@ -195,16 +290,22 @@ NpyHeader read_npy_header(const std::string& path) {
   return out;
 }
 
+}  // namespace
+
 HostImage read_npy(const std::string& path, bool pinned) {
-  const NpyHeader h = read_npy_header(path);
-  HostImage img(h.dtype, h.shape, pinned);
-  open_npy_source(path)->read(0, slab_count(h.shape), img.raw());
-  return img;
+  return read_as(path, [pinned](const std::string& file) {
+    const NpyHeader h = read_header_of(file);
+    HostImage img(h.dtype, h.shape, pinned);
+    detail::make_file_slab_source(file, h.data_offset, h.shape, h.dtype)->read(0, slab_count(h.shape), img.raw());
+    return img;
+  });
 }
 
 std::unique_ptr<SlabSource> open_npy_source(const std::string& path) {
-  const NpyHeader h = read_npy_header(path);
-  return detail::make_file_slab_source(path, h.data_offset, h.shape, h.dtype);
+  return read_as(path, [](const std::string& file) {
+    const NpyHeader h = read_header_of(file);
+    return detail::make_file_slab_source(file, h.data_offset, h.shape, h.dtype);
+  });
 }
 
 namespace {

@@ -1,4 +1,5 @@
 // const, checker and ramp: elementwise functions of the coordinates, no randomness.
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -9,10 +10,16 @@ namespace {
 
 // ---- parameters ------------------------------------------------------------------------------
 
-// A value to be stored in dtype t: integers in range for integer dtypes, any finite number
-// (rounded to float32 when stored) for float32. Returns its canonical text.
+// A value to be stored in dtype t: integers in range for integer dtypes, a number that float32
+// holds as a finite value (rounded to float32 when stored) for float32: 1e39 would become +inf,
+// which value=inf is refused as. Returns its canonical text.
 std::string canonical_value(const std::string& key, const std::string& v, DType t) {
-  if (t == DType::f32) return format_double(parse_double(key, v));
+  if (t == DType::f32) {
+    const double x = parse_double(key, v);
+    if (!std::isfinite(static_cast<float>(x)))
+      throw Error(key + "=" + v + " does not fit in float32 (its largest finite value is about 3.4028e38)");
+    return format_double(x);
+  }
   const std::int64_t x = parse_int(key, v);
   if (x < 0 || x > static_cast<std::int64_t>(dtype_max(t)))
     throw Error(key + "=" + v + " does not fit in " + dtype_name(t) + " (0.." +

@@ -210,7 +210,7 @@ std::vector<std::size_t> choose_variants(const Context& ctx, const std::vector<s
       if (!anywhere || ctx.req.family_datasets.size() == 1) {
         std::string known;
         for (const auto& id : ids) known += (known.empty() ? "" : ", ") + id;
-        throw Error("unknown " + ctx.family + " variant '" + want + "' (known: " + known + ")");
+        throw UnknownName("unknown " + ctx.family + " variant '" + want + "' (known: " + known + ")");
       }
       continue;  // another family's variant
     }
@@ -293,6 +293,11 @@ report::Report report_from_journal(const journal::Journal& j) {
   }
   rep.provenance = {{"rebuilt_from_journal", j.path}, {"results", rep.results.size()},
                     {"torn_last_line_ignored", j.torn_tail}};
+  try {
+    report::check_timings(rep);  // what read_report refuses, refused here too
+  } catch (const Error& e) {
+    throw Error("journal '" + j.path + "': " + e.what());
+  }
   return rep;
 }
 
@@ -406,7 +411,7 @@ int run(const Request& req, report::Report* out) {
         res.verification = std::string("skipped: ") + e.what();
       } catch (const std::exception& e) {  // nothing may escape into Google Benchmark's loop
         res.samples_ms.clear();
-        res.verification = std::string("error: ") + e.what();
+        res.verification = "error: " + message_of(e);
       }
       plan.row_done(elapsed_s() - t0);
       if (res.samples_ms.empty()) {

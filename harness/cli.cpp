@@ -2,7 +2,11 @@
 // 1 for a failed run or bad input (repix::Error), 2 for a usage error, 3 for an internal error.
 #include "harness/cli.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +27,7 @@
 #include "datasets/io.hpp"
 #include "harness/args.hpp"
 #include "harness/bench.hpp"
+#include "harness/json_text.hpp"
 #include "harness/protocol.hpp"
 #include "harness/env.hpp"
 #include "harness/family.hpp"
@@ -92,13 +97,26 @@ std::string command_line(int argc, char** argv) {
 // max_threads() is refused, not clamped, as the option is. A count libgomp would try to honour
 // only fails inside it (SIGSEGV at 70000), and quietly running with fewer threads than asked
 // would mislabel every timing. Values libgomp itself ignores (not numbers) are left to it.
+// OMP_NUM_THREADS as libgomp reads it: a list of positive counts. libgomp ignores a value it cannot
+// read ("0", "abc"), so the run would go on with its default while the report records the value
+// given: refused instead, as too many threads are.
 void check_omp_environment() {
   const char* env = std::getenv("OMP_NUM_THREADS");
   if (!env) return;
-  for (std::string item : split(env, ',')) {
+  std::string text = env;
+  if (text.find_first_not_of(" \t") == std::string::npos) return;  // empty: as unset, for libgomp too
+  std::vector<std::string> items;
+  std::size_t from = 0;
+  for (std::size_t comma; (comma = text.find(',', from)) != std::string::npos; from = comma + 1)
+    items.push_back(text.substr(from, comma - from));
+  items.push_back(text.substr(from));
+  for (std::string item : items) {
     item.erase(0, item.find_first_not_of(" \t"));
     item.erase(item.find_last_not_of(" \t") + 1);
-    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+        item.find_first_not_of('0') == std::string::npos)
+      throw UsageError("OMP_NUM_THREADS='" + text + "' is not a list of thread counts of 1 or more (OpenMP would " +
+                       "ignore it and run with its default); set it to e.g. 4, or unset it");
     if (item.size() > 9 || std::stoll(item) > max_threads())
       throw UsageError("OMP_NUM_THREADS=" + std::string(env) + " asks for more threads than repix runs on this machine (" +
                        max_threads_text() + "); lower it or unset it");
@@ -106,7 +124,13 @@ void check_omp_environment() {
 }
 
 int cmd_list(const Args& a) {
+  a.only({});
+  if (a.positional.size() > 1)
+    throw UsageError("list takes one of families, variants, datasets or tables (got " +
+                     std::to_string(a.positional.size()) + " words)");
   const std::string what = a.positional.empty() ? "all" : a.positional[0];
+  if (what != "all" && what != "families" && what != "variants" && what != "datasets" && what != "tables")
+    throw UsageError("list what? (families, variants, datasets or tables; got '" + what + "')");
   if (what == "all" || what == "families") {
     std::cout << "families:\n";
     for (const auto& f : registry::families()) std::cout << "  " << f << "\n";
@@ -128,8 +152,6 @@ int cmd_list(const Args& a) {
     for (const auto& t : tables::all())
       std::printf("  %-14s %s\n  %-14s   options: %s\n", t.id.c_str(), t.description.c_str(), "", t.usage.c_str());
   }
-  if (what != "all" && what != "families" && what != "variants" && what != "datasets" && what != "tables")
-    throw UsageError("list what? (families, variants, datasets or tables)");
   return 0;
 }
 
@@ -160,13 +182,16 @@ void refuse_report_on_stdout(const std::string& out) {
 int bench_from_journal(const Args& a) {
   a.only({"from", "out"});
   const std::string from = a.get("from");
-  const journal::Journal j = journal::read(from, "bench");
   std::string out = a.get("out");
   const std::string suffix = journal::path_for("");
   if (out.empty() && from.size() > suffix.size() && from.compare(from.size() - suffix.size(), suffix.size(), suffix) == 0)
     out = from.substr(0, from.size() - suffix.size());
   if (out.empty()) throw UsageError("give --out for the report built from '" + from + "'");
   refuse_report_on_stdout(out);
+  // The report over the journal it is built from (any spelling of it) is a usage error, before
+  // anything is read.
+  check_outputs({{"out", out, {}, "a JSON report", false}}, {{"from", from}});
+  const journal::Journal j = journal::read(from, "bench");
   const report::Report rep = bench::report_from_journal(j);
   if (rep.results.empty()) throw Error("the journal '" + from + "' holds no result yet: no report to build");
   std::cout << report::summary_table(rep) << std::flush;
@@ -371,52 +396,93 @@ int print_help(const std::string& cmd, const std::vector<std::string>& positiona
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    if (argc < 2) throw UsageError("no command given");
-    const std::string cmd = argv[1];
-    if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-      if (argc > 3) throw UsageError("help takes at most one command name");
-      const std::string about = argc == 3 ? argv[2] : "";
-      return print_help(about == "--help" || about == "-h" ? "" : about, {});
+namespace {
+
+// The standard descriptors a command starts without are held open on /dev/null, so that no file
+// the command opens takes their number: a closed standard output would otherwise become the first
+// output file or journal and receive the summary table. Standard output is opened read-only, so
+// that writing to it fails and the command says so (stdout_failure).
+void hold_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int got = ::open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
+    if (got >= 0 && got != fd) {  // a lower one was closed too and is held by now: move it
+      ::dup2(got, fd);
+      ::close(got);
     }
-    // `repix CMD ... --help` (or -h) anywhere after the command: that command's help, before its
-    // options are parsed (an option expecting a value would otherwise take --help as its value).
-    for (int i = 2; i < argc; ++i)
-      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-        std::vector<std::string> positional;
-        for (int j = 2; j < argc; ++j)
-          if (argv[j][0] != '-') positional.push_back(argv[j]);
-        return print_help(cmd, positional);
-      }
-    check_omp_environment();
-    // Flags (options without a value) are parsed as flags, so that `--timeline --samples 5` does
-    // not take "--samples" for a value: the families' (reconstruct's --clip, ecc's --timeline),
-    // the tables' --quick, profile's and the ablation tables' --ncu.
-    if (cmd == "bench") {
-      std::vector<std::string> flags = family_flags();
-      flags.push_back("plan");
-      return cmd_bench(argc, argv, Args::parse(argc, argv, 2, flags));
+  }
+}
+
+// What a command wrote to standard output that did not arrive (a full disk, a closed descriptor):
+// the line to say, or "" when everything went out.
+std::string stdout_failure() {
+  errno = 0;
+  std::cout.flush();
+  const bool lost = std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout);
+  const int err = errno;
+  if (!lost) return "";
+  return std::string("cannot write to standard output") + (err ? std::string(": ") + std::strerror(err) : "");
+}
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2) throw UsageError("no command given");
+  const std::string cmd = argv[1];
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    if (argc > 3) throw UsageError("help takes at most one command name");
+    const std::string about = argc == 3 ? argv[2] : "";
+    return print_help(about == "--help" || about == "-h" ? "" : about, {});
+  }
+  // `repix CMD ... --help` (or -h) anywhere after the command: that command's help, before its
+  // options are parsed (an option expecting a value would otherwise take --help as its value).
+  for (int i = 2; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::vector<std::string> positional;
+      for (int j = 2; j < argc; ++j)
+        if (argv[j][0] != '-') positional.push_back(argv[j]);
+      return print_help(cmd, positional);
     }
+  check_omp_environment();
+  // Flags (options without a value) are parsed as flags, so that `--timeline --samples 5` does
+  // not take "--samples" for a value: the families' (reconstruct's --clip, ecc's --timeline),
+  // the tables' --quick, profile's and the ablation tables' --ncu.
+  if (cmd == "bench") {
     std::vector<std::string> flags = family_flags();
-    flags.insert(flags.end(), {"quick", "ncu"});
-    const Args a = Args::parse(argc, argv, 2, flags);
-    if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
-    if (cmd == "list") return cmd_list(a);
-    if (cmd == "gen") return cmd_gen(a);
-    if (cmd == "run") return cmd_run(a);
-    if (cmd == "compare") return cmd_compare(a);
-    if (cmd == "table") {
-      tables::set_command_line(command_line(argc, argv));
-      return cmd_table(a);
-    }
-    if (cmd == "profile") return cmd_profile(a);
-    throw UsageError("unknown command '" + cmd + "'");
+    flags.push_back("plan");
+    return cmd_bench(argc, argv, Args::parse(argc, argv, 2, flags));
+  }
+  std::vector<std::string> flags = family_flags();
+  flags.insert(flags.end(), {"quick", "ncu"});
+  const Args a = Args::parse(argc, argv, 2, flags);
+  if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
+  if (cmd == "list") return cmd_list(a);
+  if (cmd == "gen") return cmd_gen(a);
+  if (cmd == "run") return cmd_run(a);
+  if (cmd == "compare") return cmd_compare(a);
+  if (cmd == "table") {
+    tables::set_command_line(command_line(argc, argv));
+    return cmd_table(a);
+  }
+  if (cmd == "profile") return cmd_profile(a);
+  throw UsageError("unknown command '" + cmd + "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  hold_standard_descriptors();
+  int code = 0;
+  // Every error is one printable line: names with newlines or bytes that are not UTF-8 in it are
+  // spelt as \xHH (json_text.hpp).
+  try {
+    code = dispatch(argc, argv);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "repix: usage error: %s (see `repix help`)\n", e.what());
+    std::fprintf(stderr, "repix: usage error: %s (see `repix help`)\n", json_text::printable(e.what()).c_str());
+    return 2;
+  } catch (const UnknownName& e) {  // a family, variant, suite or table that does not exist: a bad value
+    std::fprintf(stderr, "repix: usage error: %s (see `repix help`)\n", json_text::printable(e.what()).c_str());
     return 2;
   } catch (const Error& e) {
-    std::fprintf(stderr, "repix: error: %s\n", e.what());
+    std::fprintf(stderr, "repix: error: %s\n", json_text::printable(e.what()).c_str());
     return 1;
   } catch (const std::bad_alloc&) {
     // The estimates made up front (host_limits.hpp) are lower bounds: what they miss ends here,
@@ -429,9 +495,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "repix: error: out of host memory (an allocation failed%s)\n", now.c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "repix: internal error: %s\n", e.what());
+    std::fprintf(stderr, "repix: internal error: %s\n", json_text::printable(e.what()).c_str());
     return 3;
   }
+  if (const std::string lost = stdout_failure(); !lost.empty()) {
+    std::fprintf(stderr, "repix: error: %s\n", lost.c_str());
+    return code == 0 ? 1 : code;
+  }
+  return code;
 }
 
 }  // namespace repix::cli

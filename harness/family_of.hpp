@@ -35,6 +35,7 @@
 #include "harness/family.hpp"
 #include "harness/options.hpp"
 #include "harness/outputs.hpp"
+#include "harness/progress.hpp"
 #include "harness/report.hpp"
 
 namespace repix::family {
@@ -68,9 +69,11 @@ class FamilyOf : public Family {
   // "run <family> <synopsis> [--option ...]..." with every option `repix run` takes, then the
   // summary: the lines `repix help` prints.
   std::string run_usage() const override {
-    std::string s = "run " + name() + " " + run_synopsis(), line;
+    const std::string synopsis = run_synopsis();
+    std::string s = "run " + name() + " " + synopsis, line;
     for (const Option& o : option_table()) {
       if (!(o.spec.commands & options::kRun)) continue;
+      if ((synopsis + " ").find("--" + o.spec.name + " ") != std::string::npos) continue;  // named already (--area A)
       const std::string u = o.spec.usage();
       if (s.size() - s.rfind('\n') + u.size() > 100) s += "\n       ";
       s += " " + u;
@@ -83,8 +86,9 @@ class FamilyOf : public Family {
     for (const auto& k : run_arguments()) known.push_back(k);
     known.push_back("variant");
     a.only(known);
-    if (a.positional.size() != 1)
-      throw cli::UsageError("run takes the family name (e.g. `repix run " + name() + " ...`)");
+    if (a.positional.size() != 1)  // the family, and a stray word (a value whose option was lost)
+      throw cli::UsageError("run " + name() + " takes options only; '" + a.positional.back() +
+                            "' is not one (an option's value given without its --name?)");
     const Options opt = options::parse(option_table(), a, options::kRun);
     // Every output checked before anything is computed, then written into one OutputSet: all of
     // them replace their files once every one is written, or none does.
@@ -97,7 +101,11 @@ class FamilyOf : public Family {
     }
     cli::check_outputs(outputs, inputs);
     OutputSet set;
-    const int code = run_command(a, opt);
+    int code = 0;
+    {
+      progress::Heartbeat beat("repix run: " + name() + "/" + a.get("variant", "(default variant)") + " still running");
+      code = run_command(a, opt);
+    }
     set.commit();
     return code;
   }
@@ -115,7 +123,8 @@ class FamilyOf : public Family {
     std::vector<std::string> known = options::names(option_table(), options::kProfile);
     for (const char* k : {"variant", "dataset", "iterations", "scope"}) known.push_back(k);
     a.only(known);
-    if (a.positional.size() != 1) throw cli::UsageError("profile takes the family name");
+    if (a.positional.size() != 1)
+      throw cli::UsageError("profile " + name() + " takes options only; '" + a.positional.back() + "' is not one");
     const Variant& v = find_variant(a.need("variant"));
     const Options opt = options::parse(option_table(), a, options::kProfile);
     const int iterations = a.get_int("iterations", 5, 1, 100000);
@@ -244,7 +253,7 @@ class FamilyOf : public Family {
     } catch (const std::exception& e) {  // GPU out of memory at the largest sizes, for one
       c.result.samples_ms.clear();
       c.result.verified = false;
-      c.result.not_run = std::string("error: ") + e.what();
+      c.result.not_run = "error: " + message_of(e);
     }
     return c.result;
   }

@@ -1,6 +1,7 @@
 #include "harness/journal.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "harness/json_fields.hpp"
+#include "harness/json_text.hpp"
 
 namespace repix::journal {
 
@@ -21,8 +23,26 @@ std::string path_for(const std::string& output) { return output + ".partial.json
 
 Writer::Writer(std::string path, const std::string& kind, const std::string& id, const json& header)
     : path_(std::move(path)), kind_(kind), id_(id) {
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  // Owned by one run: opened without truncating, locked, and only then emptied, so that a second
+  // run writing the same output (and so the same journal) is refused instead of truncating the
+  // first one's measurements. The lock goes with the descriptor: a killed run leaves none.
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) throw Error("cannot write the journal '" + path_ + "': " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK)
+      throw Error("another repix run is writing the same output right now (its journal '" + path_ +
+                  "' is locked); give this run another output name");
+    throw Error("cannot lock the journal '" + path_ + "': " + std::strerror(err));
+  }
+  if (::ftruncate(fd_, 0) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    throw Error("cannot write the journal '" + path_ + "': " + std::strerror(err));
+  }
   json line = header.is_object() ? header : json::object();
   line["repix_journal"] = kJournalVersion;
   line["kind"] = kind;
@@ -43,8 +63,8 @@ Writer::~Writer() {
 
 void Writer::write_line(const json& line) {
   if (fd_ < 0) throw Error("internal: journal '" + path_ + "' written after done()");
-  // replace: a non-UTF-8 byte in a message (a file name) must not lose the whole record.
-  const std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  // json_text: a file name of any bytes in a message or a spec is kept exactly.
+  const std::string text = json_text::dump(line) + "\n";
   std::size_t off = 0;
   while (off < text.size()) {
     const ssize_t n = ::write(fd_, text.data() + off, text.size() - off);
@@ -70,9 +90,9 @@ void Writer::append(const std::string& type, const std::string& key, const json&
 }
 
 void Writer::done() {
+  std::remove(path_.c_str());  // while still locked: no other run takes it over in between
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
-  std::remove(path_.c_str());
 }
 
 const Record* Journal::find(const std::string& type, const std::string& key) const {
@@ -88,6 +108,47 @@ std::vector<const Record*> Journal::all(const std::string& type) const {
   return out;
 }
 
+namespace {
+
+// The first time in `data` that no measurement gives, as "path: value", or "": a number under a
+// key ending in _ms, _us or _s (samples_ms arrays included) must be finite and within what a run
+// can take (0 to 1e10 ms, 1e13 us, 1e7 s), or -1, the "not measured" of some counters.
+std::string implausible_time(const json& data, const std::string& where) {
+  auto limit_of = [](const std::string& key) -> double {
+    auto ends = [&](const char* suffix) {
+      const std::size_t n = std::strlen(suffix);
+      return key.size() >= n && key.compare(key.size() - n, n, suffix) == 0;
+    };
+    if (ends("_ms")) return 1e10;
+    if (ends("_us")) return 1e13;
+    if (ends("_s")) return 1e7;
+    return 0;  // not a time
+  };
+  auto bad = [](const json& v, double limit) {
+    if (!v.is_number()) return false;  // null: a NaN written out; strings and the rest: not times
+    const double x = v.get<double>();
+    return !(x == -1 || (x >= 0 && x <= limit));
+  };
+  if (data.is_object()) {
+    for (auto it = data.begin(); it != data.end(); ++it) {
+      const std::string at = where.empty() ? it.key() : where + "." + it.key();
+      const double limit = limit_of(it.key());
+      if (limit > 0 && bad(it.value(), limit)) return at + " = " + it.value().dump();
+      if (limit > 0 && it.value().is_array())
+        for (std::size_t k = 0; k < it.value().size(); ++k)
+          if (bad(it.value()[k], limit)) return at + "[" + std::to_string(k) + "] = " + it.value()[k].dump();
+      if (const std::string inner = implausible_time(it.value(), at); !inner.empty()) return inner;
+    }
+  } else if (data.is_array()) {
+    for (std::size_t k = 0; k < data.size(); ++k)
+      if (const std::string inner = implausible_time(data[k], where + "[" + std::to_string(k) + "]"); !inner.empty())
+        return inner;
+  }
+  return "";
+}
+
+}  // namespace
+
 Journal read(const std::string& path, const std::string& kind) {
   using json_fields::field_or;
   std::ifstream in(path, std::ios::binary);
@@ -97,7 +158,7 @@ Journal read(const std::string& path, const std::string& kind) {
   while (std::getline(in, line)) lines.push_back(line);
   auto parse = [](const std::string& text, json& out) {
     try {
-      out = json::parse(text);
+      out = json_text::decode(json::parse(text));
       return out.is_object();
     } catch (const std::exception&) {
       return false;
@@ -124,7 +185,11 @@ Journal read(const std::string& path, const std::string& kind) {
       }
       throw Error("'" + path + "' line " + std::to_string(i + 1) + " is damaged (not a journal record)");
     }
-    j.records.push_back({field_or(rec, "record", ""), field_or(rec, "key", ""), field_or(rec, "elapsed_s", -1.0), rec["data"]});
+    const std::string key = field_or(rec, "key", "");
+    if (const std::string bad = implausible_time(rec["data"], ""); !bad.empty())
+      throw Error("'" + path + "' line " + std::to_string(i + 1) + " (" + key + ") holds a time no measurement gives: " +
+                  bad + " (an edited or damaged journal)");
+    j.records.push_back({field_or(rec, "record", ""), key, field_or(rec, "elapsed_s", -1.0), rec["data"]});
   }
   return j;
 }

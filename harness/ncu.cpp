@@ -17,6 +17,8 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "harness/family.hpp"
+#include "harness/json_text.hpp"
+#include "harness/outputs.hpp"
 
 namespace repix::ncu {
 
@@ -417,7 +419,7 @@ std::string to_markdown(const nlohmann::json& kernels) {
 
 nlohmann::json profile(const Target& t, const std::vector<std::string>& sections, const std::string& out_dir) {
   const std::string ncu = find_ncu();
-  std::filesystem::create_directories(out_dir);
+  cli::make_output_folder(out_dir, "out");
   const std::string base = out_dir + "/" + t.family + "-" + t.variant;
   const std::string report = base + ".ncu-rep";
   std::error_code ec;
@@ -455,7 +457,7 @@ nlohmann::json profile(const Target& t, const std::vector<std::string>& sections
      << "\" --nvtx-exclude \"" << kWarmupExclude << "\"`), report `" << report << "`.\n\n"
      << to_markdown(j["kernels"]) << "\nCommand: `" << shell_line(run) << "`\n";
   write_file_atomic(base + ".summary.md", md.str());
-  write_file_atomic(base + ".summary.json", j.dump(1) + "\n");
+  write_file_atomic(base + ".summary.json", json_text::dump(j, 1) + "\n");
   std::fprintf(stderr, "repix profile: %zu kernel(s); summary in %s.summary.{json,md}\n", kernels.size(), base.c_str());
   return j;
 }

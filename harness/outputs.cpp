@@ -65,6 +65,15 @@ std::string list(const std::vector<std::string>& exts) {
 
 }  // namespace
 
+void make_output_folder(const std::string& dir, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw Error("--" + option + " '" + dir + "' is a file, not a folder");
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("--" + option + ": cannot create the folder '" + dir + "': " + ec.message());
+}
+
 void check_outputs(const std::vector<OutputArg>& outputs, const std::vector<std::pair<std::string, std::string>>& inputs) {
   std::vector<const OutputArg*> given;
   for (const OutputArg& o : outputs)

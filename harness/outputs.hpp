@@ -26,4 +26,8 @@ inline OutputArg json_output(const std::string& option = "json") { return {optio
 void check_outputs(const std::vector<OutputArg>& outputs,
                    const std::vector<std::pair<std::string, std::string>>& inputs = {});
 
+// Creates the output folder `dir` (and its parents) for --`option`: repix::Error with the reason
+// when it cannot be (a file of that name, a parent that is a file, no permission).
+void make_output_folder(const std::string& dir, const std::string& option);
+
 }  // namespace repix::cli

@@ -1,8 +1,12 @@
 #include "harness/progress.hpp"
 
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <map>
+#include <mutex>
+#include <thread>
 
 namespace repix::progress {
 
@@ -45,6 +49,36 @@ std::string Plan::line(double elapsed_s) const {
   const double left = remaining_s();
   if (done() < rows() && left >= 0) s += ", ~" + duration(left) + " left";
   return s;
+}
+
+struct Heartbeat::State {
+  std::mutex lock;
+  std::condition_variable wake;
+  bool done = false;
+  std::thread thread;
+};
+
+Heartbeat::Heartbeat(std::string what, double every_s) : state_(std::make_unique<State>()) {
+  State* s = state_.get();
+  s->thread = std::thread([s, what = std::move(what), every_s] {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> hold(s->lock);
+    for (int beat = 1;; ++beat) {
+      const auto at = t0 + std::chrono::duration<double>(every_s * beat);
+      if (s->wake.wait_until(hold, at, [s] { return s->done; })) return;
+      std::fprintf(stderr, "%s, %s so far...\n", what.c_str(),
+                   duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()).c_str());
+    }
+  });
+}
+
+Heartbeat::~Heartbeat() {
+  {
+    std::lock_guard<std::mutex> hold(state_->lock);
+    state_->done = true;
+  }
+  state_->wake.notify_all();
+  state_->thread.join();
 }
 
 std::string Plan::time_per_group() const {

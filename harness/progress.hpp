@@ -4,6 +4,7 @@
 // the mean time of the rows of its group done so far (of all rows done, for a group not started):
 // rows of one family cost alike, those of different families do not.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,19 @@ class Plan {
 
 // "45 s", "3 min 05 s", "1 h 02 min".
 std::string duration(double seconds);
+
+// A line on stderr every `every_s` seconds while it lives ("repix run: ranklet/seq on IMG, 30 s so
+// far..."), so that a long single run is not silent; nothing for runs shorter than that.
+class Heartbeat {
+ public:
+  Heartbeat(std::string what, double every_s = 15);
+  ~Heartbeat();
+  Heartbeat(const Heartbeat&) = delete;
+  Heartbeat& operator=(const Heartbeat&) = delete;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace repix::progress

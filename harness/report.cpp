@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "harness/env.hpp"
 #include "harness/json_fields.hpp"
+#include "harness/json_text.hpp"
 
 namespace repix::report {
 
@@ -179,7 +180,7 @@ void check_time(double ms, const std::string& path, bool zero_ok) {
 // What compare and the tables divide by: the timings of every result that ran are finite and
 // within what a measurement gives (a median of 0, negative, NaN or 1e308 is an edited or damaged
 // report, and would print as "nan" or "inf" ratios); throughputs are finite or null (NaN).
-void check_timings(const Report& r) {
+void check_result_timings(const Report& r) {
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const Result& x = r.results[i];
     if (x.samples_ms.empty()) continue;  // not run: nothing is divided by its times
@@ -419,8 +420,10 @@ void write_report(const Report& r, const std::string& path) {
   // Validate what we write with the same reader users have: never commit an unreadable report.
   const json j = to_json(r);
   from_json(j);
-  write_file_atomic(path, j.dump(2) + "\n");
+  write_file_atomic(path, json_text::dump(j, 2) + "\n");
 }
+
+void check_timings(const Report& r) { check_result_timings(r); }
 
 Report read_report(const std::string& path) {
   std::error_code ec;
@@ -435,7 +438,7 @@ Report read_report(const std::string& path) {
   if (in.bad()) throw Error("cannot read report '" + path + "': read error");
   json j;
   try {
-    j = json::parse(buf.str());
+    j = json_text::decode(json::parse(buf.str()));
   } catch (const json::exception& e) {
     std::string msg = e.what();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
@@ -443,7 +446,7 @@ Report read_report(const std::string& path) {
   }
   try {
     Report r = from_json(j);
-    check_timings(r);
+    check_result_timings(r);
     return r;
   } catch (const Error& e) {
     throw Error("report '" + path + "': " + e.what());

@@ -103,6 +103,8 @@ void write_report(const Report& r, const std::string& path);
 // Also refuses a report whose timings no measurement gives (a median of 0, negative, not finite,
 // above 1e10 ms): what compare and the tables divide by.
 Report read_report(const std::string& path);
+// That check alone (repix::Error naming the first such field), for reports built otherwise.
+void check_timings(const Report& r);
 
 // Medians and quartiles (linear interpolation between order statistics, as numpy's default).
 struct Stats {

@@ -11,6 +11,8 @@
 #include "core/gpu.hpp"
 #include "harness/env.hpp"
 #include "harness/json_fields.hpp"
+#include "harness/json_text.hpp"
+#include "harness/outputs.hpp"
 #include "harness/report.hpp"
 #include "harness/tables.hpp"
 
@@ -88,7 +90,7 @@ json load_paper(const std::string& name, const std::string& override_path, const
   if (!in) throw Error("cannot read the paper's table '" + path + "' (give --paper PATH)");
   json paper;
   try {
-    paper = json::parse(in);
+    paper = json_text::decode(json::parse(in));
   } catch (const std::exception& e) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
@@ -146,11 +148,12 @@ std::string header(const std::string& title, const json& paper, const Meta& m) {
 
 void write_outputs(const std::string& out_dir, const std::string& name, const std::string& md, const json& j) {
   if (out_dir.empty()) return;
-  std::filesystem::create_directories(out_dir);
+  cli::make_output_folder(out_dir, "out-dir");
   OutputSet both;  // the markdown and the JSON replace their old versions together
   write_file_atomic(out_dir + "/" + name + ".md", md);
-  write_file_atomic(out_dir + "/" + name + ".json", j.dump(1) + "\n");
+  write_file_atomic(out_dir + "/" + name + ".json", json_text::dump(j, 1) + "\n");
   both.commit();
+  std::fprintf(stderr, "repix table: wrote %s/%s.md and %s.json\n", out_dir.c_str(), name.c_str(), name.c_str());
 }
 
 // ---- Session ---------------------------------------------------------------------------------
@@ -204,7 +207,7 @@ std::string Session::default_out_dir() const {
 
 void Session::start(const std::string& out_dir, const std::string& name, const Meta& meta) {
   if (replay_ || out_dir.empty()) return;
-  std::filesystem::create_directories(out_dir);
+  cli::make_output_folder(out_dir, "out-dir");
   json args = json::array();
   for (const auto& [k, v] : args_.options)
     if (!output_option(k)) args.push_back({k, v});

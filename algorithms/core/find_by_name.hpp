@@ -1,5 +1,5 @@
 // Lookup by id in a registry-like list, with the one-line error every registry gives:
-// "unknown <what> '<id>' (known: a, b, c)".
+// "unknown <what> '<id>' (known: a, b, c)", a repix::UnknownName.
 #pragma once
 #include <string>
 #include <vector>
@@ -16,7 +16,7 @@ const T& find_by_name(const std::vector<T>& all, const std::string& name, const 
     if (key(t) == name) return t;
     known += (known.empty() ? "" : ", ") + key(t);
   }
-  throw Error("unknown " + what + " '" + name + "' (known: " + known + ")");
+  throw UnknownName("unknown " + what + " '" + name + "' (known: " + known + ")");
 }
 
 }  // namespace repix

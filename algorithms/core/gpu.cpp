@@ -16,7 +16,12 @@ const Probe& probe() {
     Probe r;
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
+    if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice) {
+      // The runtime says "CUDA driver version is insufficient" also where there is no NVIDIA
+      // driver at all, which reads as "upgrade your driver".
+      r.reason = std::string("no NVIDIA GPU and driver usable here (the CUDA runtime says: ") + cudaGetErrorString(e) + ")";
+      cudaGetLastError();
+    } else if (e != cudaSuccess) {
       r.reason = std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
       cudaGetLastError();
     } else if (n == 0) {

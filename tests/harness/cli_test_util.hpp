@@ -82,6 +82,13 @@ class CliTest : public ::testing::Test {
     }
   }
   static int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+  // A failed run: exit `code`, one line on stderr that holds `needle`, no signal.
+  void expect_error(const CliResult& r, int code, const std::string& needle) const {
+    EXPECT_EQ(r.signal, 0) << r.err;
+    EXPECT_EQ(r.code, code) << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "'" << needle << "' not in: " << r.err;
+  }
   std::string cli_;
   std::filesystem::path dir_;
   std::filesystem::path tmp_;

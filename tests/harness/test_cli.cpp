@@ -93,7 +93,7 @@ TEST_F(Cli, NaNInputIsRejectedWithPosition) {
 TEST_F(Cli, UnknownVariantAndUsageErrors) {
   datasets::save(datasets::generate(datasets::Spec::parse("const:4x4:value=1")), path("c.npy"));
   CliResult r = run("run ecc --variant warp-drive --input " + path("c.npy") + " --output " + path("o.csv"));
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 2);  // an unknown name is a bad value: a usage error
   EXPECT_NE(r.err.find("known:"), std::string::npos) << r.err;
   r = run("run ecc --input " + path("c.npy"));
   EXPECT_EQ(r.code, 2) << r.err;
@@ -205,7 +205,7 @@ TEST_F(Cli, ReconstructBadInputsAreOneLineErrorsAndLeaveNothing) {
       {"--marker " + path("m.npy") + " --mask " + path("k.npy") + " --connectivity 6", "connectivity", 2},
       {"--marker " + path("m.npy") + " --mask " + path("k.npy") + " --queue-blocks-per-sm=-2", "queue-blocks-per-sm", 2},
       {"--marker " + path("m.npy"), "--mask", 2},
-      {"--variant warp-drive --marker " + path("m.npy") + " --mask " + path("k.npy"), "known:", 1},
+      {"--variant warp-drive --marker " + path("m.npy") + " --mask " + path("k.npy"), "known:", 2},
   };
   for (const Bad& b : bad) {
     const CliResult r = run("run reconstruct " + b.args + out);

@@ -85,12 +85,6 @@ class CliOutputs : public test::CliTest {
     for (const auto& e : fs::directory_iterator(folder)) v.push_back(e.path().filename().string());
     return v;
   }
-  void expect_error(const CliResult& r, int code, const std::string& needle) const {
-    EXPECT_EQ(r.signal, 0) << r.err;
-    EXPECT_EQ(r.code, code) << r.err;
-    EXPECT_EQ(lines(r.err), 1) << r.err;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << "'" << needle << "' not in: " << r.err;
-  }
   HostImage img_, mask_;
 };
 

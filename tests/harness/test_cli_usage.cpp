@@ -80,7 +80,7 @@ TEST_F(CliUsage, TableHelpShowsTheNamedTable) {
 // An unknown name in a help request is the usual one-line error, with nothing on stdout.
 TEST_F(CliUsage, HelpAboutUnknownNamesIsAnError) {
   const CliResult table = run("table nope --help");
-  EXPECT_EQ(table.code, 1);
+  EXPECT_EQ(table.code, 2);
   EXPECT_TRUE(table.out.empty()) << table.out;
   EXPECT_NE(table.err.find("unknown table 'nope'"), std::string::npos) << table.err;
   EXPECT_EQ(lines(table.err), 1) << table.err;

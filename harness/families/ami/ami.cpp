@@ -17,6 +17,7 @@
 #include "datasets/datasets.hpp"
 #include "harness/families/ami/shared.hpp"
 #include "harness/family_of.hpp"
+#include "harness/json_text.hpp"
 
 namespace repix::family {
 
@@ -132,7 +133,7 @@ class AmiFamily final : public FamilyOf<ami::Variant> {
                                 {"windows", ami::ranklet::windows_text(r.windows)}, {"features", r.features},
                                 {"order", "window, orientation H/V/D, direction horizontal/vertical"},
                                 {"ms", ms}, {"stats", stats_json(r.stats)}};
-      write_file_atomic(json_out, j.dump(1) + "\n");
+      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;
   }

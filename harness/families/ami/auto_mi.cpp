@@ -15,6 +15,7 @@
 #include "datasets/io.hpp"
 #include "harness/families/ami/shared.hpp"
 #include "harness/family_of.hpp"
+#include "harness/json_text.hpp"
 
 namespace repix::family {
 
@@ -188,7 +189,7 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
                           {"horizontal", f.horizontal}, {"vertical", f.vertical},
                           {"nmi_horizontal", f.nmi_x}, {"nmi_vertical", f.nmi_y},
                           {"stats", stats_json(f.stats)}};
-      write_file_atomic(json_out, j.dump(1) + "\n");
+      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;
   }

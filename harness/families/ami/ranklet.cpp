@@ -13,6 +13,7 @@
 #include "datasets/datasets.hpp"
 #include "harness/families/ami/shared.hpp"
 #include "harness/family_of.hpp"
+#include "harness/json_text.hpp"
 
 #include <cstring>
 
@@ -136,7 +137,7 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
                                 {"orientations", "H,V,D"}, {"output_shape", {r.windows.size(), rk::kOrientations,
                                                                               img.shape().ny, img.shape().nx}},
                                 {"ms", ms}, {"stats", stats_json(r.stats)}};
-      write_file_atomic(json_out, j.dump(1) + "\n");
+      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;
   }

@@ -12,6 +12,7 @@
 #include "datasets/datasets.hpp"
 #include "ecc/ecc.hpp"
 #include "harness/family_of.hpp"
+#include "harness/json_text.hpp"
 
 namespace repix::family {
 
@@ -195,7 +196,7 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
       j["values"] = curve.values;
       j["ecc"] = curve.ecc;
       if (!timeline.is_null()) j["timeline"] = timeline;
-      write_file_atomic(json_out, j.dump(1) + "\n");
+      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;
   }

@@ -13,6 +13,7 @@
 #include "edt/verify.hpp"
 #include "harness/family_of.hpp"
 #include "harness/families/edt/checks.hpp"
+#include "harness/json_text.hpp"
 #include "harness/tiled_json.hpp"
 
 namespace repix::family {
@@ -135,7 +136,7 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
         j["properties_ok"] = c.ok;
         if (!c.ok) j["first_violation"] = c.first_violation;
       }
-      write_file_atomic(json_out, j.dump(1) + "\n");
+      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;
   }

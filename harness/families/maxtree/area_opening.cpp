@@ -8,6 +8,7 @@
 #include "core/gpu.hpp"
 #include "datasets/io.hpp"
 #include "harness/families/maxtree/common.hpp"
+#include "harness/json_text.hpp"
 
 namespace repix::family {
 
@@ -104,7 +105,7 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
     if (!json_out.empty()) {
       nlohmann::json j = run_json("area-opening", v.id, input, img, opt, r.stats);
       j["area"] = opt.area;
-      write_file_atomic(json_out, j.dump(1) + "\n");
+      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;
   }

@@ -6,6 +6,7 @@
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/families/maxtree/common.hpp"
+#include "harness/json_text.hpp"
 
 namespace repix::family {
 
@@ -88,7 +89,7 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
       nlohmann::json j = run_json("maxtree", v.id, input, img, opt, r.stats);
       j["nodes"] = maxtree::count_nodes(img, r.parent);
       j["index_dtype"] = r.parent.wide ? "int64" : "int32";
-      write_file_atomic(json_out, j.dump(1) + "\n");
+      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;
   }

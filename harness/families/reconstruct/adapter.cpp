@@ -11,6 +11,7 @@
 #include "datasets/datasets.hpp"
 #include "harness/family_of.hpp"
 #include "harness/families/reconstruct/checks.hpp"
+#include "harness/json_text.hpp"
 #include "reconstruct/reconstruct.hpp"
 
 namespace repix::family {
@@ -166,7 +167,7 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
                                 {"clip", opt.clip},
                                 {"ms", ms},
                                 {"stats", reconstruct_checks::stats_json(r.stats)}};
-      write_file_atomic(json_out, j.dump(1) + "\n");
+      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;
   }

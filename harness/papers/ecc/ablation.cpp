@@ -1,6 +1,7 @@
 // `repix table ecc-ablation`: the ECC optimisation ladder (the paper's section 4.3) from a bench
 // report, with the gain of each step.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -9,7 +10,9 @@
 #include "core/error.hpp"
 #include "harness/env.hpp"
 #include "harness/json_fields.hpp"
+#include "harness/json_text.hpp"
 #include "harness/ncu.hpp"
+#include "harness/outputs.hpp"
 #include "harness/papers/ecc/tables.hpp"
 #include "harness/registry.hpp"
 
@@ -91,12 +94,13 @@ std::string ecc_ablation(const report::Report& r, const std::string& out_dir, co
     md << "\n";
   }
   if (!out_dir.empty()) {
-    std::filesystem::create_directories(out_dir);
+    cli::make_output_folder(out_dir, "out-dir");
     OutputSet both;  // the markdown and the JSON replace their old versions together
     write_file_atomic(out_dir + "/ecc-ablation.md", md.str());
     nlohmann::json j = {{"table", "ecc-ablation"}, {"gpu", gpu}, {"tool", r.tool}, {"command", r.command}, {"rows", rows}};
-    write_file_atomic(out_dir + "/ecc-ablation.json", j.dump(1) + "\n");
+    write_file_atomic(out_dir + "/ecc-ablation.json", json_text::dump(j, 1) + "\n");
     both.commit();
+    std::fprintf(stderr, "repix table: wrote %s/ecc-ablation.md and ecc-ablation.json\n", out_dir.c_str());
   }
   return md.str();
 }

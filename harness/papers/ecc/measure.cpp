@@ -65,10 +65,10 @@ namespace repix::tables {
 
 const char* ecc_table_usage(int n) {
   switch (n) {
-    case 1: return "[--quick | --sizes quick|default|paper|big] [--dataset SPEC]... [--samples N] [--cpu-samples N] [--out-dir DIR] [--paper P.json] | --from JOURNAL [--out-dir DIR]";
-    case 2: return "[--quick | --sizes quick|default|paper] [--iterations 1,10,100] [--dataset SPEC] [--out-dir DIR] [--paper P.json] | --from JOURNAL [--out-dir DIR]";
+    case 1: return "[--quick | --sizes quick|default|paper|big] [--dataset SPEC]... [--samples N] [--cpu-samples N] [--out-dir DIR] [--paper P.json] | --from JOURNAL [--out-dir DIR] (--out: the same as --out-dir)";
+    case 2: return "[--quick | --sizes quick|default|paper] [--iterations 1,10,100] [--dataset SPEC] [--out-dir DIR] [--paper P.json] | --from JOURNAL [--out-dir DIR] (--out: the same as --out-dir)";
     default: return "[--quick | --sizes quick|default|paper] [--counts-2d 1,100] [--counts-3d 1,10] [--dataset-2d SPEC] "
-                    "[--dataset-3d SPEC] [--batch-path auto|small-kernel|per-image] [--out-dir DIR] [--paper P.json] | --from JOURNAL [--out-dir DIR]";
+                    "[--dataset-3d SPEC] [--batch-path auto|small-kernel|per-image] [--out-dir DIR] [--paper P.json] | --from JOURNAL [--out-dir DIR] (--out: the same as --out-dir)";
   }
 }
 
@@ -78,7 +78,9 @@ int run_ecc_table(int n, const cli::Args& given) {
   Session session(id, given);
   const cli::Args& a = session.args();
   a.only({"sizes", "quick", "dataset", "samples", "cpu-samples", "iterations", "counts-2d", "counts-3d", "dataset-2d",
-          "dataset-3d", "batch-path", "out-dir", "paper"});
+          "dataset-3d", "batch-path", "out-dir", "out", "paper"});
+  if (a.has("out") && a.has("out-dir")) throw cli::UsageError("give --out or --out-dir, not both");
+  ecc_paper(n, a.get("paper"));  // a bad --paper is refused before anything is measured
   // Before anything else creates the CUDA context (the environment capture queries the GPU), so
   // the one-time cost the tables report apart is measured rather than already paid.
   if (!session.replaying()) context_ms();
@@ -90,7 +92,7 @@ int run_ecc_table(int n, const cli::Args& given) {
                  a.has("batch-path")))
     throw cli::UsageError("--counts-2d/3d, --dataset-2d/3d and --batch-path belong to ecc-3");
   Meta meta = session.meta("repix table " + id, sizes);
-  const std::string out_dir = a.get("out-dir", session.default_out_dir());
+  const std::string out_dir = a.get("out", a.get("out-dir", session.default_out_dir()));
   session.start(out_dir, n == 1 ? table1_name(sizes) : "ecc-table" + std::to_string(n), meta);
   const int code = n == 1 ? table1(a, meta, out_dir, session)
                    : n == 2 ? table2(a, meta, out_dir, session)
