@@ -3,9 +3,12 @@
 // the generators: datasets.cpp reaches files through this kind, not the other way round.
 #include "datasets/io.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 #include "core/atomic_file.hpp"
@@ -28,6 +31,17 @@ Format format_of(const Spec& s) {
   if (ext == ".raw" || ext == ".dat") return Format::raw;
   if (is_image_ext(ext)) return Format::image;
   if (s.has("shape") && s.has("dtype")) return Format::raw;
+  // No extension (/dev/stdin, a pipe, a bare name): a regular file by its magic; a stream as .npy,
+  // the format one is most often fed in (its magic cannot be peeked at without being consumed).
+  struct stat st {};
+  if (ext.empty() && ::stat(s.path.c_str(), &st) == 0) {
+    if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) return Format::npy;
+    if (S_ISREG(st.st_mode)) {
+      char magic[6] = {};
+      std::ifstream in(s.path, std::ios::binary);
+      if (in.read(magic, sizeof magic) && std::string(magic, sizeof magic) == "\x93NUMPY") return Format::npy;
+    }
+  }
   return Format::unknown;
 }
 

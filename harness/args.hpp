@@ -93,7 +93,8 @@ struct Args {
     const std::string s = get(k);
     try {
       std::size_t used = 0;
-      if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) throw std::invalid_argument(s);
+      // Decimal only: stod would also take " 1", "0x10", "inf" and "nan".
+      if (s.empty() || s.find_first_not_of("0123456789.eE+-") != std::string::npos) throw std::invalid_argument(s);
       const double v = std::stod(s, &used);
       if (used != s.size() || !(v >= min && v <= max)) throw std::invalid_argument(s);
       return v;
