@@ -3,14 +3,19 @@
 #include "harness/cli.hpp"
 
 #include <fcntl.h>
+#include <omp.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <new>
@@ -121,6 +126,44 @@ void check_omp_environment() {
       throw UsageError("OMP_NUM_THREADS=" + std::string(env) + " asks for more threads than repix runs on this machine (" +
                        max_threads_text() + "); lower it or unset it");
   }
+}
+
+// Under an address-space limit (`ulimit -v`), OpenMP's threads are started now, before any data
+// takes the space their stacks need: libgomp ends the process with its own two lines when it
+// cannot create a thread ("Thread creation failed", seen mid-run under `ulimit -v 60000`), which
+// nothing can catch. Checked against the limit first (one repix line when they cannot fit), then
+// kept by libgomp for every later parallel region; a later allocation that fails is then the
+// usual "out of host memory". Without a limit nothing changes.
+void start_openmp_threads_under_an_address_limit() {
+  struct rlimit lim {};
+  if (::getrlimit(RLIMIT_AS, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return;
+  const int threads = omp_get_max_threads();
+  if (threads <= 1) return;
+  std::size_t stack = 8u << 20;
+  pthread_attr_t attr;
+  if (::pthread_getattr_default_np(&attr) == 0) {
+    std::size_t s = 0;
+    if (::pthread_attr_getstacksize(&attr, &s) == 0 && s > 0) stack = s;
+    ::pthread_attr_destroy(&attr);
+  }
+  if (const char* v = std::getenv("OMP_STACKSIZE")) {  // libgomp's own: a number, K by default
+    char* end = nullptr;
+    const double n = std::strtod(v, &end);
+    const char unit = end && *end ? static_cast<char>(std::toupper(static_cast<unsigned char>(*end))) : 'K';
+    const double scale = unit == 'B' ? 1 : unit == 'M' ? 1 << 20 : unit == 'G' ? 1 << 30 : 1 << 10;
+    if (n > 0) stack = static_cast<std::size_t>(n * scale);
+  }
+  double used = 0;  // this process's address space now
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmSize:", 0) == 0) used = std::strtod(line.c_str() + 7, nullptr) * 1024;
+  const double need = static_cast<double>(threads - 1) * static_cast<double>(stack) + (16 << 20);
+  if (used + need > static_cast<double>(lim.rlim_cur))
+    throw Error("the address-space limit (ulimit -v) leaves " + format_gb(static_cast<double>(lim.rlim_cur) - used) +
+                "; OpenMP's " + std::to_string(threads) + " threads need " + format_gb(need) +
+                " for their stacks: raise the limit, or lower OMP_NUM_THREADS");
+#pragma omp parallel
+  { (void)omp_get_thread_num(); }
 }
 
 int cmd_list(const Args& a) {
@@ -442,6 +485,8 @@ int dispatch(int argc, char** argv) {
       return print_help(cmd, positional);
     }
   check_omp_environment();
+  if (cmd == "run" || cmd == "bench" || cmd == "table" || cmd == "profile" || cmd == "gen")
+    start_openmp_threads_under_an_address_limit();
   // Flags (options without a value) are parsed as flags, so that `--timeline --samples 5` does
   // not take "--samples" for a value: the families' (reconstruct's --clip, ecc's --timeline),
   // the tables' --quick, profile's and the ablation tables' --ncu.

@@ -174,6 +174,9 @@ probe 2 '$R compare rep.json'
 for v in 0 abc 4,0 -1 " , " 1e3 99999999; do probe 2 "OMP_NUM_THREADS='$v' \$R list families"; done
 probe 0 'OMP_NUM_THREADS=1 $R run ecc --variant omp --input in.npy --output o.csv'
 probe 0 'OMP_NUM_THREADS="" $R list families > /dev/null'
+# Under an address-space limit the threads' stacks are checked before any work (not libgomp's abort).
+probe 1 'ulimit -v 400000 && OMP_NUM_THREADS=64 OMP_STACKSIZE=64M $R run maxtree --variant omp --input in.npy --output o.npy'
+probe 0 'ulimit -v 4000000 && OMP_NUM_THREADS=2 $R run maxtree --variant omp --input in.npy --output o.npy'
 # ---- journals and reports ----------------------------------------------------------------------
 probe 1 '$R bench --from missing.partial.jsonl --out r.json'
 probe 1 '$R bench --from rep.json --out r.json'
