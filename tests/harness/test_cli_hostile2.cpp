@@ -13,9 +13,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <new>
 #include <string>
 #include <thread>
 
+#include "core/error.hpp"
+#include "core/gpu.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/cli_test_util.hpp"
@@ -47,6 +50,21 @@ TEST(JsonText, AnyBytesRoundTripAndValidTextIsUnchanged) {
   EXPECT_EQ(json_text::dump(json("a\xff.npy")), "\"a\\\\xff.npy\"");   // readable: a\xff.npy
   EXPECT_EQ(json_text::printable("two\nlines\xfe"), "two\\x0alines\\xfe");
   EXPECT_EQ(json_text::printable("keeps \\ and caf\xc3\xa9"), "keeps \\ and caf\xc3\xa9");
+}
+
+TEST(ErrorMessages, AFailedAllocationReadsAsOutOfHostMemory) {
+  EXPECT_EQ(message_of(std::bad_alloc()), "out of host memory (an allocation failed)");
+  EXPECT_EQ(message_of(Error("plain")), "plain");
+}
+
+// Without a GPU (CI), the reason names no driver upgrade: the runtime's "CUDA driver version is
+// insufficient" is what it says where there is no NVIDIA driver at all.
+TEST(GpuProbe, NoDriverIsNotCalledAnOldDriver) {
+  if (gpu_available()) GTEST_SKIP() << "a GPU is here";
+  const std::string why = gpu_unavailable_reason();
+  if (why.find("insufficient") != std::string::npos)
+    EXPECT_EQ(why.rfind("no NVIDIA GPU and driver usable here", 0), 0u) << why;
+  EXPECT_FALSE(why.empty());
 }
 
 class CliHostile2 : public CliTest {
