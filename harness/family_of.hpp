@@ -449,6 +449,12 @@ class FamilyOf : public Family {
     }
     return *s.reference;
   }
+  // Whether `v` run with `opt` computes the reference of `s` (none yet, v is the variant that
+  // computes it there, under the reference's options): its checked output then is the reference.
+  bool makes_reference(const State& s, const Variant& v, const Options& opt) const {
+    return !s.reference && v.id == reference_for(s.inputs.at(0).shape(), s.options) &&
+           options_json(opt) == options_json(s.options);
+  }
   // What a verdict against the reference adds where another variant than the reference computed it.
   std::string reference_note(const State& s) const {
     if (s.reference_by.empty() || s.reference_by == reference_id()) return "";
@@ -462,7 +468,7 @@ class FamilyOf : public Family {
     const Inputs& in = inputs_of(s, spec);
     if (const auto it = s.verdicts.find(key); it != s.verdicts.end()) return it->second;
     Verdict verdict;
-    if (!s.reference && v.id == reference_for(in.at(0).shape(), s.options) && options_json(opt) == options_json(s.options)) {
+    if (makes_reference(s, v, opt)) {
       nvtx::Range warm("warmup");
       set_reference(s, spec, run_ranged(v, in, verifying_options(opt)), v.id);
       s.stats[key] = stats_of(*s.reference);
@@ -543,8 +549,7 @@ class FamilyOf : public Family {
   void ensure_first_checked(State& s, const Variant& v, const std::string& spec, const Options& opt,
                             std::optional<Result>& last, bench::Case& me) const {
     if (!me.result.verification.empty()) return;
-    if (!s.reference && v.id == reference_for(s.inputs.at(0).shape(), s.options) && options_json(opt) == options_json(s.options) &&
-        options_json(timed_options(opt)) == options_json(verifying_options(opt))) {
+    if (makes_reference(s, v, opt) && options_json(timed_options(opt)) == options_json(verifying_options(opt))) {
       me.result.extra = extra(v, me.result.scope, stats_of(*last), opt);
       set_reference(s, spec, std::move(*last), v.id);  // later samples' outputs are checked against it
       last.reset();
