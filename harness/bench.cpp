@@ -428,7 +428,7 @@ int run(const Request& req, report::Report* out) {
       if (gbs > 0 && c.bytes_per_item > 0) res.pct_of_bound = 100.0 * res.throughput * c.bytes_per_item / gbs;
       if (jw) {
         journal_new_datasets();
-        jw->append("result", res.family + "/" + res.variant + "/" + res.dataset + "/" + res.scope, report::to_json(res));
+        jw->append("result", case_name(c), report::to_json(res));
       }
       std::fprintf(stderr, "repix bench: [%s] %s: %s ms, %zu samples, stopped by %s%s\n", plan.line(elapsed_s()).c_str(),
                    case_name(c).c_str(), report::format_ms(res.median_ms).c_str(), res.samples_ms.size(),

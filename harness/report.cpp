@@ -180,7 +180,9 @@ void check_time(double ms, const std::string& path, bool zero_ok) {
 // What compare and the tables divide by: the timings of every result that ran are finite and
 // within what a measurement gives (a median of 0, negative, NaN or 1e308 is an edited or damaged
 // report, and would print as "nan" or "inf" ratios); throughputs are finite or null (NaN).
-void check_result_timings(const Report& r) {
+}  // namespace
+
+void check_timings(const Report& r) {
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const Result& x = r.results[i];
     if (x.samples_ms.empty()) continue;  // not run: nothing is divided by its times
@@ -194,6 +196,8 @@ void check_result_timings(const Report& r) {
     if (std::isinf(x.throughput) || x.throughput < 0) fail(join(p, "throughput"), "not a throughput");
   }
 }
+
+namespace {
 
 // ---- text tables ----------------------------------------------------------------------------------
 
@@ -423,8 +427,6 @@ void write_report(const Report& r, const std::string& path) {
   write_file_atomic(path, json_text::dump(j, 2) + "\n");
 }
 
-void check_timings(const Report& r) { check_result_timings(r); }
-
 Report read_report(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
@@ -446,7 +448,7 @@ Report read_report(const std::string& path) {
   }
   try {
     Report r = from_json(j);
-    check_result_timings(r);
+    check_timings(r);
     return r;
   } catch (const Error& e) {
     throw Error("report '" + path + "': " + e.what());
@@ -562,7 +564,7 @@ std::string summary_table(const Report& r) {
          "their medians are less certain than the rule asked (a longer --max-time narrows them)\n";
     if (!waits_passively(r))
       o << "# CPU rows: OpenMP's threads spin while they wait (libgomp's default); on a machine busy with other "
-           "work that makes them noisy, and OMP_WAIT_POLICY=passive steadies them (README: How repix measures)\n";
+           "work that makes them noisy, and OMP_WAIT_POLICY=passive steadies them (docs/measuring.md)\n";
   }
   if (unverified) o << "# " << unverified << " of " << r.results.size() << " results NOT verified\n";
   return o.str();
