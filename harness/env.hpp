@@ -19,7 +19,7 @@ namespace repix::env {
 // have been edited after unpacking); untracked (non-ignored) files count as dirty.
 nlohmann::json tool_info();
 // One line about the source a tool_info() came from, for table and report headers:
-// "0123456789ab", "0123456789ab (dirty)", "0123456789ab (source archive)", "unversioned source".
+// "<12-hex sha>", "<sha> (dirty)", "<sha> (source archive)", "unversioned source".
 // Any field may be missing, null or mistyped (reports from elsewhere).
 std::string describe_source(const nlohmann::json& tool);
 

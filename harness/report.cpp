@@ -276,7 +276,7 @@ std::string gpu_name(const Report& r) {
   return field_or(*g, "name", "unknown GPU");
 }
 
-// "repix 0.1.0 @ 0123456789ab (dirty), NVIDIA H100 80GB HBM3, 2025-01-31T12:34:56Z"
+// "repix 0.1.0 @ <sha> (dirty), NVIDIA H100 80GB HBM3, 2025-01-31T12:34:56Z"
 std::string describe(const Report& r) {
   std::string s = field_or(r.tool, "name", "repix") + " " + field_or(r.tool, "version", "?");
   s += " @ " + env::describe_source(r.tool);

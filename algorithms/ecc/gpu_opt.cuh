@@ -212,7 +212,7 @@ Variant gpu_opt_warp_variant();
 // non-zero and the image has two slabs or more. Host-only arithmetic (tested on the CPU).
 // kMinEndToEndChunk: 4 MiB. A chunk of a few MiB fills only part of the GPU, and each costs the
 // host its API calls: on the lent H100 (gpu-opt end to end, `--chunk-mib` 1 / 2 / 4 / whole,
-// results/nvidia-h100-80gb-hbm3/issue15-*/) 2048^2 float32 took 0.486 / 0.447 / 0.432 ms, GRF
+// NOTES-gpu-opt.md) 2048^2 float32 took 0.486 / 0.447 / 0.432 ms, GRF
 // 2048^2 0.649 / 0.580 / 0.498, 128^3 GRF (8 MiB) 0.418 / 0.416 / 0.354 (two chunks), and the
 // 4 MiB uint8 images ran fastest whole (0.118 ms against 0.143 in 1 MiB chunks).
 inline constexpr std::size_t kMinEndToEndChunk = std::size_t(4) << 20;

@@ -1,7 +1,7 @@
 // `gpu-opt-direct` (ablation step `direct-index`, issue 15): gpu-opt without the small block hash in
 // front of its uint16 global bins -- each thread's runs of equal values are added by value into the
-// global bins, their presence in a block-private bitmap (5dc247f's design, gpu-opt's uint16 path
-// until 468a0d7 added the block hash in front). The step measures what that hash buys: nothing on
+// global bins, their presence in a block-private bitmap (gpu-opt's uint16 path's first design,
+// until the block hash was added in front). The step measures what that hash buys: nothing on
 // high-entropy data, everything on few-level and smooth images. uint8 is direct-indexed in gpu-opt
 // already (256 block-private bins in shared memory) and float32 keeps the hashes, so on those this
 // step times the same kernels as gpu-opt. BlockKind in gpu_opt_kernels.cuh; NOTES-gpu-opt.md.

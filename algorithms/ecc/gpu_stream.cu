@@ -172,7 +172,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   }
   // Slot 0's stream waits on the GPU for the others' last kernels (no host synchronisation
   // here), then queues the finishing kernel, which writes the curve's raw material and the first
-  // non-finite position into pinned memory: the one host wait is collect()'s. Up to c878c9e float
+  // non-finite position into pinned memory: the one host wait is collect()'s. Earlier, float
   // inputs waited twice here (finish(), then curve()'s copies into pageable vectors), where the
   // whole-image path (OptPlan::collect) waited once.
   cudaStream_t s0 = slot[0]->stream.get();

@@ -1,6 +1,6 @@
-// `gpu-compressed` (called gpu-opt up to e03e8ca): gpu-grid plus what the H100 measurements of the
+// `gpu-compressed` (formerly called gpu-opt): gpu-grid plus what the H100 measurements of the
 // seminar's steps pointed at
-// (results/nvidia-h100-80gb-hbm3/issue14-8aebcfe/: 6000x4000 camera, build 3.5 ms, border merges
+// (6000x4000 camera, build 3.5 ms, border merges
 // 2.4 ms, flatten 2.7 ms):
 //  - each tile's tree is written compressed (gpu_core::compressed_parent): every pixel straight to
 //    its node's in-tile level root, each level root to its parent node's, so the border merges

@@ -36,7 +36,7 @@ REPIX_HD bool before(const T* f, I x, I y) {
 // on one thread explores every outcome real concurrency can give. Returns true when the two
 // chains are one. `mem` provides load(const I*) and cas(I*, expected, desired) -> bool.
 // Each step reads f[a] and f[b] again (the atomics order memory, so the compiler cannot keep them):
-// carrying the two levels from step to step instead (a3bfc7f, reverted) made gpu-packed's merges
+// carrying the two levels from step to step instead (tried, reverted) made gpu-packed's merges
 // slower on the H100, 1.45 -> 1.9 ms at 6000x4000 with 22 % more instructions executed (ncu), and
 // its tile build 1.25 -> 1.34 ms: the reloads hit L1 or shared memory; the extra state cost more.
 template <class T, class I, class Mem>

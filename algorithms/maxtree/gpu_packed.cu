@@ -1,6 +1,6 @@
 // `gpu-packed`: gpu-compressed with the tile build of Blin et al.'s published code, which on the lent
-// H100 ran 3.1x faster than gpu-compressed (then called gpu-opt; results/nvidia-h100-80gb-hbm3/
-// issue14-b34be50/: 1.98 against 6.24 ms at 6000x4000, its build alone 3.81 ms). What it takes from
+// H100 ran 3.1x faster than gpu-compressed (then called gpu-opt:
+// 1.98 against 6.24 ms at 6000x4000, its build alone 3.81 ms). What it takes from
 // that design (read, not copied; packed_engine.cuh, packed_core.hpp):
 //  - one block of 64 threads a 64x16 tile, one thread a column, instead of 1024 threads a tile:
 //    each thread loads its column, builds the column's 1-D tree with no atomics
@@ -18,13 +18,12 @@
 //    (gpu_core::horizontal_border_prunes, vertical_border_prunes: the argument is written there);
 //    with 8-connectivity one zip per 2x2 block across the borders too, as in the tiles
 //    (gpu_core::for_each_column_border_zip, for_each_row_border_zip; not yet measured on a GPU when
-//    written, after 0e9661b: the in-tile blocks took the 8-connected kernel from 9.2 to 5.1 ms).
+//    written, later: the in-tile blocks took the 8-connected kernel from 9.2 to 5.1 ms).
 // The zip stays ours (a validated CAS, packed_core::merge_step); gpu-opt takes the seminar's
 // monotone one (packed_core::monotone_zip).
 // Everything else (compressed tiles written out, the two border-merge kernels with relaxed loads, the
 // walk-then-jump flatten) is gpu-compressed's; gpu-opt adds what it changes after the tile build.
-// On the lent H100 (552a805 without the in-place flatten: results/nvidia-h100-80gb-hbm3/
-// issue14-9fe8f91/) 4.14 ms at 6000x4000 8-bit, of which 1.25 ms the flatten.
+// On the lent H100 (without the in-place flatten) 4.14 ms at 6000x4000 8-bit, of which 1.25 ms the flatten.
 #include "maxtree/packed_engine.cuh"
 #include "maxtree/variants.hpp"
 

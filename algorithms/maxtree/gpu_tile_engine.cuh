@@ -94,7 +94,7 @@ __device__ void merge_across_row_border(const T* __restrict__ f, I* par, const G
 
 // One thread per pixel of the tile columns' left borders x = k * kTileW, 1 <= k < tiles_x. (A 2-D
 // grid without this flat index's 64-bit division and modulo in every thread measured the same on the
-// H100 at 6000x4000: 683 -> 674 us here, 790 -> 785 us in the vertical merge, 9fe8f91 -> 78d7e70; the
+// H100 at 6000x4000: 683 -> 674 us here, 790 -> 785 us in the vertical merge; the
 // merges' ~130 instructions a thread, twice Blin's, are in the zip's steps: gpu_core::merge_step.)
 template <class Mem, bool kPrune, class T, class I>
 __global__ void horizontal_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_x) {
@@ -114,7 +114,7 @@ __global__ void vertical_merge_kernel(const T* __restrict__ f, I* par, Geom g, s
 // horizontal merge (each 32 borders by 8 rows), the others the vertical one (each 256 columns of one
 // row border). The merges give the same tree in any order and interleaving (gpu_core.hpp), so
 // nothing orders the two; one grid lets the vertical merge's blocks fill the SMs the horizontal
-// merge's long climbs leave idle: on the H100 at 6000x4000 (552a805) the horizontal kernel ran 0.70 ms
+// merge's long climbs leave idle: on the H100 at 6000x4000 the horizontal kernel ran 0.70 ms
 // at 20 % achieved occupancy (1.4 waves of 372 k threads) beside the vertical kernel's 0.79 ms.
 struct FusedBorderGrid {
   unsigned h_blocks_x = 0, h_blocks = 0, v_blocks_x = 0, blocks = 0;

@@ -13,11 +13,11 @@ using packed_core::Word;
 
 // The tile words' atomics: block-scope relaxed loads from the shared window and the CAS.
 // gpu-compressed's tile build loads with ld.relaxed.gpu on the generic address, which sm_90 runs as
-// a generic LD.E.STRONG.GPU (the SASS of gpu_packed.cu at 66cbcc2 had 6 of them beside 39 LDS): the
+// a generic LD.E.STRONG.GPU (the SASS of gpu_packed.cu had 6 of them beside 39 LDS): the
 // shared-space, CTA-scope form is a plain LDS (checked on a test kernel with nvcc 13.0 -arch=sm_90)
 // and still a relaxed atomic load in the PTX memory model, so the zips' loads racing the CAS are no
 // data race; compute-sanitizer racecheck, which sees only the LDS, found no hazard in them on the
-// H100 (9fe8f91 to e03e8ca).
+// H100.
 struct SharedWordAtomics {
   __device__ __forceinline__ Word load(const Word* p) const {
     Word v;

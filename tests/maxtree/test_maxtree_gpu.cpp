@@ -235,7 +235,7 @@ TEST_P(MaxtreeGpuVariant, AreaOpeningEndToEndFromAMegapixelIsPinnedAndMatches) {
 }
 
 // The same filter on inputs small enough for compute-sanitizer (the test above makes about a
-// thousand GPU calls and did not finish in 215 s under memcheck or racecheck at b34be50; racecheck
+// thousand GPU calls and did not finish in 215 s under memcheck or racecheck on the H100; racecheck
 // took 39-65 s for RacecheckSizedTilesMatchSeq's four trees): the racecheck-sized images (two tiles
 // across and down, ragged edges, plateaus across tile borders, 16-bit noise), one connectivity each,
 // thresholds from 1 to above the area, and the plan once: seven trees and filters.

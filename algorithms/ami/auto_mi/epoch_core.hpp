@@ -1,7 +1,7 @@
 // The per-thread arithmetic of the epoch kernels (gpu-opt and its variations; epoch_hist.cuh), host and
 // device alike so the tests replay it on the CPU.
 //
-// Why these kernels look the way they do (Nsight Compute, H100, 2048^2 uniform, commit 730078b):
+// Why these kernels look the way they do (Nsight Compute, H100, 2048^2 uniform):
 // gpu-run-merge issued 1.32 warp instructions per pair (42 per pair per thread) at an IPC of 2.66
 // of 4: issue-bound, not memory-bound (DRAM 10 %, L2 16 %). Everything here removes instructions
 // per pair:

@@ -1,7 +1,7 @@
 // `gpu-epoch-pipelined`: gpu-opt's epoch kernel with the next item's global loads issued before
 // this item's shared atomics (epoch_hist.cuh): its top stall on the H100 was long_scoreboard (2.2
-// warps per issue, 2048^2 uniform, commit 1c33fb4) with only 32 warps per SM to hide it. Kept as a
-// measured loser (commit 09c9ecf, 8192^2): 568 ms uniform, 562 ms smooth, against 518 / 514 ms:
+// warps per issue, 2048^2 uniform) with only 32 warps per SM to hide it. Kept as a
+// measured loser (H100, 8192^2): 568 ms uniform, 562 ms smooth, against 518 / 514 ms:
 // its top stall becomes short_scoreboard (the shared atomics, 3.8 warps per issue): the atomics,
 // not the loads, limit the kernel.
 #include "ami/auto_mi/epoch_hist.cuh"

@@ -1,6 +1,6 @@
 // `gpu-opt`: the epoch kernel of epoch_hist.cuh as it is: one shared atomic per pair, no return
 // value, no per-atomic overflow check, 16-pair items from 16-byte-pitched rows. Measured against its
-// two variations on the H100 (commit 09c9ecf, 8192^2 kernel scope, both directions): 518 ms
+// two variations on the H100 (8192^2 kernel scope, both directions): 518 ms
 // uniform / 514 ms smooth (1.06e12 pairs/s), against gpu-epoch-pipelined 568 / 562 ms and
 // gpu-epoch-runs 600 / 619 ms, and gpu-run-merge (the previous gpu-opt) 951 / 938 ms.
 #include "ami/auto_mi/epoch_hist.cuh"

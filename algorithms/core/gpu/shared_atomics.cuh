@@ -3,14 +3,14 @@
 //
 // Why not atomicCAS(&table[i], ...) on a generic pointer: on sm_90, nvcc 13.0 rebuilds the shared
 // window's base from SR_CgaCtaId (S2R, MOV, LEA) at every such atomic of a static __shared__ table
-// (the SASS of gpu-opt's ECC kernels at 9bd36e8: three extra instructions and a long-latency S2R per
+// (the SASS of gpu-opt's ECC kernels then: three extra instructions and a long-latency S2R per
 // voxel), and even rematerialises __cvta_generic_to_shared at each use. shared_address() hides the
 // address from the optimiser, so it is computed once and held in a register; the atomics then take
 // it plus a constant offset. The predicate (`@p atom` inside the asm) did not remove the branch:
-// ptxas turned each predicated atomic into a branch around it (BSSY, BRA, BSYNC; gpu-opt's SASS at
-// 468a0d7), so gpu-opt passes pred = true and aims unneeded atomics at BlockHash's spare slots. The
+// ptxas turned each predicated atomic into a branch around it (BSSY, BRA, BSYNC in gpu-opt's
+// SASS), so gpu-opt passes pred = true and aims unneeded atomics at BlockHash's spare slots. The
 // parameter stays because dropping it changes the PTX and the measured kernels' schedule (their
-// SASS differs; issue15-c8ac51e's numbers are of this form).
+// SASS differs; the measured ECC kernel numbers are of this form).
 #pragma once
 #include <cuda_runtime.h>
 

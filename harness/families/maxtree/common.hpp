@@ -99,7 +99,7 @@ class Base : public FamilyOf<V> {
   }
   // A kernel case's step times from its last timed run (the plan's stats after the samples), not
   // from the verifying run that extra() sees, which is the variant's first on the input: cold, its
-  // steps summed to 112-126 % of the kernel median in the seminar tables of 552a805 and 0e9661b.
+  // steps summed to 112-126 % of the kernel median in the seminar tables measured on the H100.
   void kernel_extra(nlohmann::json& extra, const Result& timed, const typename Family_::Plan&,
                     const Options&) const override {
     const nlohmann::json steps = maxtree_common::stats_json(timed.stats);
@@ -115,7 +115,7 @@ class Base : public FamilyOf<V> {
       return "scikit-image's max_tree builds wrong trees for images with a side <= 2";
     return "";
   }
-  // scikit-image's max_tree took 18.1 s a call at 1920x1080 (~9 us a pixel, 57863a7 on the lent
+  // scikit-image's max_tree took 18.1 s a call at 1920x1080 (~9 us a pixel, on the lent
   // machine's Xeon): above 2^20 pixels it runs only when named.
   static constexpr std::int64_t kSkimagePixels = std::int64_t(1) << 20;
   std::string peer_slow_reason(const peers::Peer& p, const std::string& spec, const Options&) const override {

@@ -100,7 +100,7 @@ std::string maxtree_seminar(const json& paper, const std::vector<report::Report>
     return std::nullopt;
   };
   // The GPU variant the seminar's figures are compared with: our fastest at kernel scope on that
-  // input (gpu-opt since e03e8ca's variants; a peer, e.g. Blin's own code, is listed, never chosen).
+  // input (gpu-opt in the current variants; a peer, e.g. Blin's own code, is listed, never chosen).
   auto best_gpu = [&](std::size_t k) -> std::string {
     std::string best;
     double best_ms = 0;
