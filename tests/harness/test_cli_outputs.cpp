@@ -244,7 +244,7 @@ TEST_F(CliOutputs, Item11ExtensionsMustMatchWhatIsWritten) {
   expect_error(run("run edt --input " + path("mask.npy") + " --output " + path("d.csv")), 2, ".npy");
   expect_error(run("run edt --input " + path("mask.npy") + " --sites " + path("s.raw")), 2, "int64 .npy");
   expect_error(run("gen uniform:8x8 -o " + path("g.csv")), 2, ".npy");
-  expect_only({"in.npy", "mask.npy"});
+  expect_only({"in.npy", "mask.npy", "stdout.txt", "stderr.txt"});
 }
 
 TEST_F(CliOutputs, Item11DashMeansStandardOutput) {
@@ -266,7 +266,7 @@ TEST_F(CliOutputs, Item11DashMeansStandardOutput) {
                "name the same file '-'");
   // bench prints its summary there: its report cannot go to standard output too.
   expect_error(run("bench --family ecc --variants seq --dataset uniform:8x8 --out -"), 2, "give --out a file name");
-  expect_only({"in.npy", "mask.npy"});  // no file named "-"
+  expect_only({"in.npy", "mask.npy", "stdout.txt", "stderr.txt"});  // no file named "-"
 }
 
 // ---- item 12 (last part): fsync before the rename, and of the folder after it ----------------
@@ -313,6 +313,34 @@ TEST_F(CliOutputs, Item12FileFsyncedBeforeTheRenameAndFolderAfter) {
   EXPECT_LT(synced, renamed) << "the temporary was not fsynced before the rename";
   EXPECT_LT(renamed, folder_synced) << "the folder was not fsynced after the rename";
   EXPECT_EQ(slurp(path("o.csv")), csv_of_seq());
+}
+
+}  // namespace
+}  // namespace repix
+
+namespace repix {
+namespace {
+
+// A run with none of its outputs named writes its --json record to standard output (the README's
+// first `repix run`), for a family read from a dataset spec as for one read from files; and it
+// writes no file.
+TEST_F(CliOutputs, RunWithoutOutputsPrintsItsJsonRecord) {
+  CliResult r = run("run ecc --variant seq --input uniform:40x30:levels=8:dtype=uint8:seed=3");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"family\": \"ecc\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"variant\": \"seq\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"ecc\""), std::string::npos) << r.out;
+  r = run("run reconstruct --variant seq --marker " + path("mask.npy") + " --mask " + path("mask.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{", 0), 0u) << r.out;
+  r = run("run edt --variant seq-exact --input " + path("mask.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{", 0), 0u) << r.out;
+  expect_only({"in.npy", "mask.npy", "stdout.txt", "stderr.txt"});
+  // One output named: nothing on standard output.
+  r = run("run ecc --variant seq --input " + path("in.npy") + " --output " + path("o.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace
