@@ -244,6 +244,9 @@ TEST_F(CliOutputs, Item11ExtensionsMustMatchWhatIsWritten) {
   expect_error(run("run edt --input " + path("mask.npy") + " --output " + path("d.csv")), 2, ".npy");
   expect_error(run("run edt --input " + path("mask.npy") + " --sites " + path("s.raw")), 2, "int64 .npy");
   expect_error(run("gen uniform:8x8 -o " + path("g.csv")), 2, ".npy");
+  r = run("run area-opening --variant seq --area 5 --input " + path("in.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"area\": 5"), std::string::npos) << r.out;
   expect_only({"in.npy", "mask.npy", "stdout.txt", "stderr.txt"});
 }
 
@@ -266,6 +269,9 @@ TEST_F(CliOutputs, Item11DashMeansStandardOutput) {
                "name the same file '-'");
   // bench prints its summary there: its report cannot go to standard output too.
   expect_error(run("bench --family ecc --variants seq --dataset uniform:8x8 --out -"), 2, "give --out a file name");
+  r = run("run area-opening --variant seq --area 5 --input " + path("in.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"area\": 5"), std::string::npos) << r.out;
   expect_only({"in.npy", "mask.npy", "stdout.txt", "stderr.txt"});  // no file named "-"
 }
 
@@ -336,6 +342,9 @@ TEST_F(CliOutputs, RunWithoutOutputsPrintsItsJsonRecord) {
   r = run("run edt --variant seq-exact --input " + path("mask.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("{", 0), 0u) << r.out;
+  r = run("run area-opening --variant seq --area 5 --input " + path("in.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"area\": 5"), std::string::npos) << r.out;
   expect_only({"in.npy", "mask.npy", "stdout.txt", "stderr.txt"});
   // One output named: nothing on standard output.
   r = run("run ecc --variant seq --input " + path("in.npy") + " --output " + path("o.csv"));
