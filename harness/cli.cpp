@@ -58,7 +58,8 @@ const CommandHelp kCommands[] = {
     {"list", "  list [families|variants|datasets|tables]\n"
              "                                         what can be run\n"},
     {"gen", "  gen SPEC -o FILE                       write a generated dataset (.npy, .raw; - : .npy to stdout)\n"},
-    {"run", "  run FAMILY --variant V ...             one variant on one input (options per family below)\n"},
+    {"run", "  run FAMILY --variant V ...             one variant on one input (options per family below);\n"
+            "                                         with no output named, its --json record goes to stdout\n"},
     {"bench", "  bench [--family F] [--variants a,b] [--exclude a,b] [--dataset SPEC]... [--suite NAME]\n"
               "        [--scopes kernel,end-to-end,with-io] [--min-samples N] [--min-time S] [--max-noise PCT]\n"
               "        [--max-time S] [--max-samples N] [--warmup N] [--samples N] [--cpu-samples N]\n"

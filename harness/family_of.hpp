@@ -81,7 +81,14 @@ class FamilyOf : public Family {
     return s + "\n        " + run_summary();
   }
 
-  int run(const cli::Args& a) const override {
+  // Without any of its outputs named (`repix run ecc --input uniform:512x512:levels=4`), a run
+  // writes its --json record to standard output: the result's summary where a user sees it.
+  int run(const cli::Args& given) const override {
+    cli::Args a = given;
+    const std::vector<cli::OutputArg> declared = run_outputs();
+    if (std::none_of(declared.begin(), declared.end(), [&](const cli::OutputArg& o) { return a.has(o.option); }) &&
+        std::any_of(declared.begin(), declared.end(), [](const cli::OutputArg& o) { return o.option == "json"; }))
+      a.options.emplace("json", "-");
     std::vector<std::string> known = options::names(option_table(), options::kRun);
     for (const auto& k : run_arguments()) known.push_back(k);
     known.push_back("variant");

@@ -151,7 +151,7 @@ std::string find_ncu(const std::string& path_env, const std::string& cuda_home, 
   for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t;
   throw Error("ncu not found (looked on " + where +
               "): install Nsight Compute or put its ncu on PATH; without it, profile with "
-              "`repix profile` under another tool (README, Profiling)");
+              "`repix profile` under another tool (docs/profiling.md)");
 }
 
 std::string find_ncu() {

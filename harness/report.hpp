@@ -1,4 +1,4 @@
-// The versioned JSON report every `repix bench` / `repix table` run writes (schema in README).
+// The versioned JSON report every `repix bench` / `repix table` run writes (schema in docs/report-format.md).
 // Plain structs filled by the harness; to_json/from_json and validation in report.cpp.
 #pragma once
 #include <nlohmann/json.hpp>

@@ -19,7 +19,7 @@
 
 namespace repix::tables {
 
-inline constexpr int kTableSchema = 1;  // of the <table>.json files (README "Paper tables")
+inline constexpr int kTableSchema = 1;  // of the <table>.json files (docs/report-format.md, "Table JSON")
 
 // What every table's JSON carries besides its rows.
 struct Meta {

@@ -317,3 +317,34 @@ TEST_F(CliOutputs, Item12FileFsyncedBeforeTheRenameAndFolderAfter) {
 
 }  // namespace
 }  // namespace repix
+
+namespace repix {
+namespace {
+
+// A run with none of its outputs named writes its --json record to standard output (the README's
+// first `repix run`), for a family read from a dataset spec as for one read from files; and it
+// writes no file.
+TEST_F(CliOutputs, RunWithoutOutputsPrintsItsJsonRecord) {
+  CliResult r = run("run ecc --variant seq --input uniform:40x30:levels=8:dtype=uint8:seed=3");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"family\": \"ecc\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"variant\": \"seq\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"ecc\""), std::string::npos) << r.out;
+  r = run("run reconstruct --variant seq --marker " + path("mask.npy") + " --mask " + path("mask.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{", 0), 0u) << r.out;
+  r = run("run edt --variant seq-exact --input " + path("mask.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{", 0), 0u) << r.out;
+  r = run("run area-opening --variant seq --area 5 --input " + path("in.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"area\": 5"), std::string::npos) << r.out;
+  expect_only({"in.npy", "mask.npy", "stdout.txt", "stderr.txt"});
+  // One output named: nothing on standard output.
+  r = run("run ecc --variant seq --input " + path("in.npy") + " --output " + path("o.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+}  // namespace
+}  // namespace repix

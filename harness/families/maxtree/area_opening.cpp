@@ -90,18 +90,18 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
   std::vector<cli::OutputArg> run_outputs() const override {
     return {{"output", "", {".npy"}, ".npy (the input's dtype)", true}, cli::json_output()};
   }
-  std::string run_synopsis() const override { return "--variant V --input IMG --area A --output OUT.npy [--json OUT.json]"; }
+  std::string run_synopsis() const override { return "--variant V --input IMG --area A [--output OUT.npy] [--json OUT.json]"; }
   std::string run_summary() const override {
     return "area opening of a 2-D uint8/uint16 image (same dtype; the root is always kept: never below min)";
   }
   int run_command(const cli::Args& a, const Options& opt) const override {
     if (!a.has("area")) throw cli::UsageError("run area-opening needs --area A");
-    const std::string input = a.need("input"), output = a.need("output"), json_out = a.get("json");
+    const std::string input = a.need("input"), output = a.get("output"), json_out = a.get("json");
     // No --variant: the fastest exact one the machine runs (gpu-opt with a GPU, omp without).
     const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
     const HostImage img = load_checked(input, opt);
     const Result r = v.run(img, opt);
-    datasets::write_npy(r.image, output);
+    if (!output.empty()) datasets::write_npy(r.image, output);
     if (!json_out.empty()) {
       nlohmann::json j = run_json("area-opening", v.id, input, img, opt, r.stats);
       j["area"] = opt.area;
