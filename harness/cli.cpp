@@ -35,6 +35,7 @@
 #include "harness/json_text.hpp"
 #include "harness/protocol.hpp"
 #include "harness/env.hpp"
+#include "harness/experiments.hpp"
 #include "harness/family.hpp"
 #include "harness/options.hpp"
 #include "harness/outputs.hpp"
@@ -55,7 +56,7 @@ struct CommandHelp {
   const char* text;
 };
 const CommandHelp kCommands[] = {
-    {"list", "  list [families|variants|datasets|tables]\n"
+    {"list", "  list [families|variants|datasets|tables|experiments]\n"
              "                                         what can be run\n"},
     {"gen", "  gen SPEC -o FILE                       write a generated dataset (.npy, .raw; - : .npy to stdout)\n"},
     {"run", "  run FAMILY --variant V ...             one variant on one input (options per family below);\n"
@@ -71,6 +72,10 @@ const CommandHelp kCommands[] = {
     {"table", "  table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)\n"
               "  table ID --from ID.partial.jsonl [--out-dir DIR]\n"
               "                                         the table of what an unfinished table run had measured\n"},
+    {"experiment", "  experiment NAME [--out DIR] [--plan] [--no-peers] [--steps A,B] [--sizes S] [--gpus N]\n"
+                   "                                         a named study (see `repix list experiments`): its benches,\n"
+                   "                                         tables and profiles into DIR/<gpu>/<group>/NAME.{json,md}\n"
+                   "                                         (DIR: results; --plan: print and check the steps, run nothing)\n"},
     {"compare", "  compare A.json B.json                  two reports side by side with ratios\n"},
     {"profile", "  profile FAMILY --variant V --dataset SPEC [--iterations N] [--scope kernel|end-to-end]\n"
                 "                                         a fixed number of NVTX-ranged runs for Nsight\n"
@@ -170,11 +175,12 @@ void start_openmp_threads_under_an_address_limit() {
 int cmd_list(const Args& a) {
   a.only({});
   if (a.positional.size() > 1)
-    throw UsageError("list takes one of families, variants, datasets or tables (got " +
+    throw UsageError("list takes one of families, variants, datasets, tables or experiments (got " +
                      std::to_string(a.positional.size()) + " words)");
   const std::string what = a.positional.empty() ? "all" : a.positional[0];
-  if (what != "all" && what != "families" && what != "variants" && what != "datasets" && what != "tables")
-    throw UsageError("list what? (families, variants, datasets or tables; got '" + what + "')");
+  if (what != "all" && what != "families" && what != "variants" && what != "datasets" && what != "tables" &&
+      what != "experiments")
+    throw UsageError("list what? (families, variants, datasets, tables or experiments; got '" + what + "')");
   if (what == "all" || what == "families") {
     std::cout << "families:\n";
     for (const auto& f : registry::families()) std::cout << "  " << f << "\n";
@@ -195,6 +201,12 @@ int cmd_list(const Args& a) {
     std::cout << "tables (repix table ID):\n";
     for (const auto& t : tables::all())
       std::printf("  %-14s %s\n  %-14s   options: %s\n", t.id.c_str(), t.description.c_str(), "", t.usage.c_str());
+  }
+  if (what == "all" || what == "experiments") {
+    std::cout << "experiments (repix experiment NAME; name  group  needs  description):\n";
+    for (const auto& e : experiments::all())
+      std::printf("  %-24s %-8s %-22s %s\n", e.name.c_str(), e.group.c_str(),
+                  experiments::needs_text(e.needs()).c_str(), e.description.c_str());
   }
   return 0;
 }
@@ -410,6 +422,13 @@ int print_help(const std::string& cmd, const std::vector<std::string>& positiona
         std::printf("  %-14s %s\n  %-14s   options: %s\n", t.id.c_str(), t.description.c_str(), "", t.usage.c_str());
     return 0;
   }
+  if (what == "experiment") {
+    std::cout << "\nexperiments (name  group  needs  description):\n";
+    for (const auto& e : experiments::all())
+      std::printf("  %-24s %-8s %-22s %s\n", e.name.c_str(), e.group.c_str(),
+                  experiments::needs_text(e.needs()).c_str(), e.description.c_str());
+    return 0;
+  }
   if (what == "run" || what == "profile" || what == "bench" || what.empty()) {
     std::cout << "\nper family:\n";
     for (const auto& f : family::all()) {
@@ -486,7 +505,7 @@ int dispatch(int argc, char** argv) {
       return print_help(cmd, positional);
     }
   check_omp_environment();
-  if (cmd == "run" || cmd == "bench" || cmd == "table" || cmd == "profile" || cmd == "gen")
+  if (cmd == "run" || cmd == "bench" || cmd == "table" || cmd == "profile" || cmd == "gen" || cmd == "experiment")
     start_openmp_threads_under_an_address_limit();
   // Flags (options without a value) are parsed as flags, so that `--timeline --samples 5` does
   // not take "--samples" for a value: the families' (reconstruct's --clip, ecc's --timeline),
@@ -498,6 +517,11 @@ int dispatch(int argc, char** argv) {
   }
   std::vector<std::string> flags = family_flags();
   flags.insert(flags.end(), {"quick", "ncu"});
+  if (cmd == "experiment") {
+    const Args a = Args::parse(argc, argv, 2, {"plan", "no-peers"});
+    if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
+    return experiments::command(a, command_line(argc, argv));
+  }
   const Args a = Args::parse(argc, argv, 2, flags);
   if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
   if (cmd == "list") return cmd_list(a);

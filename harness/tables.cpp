@@ -23,6 +23,11 @@ std::string& command_line_store() {
 void set_command_line(const std::string& s) { command_line_store() = s; }
 const std::string& command_line() { return command_line_store(); }
 
+std::vector<TableInfo> in_group(const std::string& group, std::vector<TableInfo> tables) {
+  for (TableInfo& t : tables) t.group = group;
+  return tables;
+}
+
 const TableInfo& find(const std::string& id) {
   return find_by_name(all(), id, "table", [](const TableInfo& t) { return t.id; });
 }

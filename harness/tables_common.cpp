@@ -200,7 +200,7 @@ Meta Session::meta(const std::string& fallback_command, const std::string& sizes
 }
 
 std::string Session::default_out_dir() const {
-  if (!replay_) return "results/" + env::machine_slug();
+  if (!replay_) return "results/" + env::machine_slug() + "/" + find(id_).group;
   const std::string dir = std::filesystem::path(from_).parent_path().string();
   return dir.empty() ? "." : dir;
 }

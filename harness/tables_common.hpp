@@ -87,7 +87,7 @@ class Session {
   const cli::Args& args() const { return args_; }
   // The run's metadata: captured now (capture_meta), or the journal's when replaying.
   Meta meta(const std::string& fallback_command, const std::string& sizes) const;
-  // Where the outputs go by default: the journal's folder when replaying, else results/<machine>.
+  // Where the outputs go by default: the journal's folder when replaying, else results/<machine>/<group>.
   std::string default_out_dir() const;
   // Opens the journal beside the outputs (measuring with a non-empty out_dir; else nothing).
   void start(const std::string& out_dir, const std::string& name, const Meta& meta);

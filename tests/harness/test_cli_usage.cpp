@@ -19,7 +19,7 @@ namespace {
 using test::CliResult;
 class CliUsage : public test::CliTest {};
 
-const char* const kCommands[] = {"list", "gen", "run", "bench", "table", "compare", "profile", "help"};
+const char* const kCommands[] = {"list", "gen", "run", "bench", "table", "experiment", "compare", "profile", "help"};
 
 TEST_F(CliUsage, EveryCommandAnswersHelp) {
   for (const char* cmd : kCommands) {

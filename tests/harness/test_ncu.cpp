@@ -2,7 +2,7 @@
 // filters on its timed ranges, warm-up excluded, --clock-control none), the summary parsed from a
 // fixture in the shape of `ncu --csv --page raw` (tests/harness/data/ncu_raw.csv), the "ncu not
 // found" error, and the whole command run against a stand-in ncu script that writes a report and
-// prints the fixture. The real ncu is run on the lent GPU (scripts/device-check profile).
+// prints the fixture. The real ncu is run on a GPU (repix experiment profile).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 

@@ -243,5 +243,5 @@ std::vector<TableInfo> tables() {
 }  // namespace repix::tables::ami_paper
 
 namespace repix::tables {
-std::vector<TableInfo> ami_paper_tables() { return ami_paper::tables(); }
+std::vector<TableInfo> ami_paper_tables() { return in_group("ami", ami_paper::tables()); }
 }  // namespace repix::tables

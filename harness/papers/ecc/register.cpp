@@ -7,7 +7,7 @@
 namespace repix::tables {
 
 std::vector<TableInfo> ecc_paper_tables() {
-  return {
+  return in_group("ecc", {
       {"ecc-ablation", "ECC optimisation ladder (paper section 4.3) from a bench report: gain per step",
        "--report R.json [--out-dir DIR] [--ncu]",
        [](const cli::Args& a) {
@@ -23,7 +23,7 @@ std::vector<TableInfo> ecc_paper_tables() {
        ecc_table_usage(2), [](const cli::Args& a) { return run_ecc_table(2, a); }},
       {"ecc-3", "ECC paper Table 3: batches of N small images from files, GPU overhead amortised",
        ecc_table_usage(3), [](const cli::Args& a) { return run_ecc_table(3, a); }},
-  };
+  });
 }
 
 }  // namespace repix::tables

@@ -25,7 +25,7 @@ std::vector<TableInfo> iwpp_paper_tables() {
             " [--cpu-groups N] [--cpu-group-threads N]", {"cpu-groups", "cpu-group-threads"}, fig16},
        })
     v.push_back(table_info(d));
-  return v;
+  return in_group("iwpp", std::move(v));
 }
 
 }  // namespace repix::tables

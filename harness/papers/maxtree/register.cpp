@@ -7,7 +7,7 @@
 namespace repix::tables {
 
 std::vector<TableInfo> maxtree_paper_tables() {
-  return {
+  return in_group("maxtree", {
       {"maxtree-seminar",
        "Blin's max-tree seminar (RTX 2060) beside ours from maxtree bench reports: GPU vs omp, Gpx/s, fps, steps",
        "--report R.json[,R2.json...] [--out-dir DIR] [--paper P.json]",
@@ -19,7 +19,7 @@ std::vector<TableInfo> maxtree_paper_tables() {
          std::cout << maxtree_seminar(paper, reports, a.get("out-dir"));
          return 0;
        }},
-  };
+  });
 }
 
 }  // namespace repix::tables
