@@ -73,9 +73,9 @@ __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6
 
 // kMinBlocks: the register budget (__launch_bounds__'s minimum resident blocks per SM). 2 gives
 // 95 registers and no spills; 3 caps them at 80 with ~50 bytes of spills but 50 % more warps to
-// hide the load latency (the kernel is latency-bound). Measured on the H100 (d721389, kernel
-// scope, 8192^2): 3 is 1.26-1.32x faster on float32 uniform/GRF and uint8 (0.456 -> 0.363 ms,
-// 0.837 -> 0.649 ms, 0.378 -> 0.287 ms), so it is the default; REPIX_ECC_OPT_2D_BLOCKS=2 keeps the
+// hide the load latency (the kernel is latency-bound). Measured on the H100 (kernel scope,
+// 8192^2): 3 is 1.26-1.32x faster on float32 uniform/GRF and uint8 (0.456 -> 0.363 ms,
+// 0.837 -> 0.649 ms, 0.378 -> 0.287 ms), so it is the default; --blocks-2d 2 (OptTuning) runs the
 // other instantiation for the ablation.
 template <class T, bool kVec, bool kEmit, int kMinBlocks = 3, int kMode = kModeOpt>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __restrict__ buf, Geom g,
@@ -177,10 +177,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
 
 }  // namespace
 
-KernelFn pick_kernel_2d(DType dt, bool vec, bool emit, int mode) {
+KernelFn pick_kernel_2d(DType dt, bool vec, bool emit, int mode, int blocks) {
   return dispatch_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return pick_instantiation<T, 2, 3>(vec, emit, ecc2d_min_blocks(), mode, [](auto v, auto e, auto blocks, auto m) {
+    return pick_instantiation<T, 2, 3>(vec, emit, blocks, mode, [](auto v, auto e, auto blocks, auto m) {
       return reinterpret_cast<KernelFn>(&ecc2d_kernel<T, decltype(v)::value, decltype(e)::value, decltype(blocks)::value,
                                                    decltype(m)::value>);
     });

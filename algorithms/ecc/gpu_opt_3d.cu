@@ -170,9 +170,9 @@ __device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], floa
 // kMinBlocks: the register budget (__launch_bounds__'s minimum resident blocks per SM). 2 (the
 // default) gives up to 128 registers (122 used, sm_90, nvcc 13.0) and 16 warps an SM; 3 caps them
 // at 80, with spills, for 24 warps. The 2D kernel gained 1.26-1.32x from that trade (ecc2d_kernel);
-// the 3D kernel lost: 1.42x slower on float32 uniform 512^3, 1.32x on GRF (lent H100, ced5279,
-// kernel scope: 0.954 against 0.672 ms, 1.13 against 0.853; results/nvidia-h100-80gb-hbm3/
-// issue15-3d-loader/README.md). REPIX_ECC_OPT_3D_BLOCKS=3 selects it, for the ablation.
+// the 3D kernel lost: 1.42x slower on float32 uniform 512^3, 1.32x on GRF (lent H100, kernel
+// scope: 0.954 against 0.672 ms, 1.13 against 0.853; NOTES-gpu-opt.md). --blocks-3d 3
+// (OptTuning) selects it, for the ablation.
 template <class T, bool kVec, bool kEmit, int kMinBlocks = 2, int kMode = kModeOpt>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __restrict__ buf, Geom g,
                                                                      GlobalAcc acc, EmitOut out) {
@@ -239,10 +239,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
 
 }  // namespace
 
-KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode) {
+KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode, int blocks) {
   return dispatch_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return pick_instantiation<T, 2, 3>(vec, emit, ecc3d_min_blocks(), mode, [](auto v, auto e, auto blocks, auto m) {
+    return pick_instantiation<T, 2, 3>(vec, emit, blocks, mode, [](auto v, auto e, auto blocks, auto m) {
       return reinterpret_cast<KernelFn>(&ecc3d_kernel<T, decltype(v)::value, decltype(e)::value, decltype(blocks)::value,
                                                    decltype(m)::value>);
     });
