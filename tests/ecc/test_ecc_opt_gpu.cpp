@@ -317,7 +317,7 @@ TEST(EccGpuOpt, ResetAfterUnfinishedPassEqualSeq) {
     copy_to_device_sync(db.get(), b.raw(), b.bytes());
     CudaStream s;
     ecc::opt::Engine engine;
-    engine.setup(dt, sh, false);
+    engine.setup(dt, sh, false, ecc::OptTuning{});
     engine.reset(s.get());
     engine.accumulate(da.get(), 0, 0, slab_count(sh), s.get());  // never finished
     engine.reset(s.get());
