@@ -30,8 +30,8 @@ void OptPlan::setup(const InputDesc& in, const Options& opt, cudaStream_t) {
 }
 
 // compute() waits for nothing: it queues the pass and its read-back (compute_queued), and result()
-// waits once (collect), running the exact fallback there when the float table overflowed. Up to
-// c878c9e float compute() waited for an 8-byte overflow flag, a host round trip inside every
+// waits once (collect), running the exact fallback there when the float table overflowed. Before
+// that, float compute() waited for an 8-byte overflow flag, a host round trip inside every
 // kernel-scope sample (8192^2 uniform on the lent H100, same call: 0.179 against 0.174 ms without
 // it). A compute() whose result() is never asked (the timed repetitions) leaves its read-back to be
 // overwritten, in stream order, by the next one's. Integer images do the same since the finishing

@@ -75,10 +75,10 @@ __global__ void finish_hash_kernel(GlobalAcc acc, std::uint32_t spec, std::uint3
 // a third of the sparse bytes. A pass of the block handles 256 consecutive values, one a thread,
 // so that a warp's stores to host memory are consecutive: with 4 consecutive values a thread (4
 // strided stores a warp), a 4096^2 uint16 image of 65536 values took 0.47 ms a kernel-scope sample
-// against 0.21 ms with the bins copied (lent H100, e067be3); this way 0.219 against 0.215
-// (45537d0, same call; results/.../issue15-finish/). `dense_from`: the least occurring values of a
-// dense segment (kDenseFrom; REPIX_ECC_OPT_DENSE_FROM); `dense_limit`: the largest |VCEC| the dense
-// form takes (INT32_MAX; the tests lower it, set_dense_limit_for_tests).
+// against 0.21 ms with the bins copied (lent H100); this way 0.219 against 0.215 (same call;
+// NOTES-gpu-opt.md, "Finishing"). `dense_from`: the least occurring values of a dense segment
+// (OptTuning::dense_from, --dense-from; kDenseFrom by default); `dense_limit`: the largest |VCEC|
+// the dense form takes (INT32_MAX; the tests lower it, set_dense_limit_for_tests).
 constexpr int kFinishThreads = 256;  // kSegmentBins: gpu_opt_readback.hpp
 constexpr int kFinishPasses = kSegmentBins / kFinishThreads;
 __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc acc, int nbins, bool bits,
@@ -150,8 +150,8 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
 // kNonfiniteBatch loads (a grid stride apart, each coalesced across the warp) before it tests any:
 // a grid-stride loop of one load a step waited for DRAM once a value, and in the end-to-end path
 // this kernel is part of the last chunk's tail (a 4 MiB float32 chunk, 8 values a thread: 6.5-7.1 us
-// under Nsight Compute on the lent H100, 4.6-5.1 us so, same call; results/nvidia-h100-80gb-hbm3/
-// issue15-tail/, call 5).
+// under Nsight Compute on the lent H100, 4.6-5.1 us so, same call; NOTES-gpu-opt.md, "The small
+// images' tail").
 constexpr int kNonfiniteBatch = 8;
 __global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t n, std::int64_t base,
                                        unsigned long long* first) {
@@ -327,12 +327,12 @@ struct Engine::Impl {
     return 2 * sizeof(std::uint32_t) + queued_spec() * (sizeof(std::uint32_t) + sizeof(long long));
   }
   // Allocated by setup() (and grown by the finish_queued() after a collect() that asked for more,
-  // when no finishing kernel writes the old one), not inside a pass. At 45537d0 it was made by the
-  // first pass, and Table 2's fresh plan spent 0.62-0.93 ms in its first pass (ECC exec at N = 1;
-  // 0.071 ms at 7ffeba6; lent H100): the allocation, its device address or the GPU's first store to
-  // it, not told apart. All three are here now (a one-thread kernel stores, in `s`'s order, before
-  // any finishing kernel): ECC exec at N = 1 0.045 ms at 186372b (results/nvidia-h100-80gb-hbm3/
-  // issue15-item-start/README.md, call A).
+  // when no finishing kernel writes the old one), not inside a pass. Made by the first pass, it
+  // cost Table 2's fresh plan 0.62-0.93 ms in that pass (ECC exec at N = 1, against 0.071 ms
+  // before the read-back existed; lent H100): the allocation, its device address or the GPU's
+  // first store to it, not told apart. All three are here now (a one-thread kernel stores, in `s`'s
+  // order, before any finishing kernel): ECC exec at N = 1 0.045 ms (NOTES-gpu-opt.md, "Item
+  // starts").
   void ensure_readback(std::size_t bytes, cudaStream_t s) {
     if (queued.bytes() >= bytes) return;
     queued = HostBuffer(bytes, true);

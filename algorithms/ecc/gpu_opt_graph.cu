@@ -1,5 +1,5 @@
-// gpu-opt end to end as one CUDA graph (REPIX_ECC_OPT_GRAPH_CHUNKS=K, 1..16; unset or 0: off, the
-// default): for a pinned host image that fits in GPU memory, the upload in K copies into one
+// gpu-opt end to end as one CUDA graph (--graph-chunks K, OptTuning::graph_chunks, 1..16; 0: off,
+// the default): for a pinned host image that fits in GPU memory, the upload in K copies into one
 // whole-image device buffer, each chunk's NaN/inf check (float) and accumulation as soon as its
 // rows and the next chunk's first row have arrived, and the finishing kernel, captured once per
 // workspace and replayed with each call's host address.
@@ -7,7 +7,7 @@
 // Why: the whole-image path issues its copy, check, kernel and finish one API call at a time
 // (uint8 2048^2: 0.107 ms against the copy's 0.076 on the lent H100), and gpu-stream's chunks cost
 // a few host calls each (its 2048^2 float32 run issued for ~100 us, the timeline said). A graph
-// costs one launch a call. Measured on lent H100s (results/nvidia-h100-80gb-hbm3/issue15-graph/):
+// costs one launch a call. Measured on lent H100s (NOTES-gpu-opt.md, "Host work of a call"):
 // one binary with the graph off / 1 / 4 / 8 chunks alternated, 2048^2 float32 0.400 / 0.371 /
 // 0.384 / 0.389 ms, uint8 2048^2 0.115 / 0.106 / 0.117 / 0.133, uint8 128^3 0.078 / 0.074 / 0.081
 // / 0.098, uint16 2048^2 and GRF 128^3 tied (more chunks lose: a dependent node's latency is more
