@@ -480,8 +480,19 @@ std::string describe_source(const json& tool) {
   return s;
 }
 
+json test_hooks() {
+  json hooks = json::object();
+  for (char** v = environ; v && *v; ++v) {
+    const std::string kv = *v;
+    const std::size_t eq = kv.find('=');
+    if (kv.rfind(kTestHookPrefix, 0) == 0 && eq != std::string::npos) hooks[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return hooks;
+}
+
 json capture_environment() {
   json e = json::object();
+  e["test_hooks"] = test_hooks();
   e["gpu"] = describe_gpu();
   e["cpu"] = describe_cpu();
   e["os"] = describe_os();

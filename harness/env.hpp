@@ -23,7 +23,17 @@ nlohmann::json tool_info();
 // Any field may be missing, null or mistyped (reports from elsewhere).
 std::string describe_source(const nlohmann::json& tool);
 
-// The report's "env" object: {"gpu", "cpu", "os", "memory", "build", "hostname", "timestamp"}.
+// The prefix of the test hooks: environment variables (REPIX_TEST_DEVICE_MEMORY,
+// REPIX_TEST_HOST_MEMORY, REPIX_TEST_KILL_AFTER_RECORDS, ...) that tests set to simulate a smaller
+// machine or a killed run. Nothing else under algorithms/ reads the environment for what changes
+// results or timings (scripts/check-no-tunable-getenv); those are declared options.
+inline constexpr const char* kTestHookPrefix = "REPIX_TEST_";
+// Every REPIX_TEST_* variable set in the environment, name -> value ({} when none): a report made
+// under a test hook says so.
+nlohmann::json test_hooks();
+
+// The report's "env" object: {"test_hooks", "gpu", "cpu", "os", "memory", "build", "hostname",
+// "timestamp"}.
 // "gpu" describes the current CUDA device, or is {"available": false, "reason": ...}.
 // Clock snapshots are not taken here; the harness adds them with record_clocks().
 nlohmann::json capture_environment();

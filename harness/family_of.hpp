@@ -241,6 +241,17 @@ class FamilyOf : public Family {
     c.result = base_case_result(v->id, spec, scope);
     c.result.bound = bound(*v, scope);
     c.result.items = items(p.state->inputs);
+    // The options the row runs with, recorded also where it cannot run (no GPU, no plan); a value
+    // refused here fails the row below, with its message.
+    Options opt = p.state->options;
+    std::string refused;
+    try {
+      for (const Option& o : option_table())
+        if (given.has(o.spec.name)) o.set(opt, o.spec.check(given.get(o.spec.name)));
+      c.result.options = row_options_json(*v, opt);
+    } catch (const std::exception& e) {
+      refused = message_of(e);
+    }
     if (v->gpu && !gpu_available()) {
       c.result.not_run = "no GPU";
       return c.result;
@@ -251,9 +262,7 @@ class FamilyOf : public Family {
     }
     const protocol::Rule& rule = v->gpu ? reps.gpu : reps.cpu;
     try {
-      Options opt = p.state->options;
-      for (const Option& o : option_table())
-        if (given.has(o.spec.name)) o.set(opt, o.spec.check(given.get(o.spec.name)));
+      if (!refused.empty()) throw Error(refused);
       c = scope == "kernel" ? kernel_case(p.state, *v, spec, opt, rule.warmup, reps.sample_stats)
                             : end_to_end_case(p.state, *v, spec, opt, rule.warmup);
       bench::measure_case(c, rule);
@@ -421,6 +430,14 @@ class FamilyOf : public Family {
     for (const Option& o : option_table()) j[o.spec.name] = o.get(opt);
     return j;
   }
+  // The options variant `v` reads (options::Spec::variants), with their values, defaults included:
+  // a report row's `options`.
+  nlohmann::json row_options_json(const Variant& v, const Options& opt) const {
+    nlohmann::json j = nlohmann::json::object();
+    for (const Option& o : option_table())
+      if (o.spec.read_by(v.id)) j[o.spec.name] = o.get(opt);
+    return j;
+  }
   std::string verdict_key(const Variant& v, const Options& opt) const { return v.id + "|" + options_json(opt).dump(); }
 
   const Inputs& inputs_of(State& s, const std::string& spec) const {
@@ -521,7 +538,7 @@ class FamilyOf : public Family {
     c.gpu = v.gpu;
     c.result = base_case_result(v.id, spec, scope);
     c.result.bound = bound(v, scope);
-    c.result.options = options_json(opt);
+    c.result.options = row_options_json(v, opt);
     return c;
   }
   // The row's identity and counters once its inputs exist.

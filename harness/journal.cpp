@@ -81,7 +81,8 @@ void Writer::append(const std::string& type, const std::string& key, const json&
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   write_line({{"record", type}, {"key", key}, {"elapsed_s", elapsed}, {"data", data}});
   // The tests kill a run the way a time limit or the OOM killer would, after a chosen record:
-  // REPIX_TEST_KILL_AFTER_RECORDS=N sends this process SIGKILL once N records are on disk.
+  // REPIX_TEST_KILL_AFTER_RECORDS=N sends this process SIGKILL once N records are on disk (a test
+  // hook, recorded in a report's env.test_hooks).
   static const long kill_after = [] {
     const char* v = std::getenv("REPIX_TEST_KILL_AFTER_RECORDS");
     return v ? std::atol(v) : 0L;

@@ -5,6 +5,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <string>
@@ -29,6 +30,12 @@ struct Spec {
   bool flag = false;         // takes no value (--clip); --clip=1/0/true/false also accepted
   bool thread_count = false; // a number of threads: capped at max_threads() (core/host_limits.hpp)
   unsigned commands = kRun | kProfile;
+  // The ids of the variants that read it; empty: every variant of the family. A report row
+  // records the options its variant reads (FamilyOf::row_options_json), defaults included.
+  std::vector<std::string> variants;
+  bool read_by(const std::string& variant) const {
+    return variants.empty() || std::find(variants.begin(), variants.end(), variant) != variants.end();
+  }
   // An option of its own kind (a list, e.g. --windows 4,8,16,32): checks the value and returns
   // its canonical text, throwing cli::UsageError (naming the option) when it is not accepted.
   // Empty: a choice, an integer or a flag as above.

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <system_error>
 #include <tuple>
@@ -570,6 +571,29 @@ std::string summary_table(const Report& r) {
   return o.str();
 }
 
+namespace {
+// "min-chunk-2d: A 12, B 24; graph-chunks: A (none), B 4": the options two rows ran with that
+// differ (a key one row lacks counts as differing); "" when they agree or either row's are unknown
+// (null: peers, older reports).
+std::string options_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  if (!a.is_object() || !b.is_object()) return "";
+  std::map<std::string, std::pair<std::string, std::string>> diff;
+  auto text = [](const nlohmann::json& o, const std::string& k) {
+    const auto it = o.find(k);
+    return it == o.end() ? std::string("(none)") : it->dump();
+  };
+  for (const nlohmann::json* side : {&a, &b})
+    for (const auto& [k, v] : side->items()) {
+      (void)v;
+      const std::string x = text(a, k), y = text(b, k);
+      if (x != y) diff[k] = {x, y};
+    }
+  std::string out;
+  for (const auto& [k, v] : diff) out += (out.empty() ? "" : "; ") + k + ": A " + v.first + ", B " + v.second;
+  return out;
+}
+}  // namespace
+
 std::string compare_table(const Report& a, const Report& b) {
   std::ostringstream o;
   o << "A: " << describe(a) << (a.command.empty() ? "" : " | " + a.command) << "\n";
@@ -585,6 +609,7 @@ std::string compare_table(const Report& a, const Report& b) {
            ">A throughput", ">B throughput", "verified A/B"});
   int matched = 0, ratios = 0;
   double log_sum = 0;
+  std::vector<std::string> notes;  // rows whose options differ: the footnotes [1], [2], ...
   for (const auto& x : a.results) {
     const Result* y = nullptr;
     for (std::size_t i = 0; i < b.results.size(); ++i) {
@@ -607,13 +632,20 @@ std::string compare_table(const Report& a, const Report& b) {
         ++ratios;
       }
     }
-    t.add({x.family, x.variant, x.dataset, x.scope, fmt_sig(x.median_ms), fmt_sig(y->median_ms),
+    std::string variant = x.variant;
+    if (const std::string d = options_difference(x.options, y->options); !d.empty()) {
+      notes.push_back(d);
+      variant += " [" + std::to_string(notes.size()) + "]";
+    }
+    t.add({x.family, variant, x.dataset, x.scope, fmt_sig(x.median_ms), fmt_sig(y->median_ms),
            std::isfinite(ratio) ? fmt_sig(ratio, 3) + "x" : "n/a",
            fmt_throughput(x.throughput, x.unit), fmt_throughput(y->throughput, y->unit),
            std::string(x.verified ? "yes" : "NO") + "/" + (y->verified ? "yes" : "NO")});
   }
   if (matched) {
     o << t.render();
+    for (std::size_t i = 0; i < notes.size(); ++i)
+      o << "[" << i + 1 << "] options differ: " << notes[i] << "\n";
     if (ratios)
       o << "geometric mean speedup B/A over " << ratios << " matched results: "
         << fmt_sig(std::exp(log_sum / ratios), 3) << "x\n";

@@ -122,7 +122,9 @@ std::string format_ms(double ms);
 
 // Human-readable summary, one line per result (what scripts/bench prints last).
 std::string summary_table(const Report& r);
-// Two reports side by side, matched on (family, variant, dataset, scope), with B/A ratios.
+// Two reports side by side, matched on (family, variant, dataset, scope), with B/A ratios. A
+// matched row whose two `options` differ is marked " [n]" after its variant, and footnote [n]
+// below the table names each differing option with its value in A and in B.
 std::string compare_table(const Report& a, const Report& b);
 
 }  // namespace repix::report

@@ -113,6 +113,7 @@ std::string max_threads_text() {
 }
 
 std::uint64_t available_host_memory() {
+  // Test hook (recorded in a report's env.test_hooks): a machine with N bytes available.
   if (const char* forced = std::getenv("REPIX_TEST_HOST_MEMORY")) {
     std::uint64_t v = 0;
     if (parse_u64(forced, v)) return v;

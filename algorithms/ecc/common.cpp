@@ -113,11 +113,11 @@ Curve read_csv(const std::string& path) {
   return c;
 }
 
-Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::string& nvtx_name) {
+Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::string& nvtx_name, const Options& opt) {
   nvtx::Range range(nvtx_name.c_str());
   check_input(img);
   require_gpu();
-  return plan_end_to_end(plan, img, Options{});
+  return plan_end_to_end(plan, img, opt);
 }
 
 }  // namespace repix::ecc

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/image.hpp"
@@ -32,6 +33,36 @@ struct Curve {
   bool operator==(const Curve& o) const { return values == o.values && ecc == o.ecc; }
 };
 
+// gpu-opt's engine tuning (gpu_opt_engine.cu, gpu_opt_graph.cu), read per call by the variants
+// that run the engine: gpu-opt-static, gpu-opt, gpu-opt-direct, gpu-opt-warp and gpu-stream
+// (graph_chunks: gpu-opt end to end only). The defaults are the measured ones
+// (NOTES-gpu-opt.md); the CLI's --min-chunk-2d ... --graph-chunks set them
+// (harness/families/ecc/adapter.cpp declares the ranges). A value that changes the engine's plan
+// is part of every cached workspace's key.
+struct OptTuning {
+  int min_chunk_2d = 12;  // least rows a work item covers (1..4096)
+  int min_chunk_3d = 9;   // least planes a work item covers (1..4096)
+  int items_2d = 8;       // dynamic schedule: the tail's items a warp slot (1..4096)
+  int items_3d = 8;       // dynamic schedule: the tail's items a block slot (1..4096)
+  int head_pct_2d = 40;   // dynamic schedule: the head's share of the rows in percent (0..100)
+  int head_pct_3d = 75;   // ... of the planes (0..100)
+  int blocks_2d = 3;      // the 2D kernel's register budget, in minimum blocks an SM (2 or 3)
+  int blocks_3d = 2;      // the 3D kernel's (2 or 3)
+  int dense_from = 353;   // integer read-back: least occurring values of a dense segment (1..1025;
+                          // 1025: never dense); kDenseFrom (gpu_opt_readback.hpp)
+  int graph_chunks = 0;   // gpu-opt end to end as one CUDA graph of K chunks (0: off; 1..16)
+  static constexpr int kMaxItems = 4096;        // min_chunk_* and items_*
+  static constexpr int kMaxDenseFrom = 1025;    // kSegmentBins + 1: never dense
+  static constexpr int kMaxGraphChunks = 16;    // a chunk a dynamic-schedule lane
+  auto tie() const {
+    return std::tie(min_chunk_2d, min_chunk_3d, items_2d, items_3d, head_pct_2d, head_pct_3d, blocks_2d, blocks_3d,
+                    dense_from, graph_chunks);
+  }
+  bool operator==(const OptTuning& o) const { return tie() == o.tie(); }
+  bool operator!=(const OptTuning& o) const { return !(*this == o); }
+  bool operator<(const OptTuning& o) const { return tie() < o.tie(); }
+};
+
 struct Options {
   int threads = 0;                  // CPU threads for omp variants; 0 = OpenMP's default
   std::size_t chunk_bytes = 0;      // gpu-stream / gpu-opt end-to-end chunk size; 0 = automatic
@@ -40,6 +71,7 @@ struct Options {
   // events with timing and one more host wait, a few microseconds a call). Diagnostic: off in
   // every timing that is reported as the call's cost.
   bool timeline = false;
+  OptTuning tuning;                 // gpu-opt's engine (see OptTuning)
 };
 
 // Where an end-to-end call's time went (Options::timeline), in microseconds. GPU times count from
@@ -90,8 +122,9 @@ const Variant& find_variant(const std::string& id);
 void check_input(const HostImage& img);
 // The error check_input throws, for callers that find the bad element themselves (the GPU).
 [[noreturn]] void throw_nonfinite(const Shape& shape, std::int64_t index, bool is_nan);
-// Runs a GPU plan end to end: upload, compute, result (NVTX phases h2d/kernel/d2h).
-Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::string& nvtx_name);
+// Runs a GPU plan end to end: upload, compute, result (NVTX phases h2d/kernel/d2h); `opt` goes to
+// the plan's setup.
+Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::string& nvtx_name, const Options& opt);
 
 // Turns a VCEC over bins into the curve: keeps bins that occur (present[i] != 0), prefix-sums.
 Curve curve_from_bins(const std::vector<float>& bin_values, const std::vector<std::int64_t>& vcec,

@@ -365,9 +365,9 @@ inline Variant make_plan_variant(std::string id, std::string step, std::string d
   v.step = std::move(step);
   v.description = std::move(description);
   const std::string nvtx_name = "ecc/" + v.id;
-  v.run = [nvtx_name, make](const HostImage& img, const Options&) {
+  v.run = [nvtx_name, make](const HostImage& img, const Options& opt) {
     const std::unique_ptr<DevicePlan> plan = make();
-    return run_plan_end_to_end(*plan, img, nvtx_name);
+    return run_plan_end_to_end(*plan, img, nvtx_name, opt);
   };
   v.make_plan = std::move(make);
   return v;

@@ -22,16 +22,16 @@ namespace repix::ecc {
 
 // ---- OptPlan ---------------------------------------------------------------------------------------
 
-void OptPlan::setup(const InputDesc& in, const Options&, cudaStream_t) {
+void OptPlan::setup(const InputDesc& in, const Options& opt, cudaStream_t) {
   shape_ = in.shape;
   dtype_ = in.dtype;
   pending_ = false;
-  engine_.setup(in.dtype, in.shape, false);
+  engine_.setup(in.dtype, in.shape, false, opt.tuning);
 }
 
 // compute() waits for nothing: it queues the pass and its read-back (compute_queued), and result()
-// waits once (collect), running the exact fallback there when the float table overflowed. Up to
-// Earlier, float compute() waited for an 8-byte overflow flag, a host round trip inside every
+// waits once (collect), running the exact fallback there when the float table overflowed. Before
+// that, float compute() waited for an 8-byte overflow flag, a host round trip inside every
 // kernel-scope sample (8192^2 uniform on the lent H100, same call: 0.179 against 0.174 ms without
 // it). A compute() whose result() is never asked (the timed repetitions) leaves its read-back to be
 // overwritten, in stream order, by the next one's. Integer images do the same since the finishing
@@ -100,7 +100,8 @@ Variant make_opt_step_variant(std::string id, std::string step, std::string desc
 namespace {
 
 struct InCoreWorkspace {
-  using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  // The tuning is the plan's engine's (the kernels' budgets, the work items' split): part of the key.
+  using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, OptTuning>;
   CudaStream stream;
   DeviceBuffer<unsigned char> d_in;
   OptPlan plan;
@@ -109,19 +110,19 @@ struct InCoreWorkspace {
   opt::NonfiniteCheck nonfinite;
 };
 
-Curve run_in_core(const HostImage& img, bool record_timeline) {
+Curve run_in_core(const HostImage& img, const Options& options) {
   nvtx::Range range("ecc/gpu-opt");
-  TimelineRecorder timeline(record_timeline);
+  TimelineRecorder timeline(options.timeline);
   if (img.size() <= 0) throw Error("empty image");  // float values are checked on the GPU below
   require_gpu();
   const Shape& sh = img.shape();
-  const InCoreWorkspace::Key key{img.dtype(), sh.ndim, sh.nx, sh.ny, sh.nz};
+  const InCoreWorkspace::Key key{img.dtype(), sh.ndim, sh.nx, sh.ny, sh.nz, options.tuning};
   auto& cache = reuse_cache<InCoreWorkspace::Key, InCoreWorkspace>();
   std::unique_ptr<InCoreWorkspace> ws = cache.take_or_make(key, [&] {
     nvtx::Range r("init");
     auto w = std::make_unique<InCoreWorkspace>();
     w->d_in.allocate(img.bytes());
-    w->plan.setup({img.dtype(), sh}, {}, w->stream.get());
+    w->plan.setup({img.dtype(), sh}, options, w->stream.get());
     w->nonfinite.reset(w->stream.get());
     return w;
   });
@@ -168,13 +169,13 @@ std::size_t end_to_end_chunk_bytes(std::size_t image_bytes, std::int64_t slabs, 
 }
 
 Curve run_gpu_opt(const HostImage& img, const Options& opt) {
-  // The graph path (off unless REPIX_ECC_OPT_GRAPH_CHUNKS asks for it): pinned images whose whole
-  // buffer any lent GPU holds with room to spare, unless --chunk-mib asked for gpu-stream's chunks.
-  if (const int graph_chunks = end_to_end_graph_chunks();
-      graph_chunks > 0 && opt.chunk_bytes == 0 && img.pinned() && img.size() > 0 && img.bytes() <= (std::size_t(1) << 30))
-    return run_gpu_opt_graph(img, graph_chunks, opt.timeline);
+  // The graph path (off unless --graph-chunks asks for it): pinned images whose whole buffer any
+  // lent GPU holds with room to spare, unless --chunk-mib asked for gpu-stream's chunks.
+  if (opt.tuning.graph_chunks > 0 && opt.chunk_bytes == 0 && img.pinned() && img.size() > 0 &&
+      img.bytes() <= (std::size_t(1) << 30))
+    return run_gpu_opt_graph(img, opt);
   const std::size_t chunk = end_to_end_chunk_bytes(img.bytes(), slab_count(img.shape()), opt.chunk_bytes);
-  if (chunk == 0 || img.size() <= 0) return run_in_core(img, opt.timeline);
+  if (chunk == 0 || img.size() <= 0) return run_in_core(img, opt);
   Options o = opt;
   o.chunk_bytes = chunk;
   ImageSlabSource src(img);

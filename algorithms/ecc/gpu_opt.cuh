@@ -60,26 +60,18 @@ class NonfiniteCheck {
   unsigned long long* host_dev_ = nullptr;     // host_'s device address
 };
 
-// Tests: the kernels' register budgets (__launch_bounds__'s minimum blocks per SM) for plans set
-// up after the call: 2D 2 or 3, 3D 2 or 3; 0 keeps the default (REPIX_ECC_OPT_2D_BLOCKS /
-// REPIX_ECC_OPT_3D_BLOCKS, else 3 and 2), so that the tests run the other instantiations too.
-void set_min_blocks_for_tests(int blocks_2d, int blocks_3d);
-// Tests: the largest |VCEC| an integer segment's dense read-back form takes (gpu_opt_readback.hpp);
-// 0 restores int32's. A lower limit sends segments of larger VCECs to the sparse form, as VCECs
-// beyond int32 do on images of billions of voxels.
+// Tests only (the test hooks that are no option): the largest |VCEC| an integer segment's dense
+// read-back form takes (gpu_opt_readback.hpp); 0 restores int32's. A lower limit sends segments of
+// larger VCECs to the sparse form, as VCECs beyond int32 do on images of billions of voxels.
 void set_dense_limit_for_tests(long long limit);
-// Tests: the least rows (2D) and planes (3D) a work item covers, for plans set up after the call;
-// 0 keeps the default (REPIX_ECC_OPT_MIN_CHUNK_2D / REPIX_ECC_OPT_MIN_CHUNK_3D, else 12 and 9).
-void set_min_chunk_for_tests(int rows_2d, int planes_3d);
-// Tests: the work distribution (gpu_opt_schedule.hpp) for launches after the call: `dynamic` 1
-// (tickets), 0 (static strides) or -1 (the plan's: static for gpu-opt-static, else dynamic); `cap`
-// > 0 bounds the items a warp (2D) or block (3D) takes below what the int32 sums allow, so that the
-// grid grows.
+// Tests only: the work distribution (gpu_opt_schedule.hpp) for launches after the call: `dynamic`
+// 1 (tickets), 0 (static strides) or -1 (the plan's: static for gpu-opt-static, else dynamic);
+// `cap` > 0 bounds the items a warp (2D) or block (3D) takes below what the int32 sums allow, so
+// that the grid grows.
 void set_schedule_for_tests(int dynamic, std::int64_t cap);
-// The tuning variable `name` (work-item floors, items per slot, the dense read-back's least values:
-// a whole number from 1 to `most`), else `fallback`; Error for a value set but malformed.
-// Host-only (tested on the CPU).
-int tuning_from_env(const char* name, int fallback, int most = 4096);
+// Throws Error when a field of `t` is outside its range (OptTuning; the CLI refuses such values
+// before they get here).
+void check_tuning(const OptTuning& t);
 
 class Engine {
  public:
@@ -90,7 +82,9 @@ class Engine {
 
   // Allocates everything for inputs of this type and shape; `streaming` sizes the float hash
   // table for an unknown number of distinct values (the whole image is never seen at once).
-  void setup(DType dtype, const Shape& shape, bool streaming);
+  // `tuning`: the work items' split, the kernels' register budgets and the integer read-back's
+  // form for every pass of this set-up (a cache of engines keys on it).
+  void setup(DType dtype, const Shape& shape, bool streaming, const OptTuning& tuning);
   // The ablation step's kernels (Mode bits; kModeOpt: gpu-opt's). Call before setup().
   void set_mode(int mode);
   // Tests: global float hash table capacity (rounded up to a power of two, at least 2), to force
@@ -190,13 +184,10 @@ class OptPlan final : public DevicePlan {
 // through gpu-stream's pipeline (cached too), so that the upload of chunk c+1 overlaps the kernel
 // of chunk c and the run approaches the host-to-device bound. See end_to_end_chunk_bytes.
 Curve run_gpu_opt(const HostImage& img, const Options& opt);
-// gpu-opt end to end as one CUDA graph of `chunks` copies and kernels (gpu_opt_graph.cu): taken by
-// run_gpu_opt for pinned images up to 1 GiB when end_to_end_graph_chunks() is positive
-// (REPIX_ECC_OPT_GRAPH_CHUNKS, 0..16, default 0: off, as measured: gpu_opt_graph.cu;
-// set_graph_chunks_for_tests wins when >= 0).
-Curve run_gpu_opt_graph(const HostImage& img, int chunks, bool record_timeline);
-int end_to_end_graph_chunks();
-void set_graph_chunks_for_tests(int chunks);
+// gpu-opt end to end as one CUDA graph of `opt.tuning.graph_chunks` copies and kernels
+// (gpu_opt_graph.cu): taken by run_gpu_opt for pinned images up to 1 GiB when that count is
+// positive (--graph-chunks, 0..16, default 0: off, as measured: gpu_opt_graph.cu).
+Curve run_gpu_opt_graph(const HostImage& img, const Options& opt);
 std::unique_ptr<DevicePlan> make_gpu_opt_plan();
 // A variant of an ablation step after gpu-opt: OptPlan(mode) as its plan, and end to end a
 // plan per call under the NVTX range "ecc/<id>" (gpu_opt.cu).

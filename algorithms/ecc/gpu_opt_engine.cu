@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -76,10 +75,10 @@ __global__ void finish_hash_kernel(GlobalAcc acc, std::uint32_t spec, std::uint3
 // a third of the sparse bytes. A pass of the block handles 256 consecutive values, one a thread,
 // so that a warp's stores to host memory are consecutive: with 4 consecutive values a thread (4
 // strided stores a warp), a 4096^2 uint16 image of 65536 values took 0.47 ms a kernel-scope sample
-// against 0.21 ms with the bins copied (lent H100, e067be3); this way 0.219 against 0.215
-// (45537d0, same call; results/.../issue15-finish/). `dense_from`: the least occurring values of a
-// dense segment (kDenseFrom; REPIX_ECC_OPT_DENSE_FROM); `dense_limit`: the largest |VCEC| the dense
-// form takes (INT32_MAX; the tests lower it, set_dense_limit_for_tests).
+// against 0.21 ms with the bins copied (lent H100); this way 0.219 against 0.215 (same call;
+// NOTES-gpu-opt.md, "Finishing"). `dense_from`: the least occurring values of a dense segment
+// (OptTuning::dense_from, --dense-from; kDenseFrom by default); `dense_limit`: the largest |VCEC|
+// the dense form takes (INT32_MAX; the tests lower it, set_dense_limit_for_tests).
 constexpr int kFinishThreads = 256;  // kSegmentBins: gpu_opt_readback.hpp
 constexpr int kFinishPasses = kSegmentBins / kFinishThreads;
 __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc acc, int nbins, bool bits,
@@ -151,8 +150,8 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
 // kNonfiniteBatch loads (a grid stride apart, each coalesced across the warp) before it tests any:
 // a grid-stride loop of one load a step waited for DRAM once a value, and in the end-to-end path
 // this kernel is part of the last chunk's tail (a 4 MiB float32 chunk, 8 values a thread: 6.5-7.1 us
-// under Nsight Compute on the lent H100, 4.6-5.1 us so, same call; results/nvidia-h100-80gb-hbm3/
-// issue15-tail/, call 5).
+// under Nsight Compute on the lent H100, 4.6-5.1 us so, same call; NOTES-gpu-opt.md, "The small
+// images' tail").
 constexpr int kNonfiniteBatch = 8;
 __global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t n, std::int64_t base,
                                        unsigned long long* first) {
@@ -179,8 +178,8 @@ __global__ void fill_keys_kernel(std::uint32_t* keys, std::size_t n) {
 
 // ---- launch plumbing -----------------------------------------------------------------------------
 
-KernelFn pick_kernel(DType dt, int dims, bool vec, bool emit, int mode) {
-  return dims == 2 ? pick_kernel_2d(dt, vec, emit, mode) : pick_kernel_3d(dt, vec, emit, mode);
+KernelFn pick_kernel(DType dt, int dims, bool vec, bool emit, int mode, const OptTuning& t) {
+  return dims == 2 ? pick_kernel_2d(dt, vec, emit, mode, t.blocks_2d) : pick_kernel_3d(dt, vec, emit, mode, t.blocks_3d);
 }
 
 std::size_t next_pow2(std::size_t v) {
@@ -222,6 +221,7 @@ struct Engine::Impl {
   int dims = 2;
   bool streaming = false;
   int mode = kModeOpt;     // set_mode: the ablation step's kernels
+  OptTuning tuning;        // setup's: the work items' split, the kernels' budgets, the read-back's form
   bool ready = false;
   std::size_t cap_override = 0;
   int sms = 1;
@@ -311,9 +311,9 @@ struct Engine::Impl {
     p.ny = shape.ny;
     p.nz = shape.nz;
     p.slots_b = static_cast<std::int64_t>(bps) * sms;
-    p.floor = dims == 2 ? detail::min_chunk_2d() : detail::min_chunk_3d();
-    p.head_pct = detail::head_pct(dims);
-    p.items_per_slot = detail::items_per_slot(dims);
+    p.floor = dims == 2 ? tuning.min_chunk_2d : tuning.min_chunk_3d;
+    p.head_pct = dims == 2 ? tuning.head_pct_2d : tuning.head_pct_3d;
+    p.items_per_slot = dims == 2 ? tuning.items_2d : tuning.items_3d;
     p.cap_for_tests = detail::schedule_cap_for_tests();
     return split_items(p, b0, s0, s1, queue, grid);
   }
@@ -327,12 +327,12 @@ struct Engine::Impl {
     return 2 * sizeof(std::uint32_t) + queued_spec() * (sizeof(std::uint32_t) + sizeof(long long));
   }
   // Allocated by setup() (and grown by the finish_queued() after a collect() that asked for more,
-  // when no finishing kernel writes the old one), not inside a pass. At 45537d0 it was made by the
-  // first pass, and Table 2's fresh plan spent 0.62-0.93 ms in its first pass (ECC exec at N = 1;
-  // 0.071 ms at 7ffeba6; lent H100): the allocation, its device address or the GPU's first store to
-  // it, not told apart. All three are here now (a one-thread kernel stores, in `s`'s order, before
-  // any finishing kernel): ECC exec at N = 1 0.045 ms at 186372b (results/nvidia-h100-80gb-hbm3/
-  // issue15-item-start/README.md, call A).
+  // when no finishing kernel writes the old one), not inside a pass. Made by the first pass, it
+  // cost Table 2's fresh plan 0.62-0.93 ms in that pass (ECC exec at N = 1, against 0.071 ms
+  // before the read-back existed; lent H100): the allocation, its device address or the GPU's
+  // first store to it, not told apart. All three are here now (a one-thread kernel stores, in `s`'s
+  // order, before any finishing kernel): ECC exec at N = 1 0.045 ms (NOTES-gpu-opt.md, "Item
+  // starts").
   void ensure_readback(std::size_t bytes, cudaStream_t s) {
     if (queued.bytes() >= bytes) return;
     queued = HostBuffer(bytes, true);
@@ -349,65 +349,7 @@ struct Engine::Impl {
   }
 };
 
-namespace detail {
-MinBlocks& min_blocks_override() {
-  static MinBlocks m;
-  return m;
-}
-
-// The largest |VCEC| an integer segment's dense form holds (finish_bins_kernel): int32's, unless a
-// test lowered it to make segments of small VCECs take the sparse form.
-long long& dense_limit_override() {
-  static long long v = 0;
-  return v;
-}
-long long dense_limit() { return dense_limit_override() > 0 ? dense_limit_override() : INT32_MAX; }
-// The least occurring values a segment is written dense with: kDenseFrom, or REPIX_ECC_OPT_DENSE_FROM
-// (1..1025; 1025: never) for the measurement that compares the two forms in one binary.
-int dense_from() {
-  static const int v = tuning_from_env("REPIX_ECC_OPT_DENSE_FROM", static_cast<int>(kDenseFrom), kSegmentBins + 1);
-  return v;
-}
-
 namespace {
-// `other` when the environment variable `name` says so, else `fallback` (read once a process).
-int env_blocks(const char* name, int other, int fallback) {
-  const char* e = std::getenv(name);
-  return e && std::string(e) == std::to_string(other) ? other : fallback;
-}
-}  // namespace
-
-int ecc2d_min_blocks() {
-  static const int v = env_blocks("REPIX_ECC_OPT_2D_BLOCKS", 2, 3);
-  return min_blocks_override().two_d ? min_blocks_override().two_d : v;
-}
-
-int ecc3d_min_blocks() {
-  static const int v = env_blocks("REPIX_ECC_OPT_3D_BLOCKS", 3, 2);
-  return min_blocks_override().three_d ? min_blocks_override().three_d : v;
-}
-}  // namespace detail
-
-// The tuning variables (floors, head shares, items a slot) are read once a process. A sweep that
-// mistyped one must not measure the default unawares: a set but malformed value is an error.
-int tuning_from_env(const char* name, int fallback, int most) {
-  const char* e = std::getenv(name);
-  if (!e) return fallback;
-  char* end = nullptr;
-  const long v = std::strtol(e, &end, 10);
-  if (!(*e >= '0' && *e <= '9') || *end != '\0' || v < 1 || v > most)  // strtol skips blanks, takes signs
-    throw Error(std::string(name) + " must be a whole number from 1 to " + std::to_string(most) + ", got '" + e + "'");
-  return static_cast<int>(v);
-}
-
-namespace {
-struct MinChunk {  // set_min_chunk_for_tests; 0: the environment's or the default
-  int rows_2d = 0, planes_3d = 0;
-};
-MinChunk& min_chunk_override() {
-  static MinChunk m;
-  return m;
-}
 struct ScheduleOverride {  // set_schedule_for_tests
   int dynamic = -1;        // -1: the plan's (static for gpu-opt-static)
   std::int64_t cap = 0;    // 0: none
@@ -419,55 +361,36 @@ ScheduleOverride& schedule_override() {
 }  // namespace
 
 namespace detail {
-// The floor of a work item's slabs. Small images are the case it decides: at 24 rows a 2048^2
-// image is 1376 items, one a warp of 172 blocks (IPC 1.0 under Nsight Compute, most SMs at one
-// block), and a 4 MiB chunk of gpu-stream's pipeline 352 items on 44 blocks. Smaller floors give
-// more warps and more halo rows (2 an item). 12 rows / 9 planes: under the dynamic schedule they
-// beat 24 / 16 by 4-14 % on GRF 2048^2 and 128^3, uniform 1024^2 and uint8 2048^2 and 128^3
-// (kernel scope) and tied elsewhere; 6 / 6 and 3 / 3 lost on the larger of those images (lent
-// H100, 2d46f4e, results/nvidia-h100-80gb-hbm3/issue15-schedule/callI-chunk-*).
-// REPIX_ECC_OPT_MIN_CHUNK_2D / _3D (1..4096) set them for the tuning runs.
-int min_chunk_2d() {
-  static const int v = tuning_from_env("REPIX_ECC_OPT_MIN_CHUNK_2D", 12);
-  const int set = min_chunk_override().rows_2d;
-  return set ? set : v;
+// The largest |VCEC| an integer segment's dense form holds (finish_bins_kernel): int32's, unless a
+// test lowered it to make segments of small VCECs take the sparse form.
+long long& dense_limit_override() {
+  static long long v = 0;
+  return v;
 }
-int min_chunk_3d() {
-  static const int v = tuning_from_env("REPIX_ECC_OPT_MIN_CHUNK_3D", 9);
-  const int set = min_chunk_override().planes_3d;
-  return set ? set : v;
-}
-// The dynamic schedule's split (Impl::geom), where the image is large enough that the floors above
-// do not decide: the head's share of the slabs in percent (REPIX_ECC_OPT_HEAD_PCT_2D / _3D, 0 for
-// none, at most 100) and the tail's items per warp slot (2D) or block slot (3D)
-// (REPIX_ECC_OPT_ITEMS_2D / _3D). More and smaller items balance better and cost more warm-ups and
-// halo slabs; on GRF data in 2D they also cost locality: a block's table meets more new keys when
-// its warps' items come from all over the image (NOTES-gpu-opt.md, "Dynamic schedule").
-namespace {
-int pct_from_env(const char* name, int fallback) {
-  const char* e = std::getenv(name);
-  return e && std::string(e) == "0" ? 0 : std::min(100, tuning_from_env(name, fallback));
-}
-}  // namespace
-int head_pct(int dims) {
-  static const int v2 = pct_from_env("REPIX_ECC_OPT_HEAD_PCT_2D", 40), v3 = pct_from_env("REPIX_ECC_OPT_HEAD_PCT_3D", 75);
-  return dims == 2 ? v2 : v3;
-}
-int items_per_slot(int dims) {
-  static const int v2 = tuning_from_env("REPIX_ECC_OPT_ITEMS_2D", 8), v3 = tuning_from_env("REPIX_ECC_OPT_ITEMS_3D", 8);
-  return dims == 2 ? v2 : v3;
-}
+long long dense_limit() { return dense_limit_override() > 0 ? dense_limit_override() : INT32_MAX; }
+
+// The tuning (OptTuning, per call; the CLI's --min-chunk-2d ... --dense-from):
+// - The floor of a work item's slabs (min_chunk_2d / _3d). Small images are the case it decides:
+//   at 24 rows a 2048^2 image is 1376 items, one a warp of 172 blocks (IPC 1.0 under Nsight
+//   Compute, most SMs at one block), and a 4 MiB chunk of gpu-stream's pipeline 352 items on 44
+//   blocks. Smaller floors give more warps and more halo rows (2 an item). 12 rows / 9 planes:
+//   under the dynamic schedule they beat 24 / 16 by 4-14 % on GRF 2048^2 and 128^3, uniform
+//   1024^2 and uint8 2048^2 and 128^3 (kernel scope) and tied elsewhere; 6 / 6 and 3 / 3 lost on
+//   the larger of those images (lent H100; NOTES-gpu-opt.md, "Dynamic schedule").
+// - The dynamic schedule's split (Impl::geom), where the image is large enough that the floors do
+//   not decide: the head's share of the slabs in percent (head_pct_2d / _3d, 0 for none) and the
+//   tail's items per warp slot (2D) or block slot (3D) (items_2d / _3d). More and smaller items
+//   balance better and cost more warm-ups and halo slabs; on GRF data in 2D they also cost
+//   locality: a block's table meets more new keys when its warps' items come from all over the
+//   image (NOTES-gpu-opt.md, "Dynamic schedule").
+// - The kernels' register budgets (blocks_2d / _3d: ecc2d_kernel, ecc3d_kernel) and the least
+//   occurring values of a dense integer segment (dense_from: finish_bins_kernel).
 bool dynamic_schedule(int mode) {
   const int set = schedule_override().dynamic;
   return set < 0 ? (mode & kModeStaticSchedule) == 0 : set == 1;
 }
 std::int64_t schedule_cap_for_tests() { return schedule_override().cap; }
 }  // namespace detail
-
-void set_min_chunk_for_tests(int rows_2d, int planes_3d) {
-  if (rows_2d < 0 || planes_3d < 0) throw Error("internal: set_min_chunk_for_tests takes 0 or more");
-  min_chunk_override() = {rows_2d, planes_3d};
-}
 
 void set_schedule_for_tests(int dynamic, std::int64_t cap) {
   if (dynamic < -1 || dynamic > 1 || cap < 0) throw Error("internal: set_schedule_for_tests takes -1..1 and a cap of 0 or more");
@@ -479,10 +402,17 @@ void set_dense_limit_for_tests(long long limit) {
   detail::dense_limit_override() = limit;
 }
 
-void set_min_blocks_for_tests(int blocks_2d, int blocks_3d) {
-  if ((blocks_2d != 0 && blocks_2d != 2 && blocks_2d != 3) || (blocks_3d != 0 && blocks_3d != 2 && blocks_3d != 3))
-    throw Error("internal: set_min_blocks_for_tests takes 0, 2 or 3");
-  detail::min_blocks_override() = {blocks_2d, blocks_3d};
+static_assert(OptTuning{}.dense_from == static_cast<int>(kDenseFrom) && OptTuning::kMaxDenseFrom == kSegmentBins + 1,
+              "OptTuning's dense_from is the read-back's");
+
+void check_tuning(const OptTuning& t) {
+  auto in = [](int v, int lo, int hi) { return v >= lo && v <= hi; };
+  constexpr int most = OptTuning::kMaxItems;
+  if (!in(t.min_chunk_2d, 1, most) || !in(t.min_chunk_3d, 1, most) || !in(t.items_2d, 1, most) ||
+      !in(t.items_3d, 1, most) || !in(t.head_pct_2d, 0, 100) || !in(t.head_pct_3d, 0, 100) ||
+      !in(t.blocks_2d, 2, 3) || !in(t.blocks_3d, 2, 3) || !in(t.dense_from, 1, OptTuning::kMaxDenseFrom) ||
+      !in(t.graph_chunks, 0, OptTuning::kMaxGraphChunks))
+    throw Error("internal: ecc gpu-opt tuning out of range (the CLI's ranges: harness/families/ecc/adapter.cpp)");
 }
 
 void NonfiniteCheck::reset(cudaStream_t s) {
@@ -520,9 +450,11 @@ void NonfiniteCheck::throw_if_found(const Shape& shape) const {
 Engine::Engine() : impl_(new Impl) {}
 Engine::~Engine() = default;
 
-void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
+void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTuning& tuning) {
   Impl& m = *impl_;
+  check_tuning(tuning);
   require_gpu();
+  m.tuning = tuning;
   m.dtype = dtype;
   m.shape = shape;
   m.dims = shape.ndim == 3 ? 3 : 2;
@@ -534,8 +466,8 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming) {
   REPIX_CUDA(cudaDeviceGetAttribute(&m.sms, cudaDevAttrMultiProcessorCount, dev));
   // Occupancy of the vectorised variant (the scalar one uses the same resources within a few
   // registers); the grid never exceeds what is resident at once.
-  m.kern = pick_kernel(dtype, m.dims, true, false, m.mode);
-  m.emit_kern = pick_kernel(dtype, m.dims, true, true, kModeOpt);
+  m.kern = pick_kernel(dtype, m.dims, true, false, m.mode, m.tuning);
+  m.emit_kern = pick_kernel(dtype, m.dims, true, true, kModeOpt, m.tuning);
   REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.blocks_per_sm, reinterpret_cast<const void*>(m.kern), kThreads, 0));
   REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.emit_blocks_per_sm, reinterpret_cast<const void*>(m.emit_kern), kThreads, 0));
   m.blocks_per_sm = std::max(1, m.blocks_per_sm);
@@ -613,7 +545,7 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
   std::int64_t grid = 1;
   std::uint32_t* queue = detail::dynamic_schedule(m.mode) ? m.queue_for(lane) : nullptr;
   const Geom g = m.geom(b0, s0, s1, m.blocks_per_sm, queue, grid);
-  const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, m.mode);
+  const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, m.mode, m.tuning);
   m.dirty = true;
   launch(k, grid, s, buf, g, m.acc(), EmitOut{});
 }
@@ -634,7 +566,7 @@ void Engine::finish_queued(cudaStream_t s, CopyAlong along) {
   } else {
     const BinsLayout lay(m.nbins());
     finish_bins_kernel<<<static_cast<unsigned>(lay.segments), kFinishThreads, 0, s>>>(
-        m.acc(), static_cast<int>(m.nbins()), m.present_bits(), dense_from(), dense_limit(),
+        m.acc(), static_cast<int>(m.nbins()), m.present_bits(), m.tuning.dense_from, dense_limit(),
         reinterpret_cast<std::uint32_t*>(m.queued_dev),
         reinterpret_cast<std::uint32_t*>(m.queued_dev + lay.values_at),
         reinterpret_cast<long long*>(m.queued_dev + lay.vcec_at), along);
@@ -713,7 +645,7 @@ void Engine::fallback_add(const void* buf, std::int64_t b0, std::int64_t s0, std
   const std::int64_t per_slab = slab_elems(m.shape);
   const std::int64_t step = std::max<std::int64_t>(1, m.fb_cap / per_slab);
   const bool vec = m.vec_ok(buf);
-  const KernelFn k = pick_kernel(m.dtype, m.dims, vec, true, kModeOpt);
+  const KernelFn k = pick_kernel(m.dtype, m.dims, vec, true, kModeOpt, m.tuning);
   for (std::int64_t c0 = s0; c0 < s1; c0 += step) {
     const std::int64_t c1 = std::min(s1, c0 + step);
     const std::int64_t n = (c1 - c0) * per_slab;

@@ -1,5 +1,5 @@
-// gpu-opt end to end as one CUDA graph (REPIX_ECC_OPT_GRAPH_CHUNKS=K, 1..16; unset or 0: off, the
-// default): for a pinned host image that fits in GPU memory, the upload in K copies into one
+// gpu-opt end to end as one CUDA graph (--graph-chunks K, OptTuning::graph_chunks, 1..16; 0: off,
+// the default): for a pinned host image that fits in GPU memory, the upload in K copies into one
 // whole-image device buffer, each chunk's NaN/inf check (float) and accumulation as soon as its
 // rows and the next chunk's first row have arrived, and the finishing kernel, captured once per
 // workspace and replayed with each call's host address.
@@ -7,7 +7,7 @@
 // Why: the whole-image path issues its copy, check, kernel and finish one API call at a time
 // (uint8 2048^2: 0.107 ms against the copy's 0.076 on the lent H100), and gpu-stream's chunks cost
 // a few host calls each (its 2048^2 float32 run issued for ~100 us, the timeline said). A graph
-// costs one launch a call. Measured on lent H100s (results/nvidia-h100-80gb-hbm3/issue15-graph/):
+// costs one launch a call. Measured on lent H100s (NOTES-gpu-opt.md, "Host work of a call"):
 // one binary with the graph off / 1 / 4 / 8 chunks alternated, 2048^2 float32 0.400 / 0.371 /
 // 0.384 / 0.389 ms, uint8 2048^2 0.115 / 0.106 / 0.117 / 0.133, uint8 128^3 0.078 / 0.074 / 0.081
 // / 0.098, uint16 2048^2 and GRF 128^3 tied (more chunks lose: a dependent node's latency is more
@@ -17,7 +17,6 @@
 // images' fixed cost 16x16 float32 0.035 -> 0.029 but 256^2 float32 0.059 -> 0.064, 512^2 uint8
 // 0.030 -> 0.036. So off by default; the timeline (--timeline) splits a call's tail.
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -32,13 +31,13 @@ namespace repix::ecc {
 
 namespace {
 
-constexpr int kMaxGraphChunks = 16;  // a chunk a dynamic-schedule lane (Engine::accumulate)
-constexpr int kSideStreams = 4;      // chunk i's kernels on side stream i % 4 (captured as branches)
-
-int graph_chunks_override = -1;  // set_graph_chunks_for_tests; -1: the environment's
+constexpr int kMaxGraphChunks = OptTuning::kMaxGraphChunks;  // a chunk a dynamic-schedule lane (Engine::accumulate)
+constexpr int kSideStreams = 4;  // chunk i's kernels on side stream i % 4 (captured as branches)
 
 struct GraphWorkspace {
-  using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>;
+  // The chunks and the engine's tuning shape the captured graph (its copies, its kernels' grids):
+  // both are part of the key, so a call never replays another tuning's graph.
+  using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, OptTuning>;
   opt::Engine engine;
   DeviceBuffer<unsigned char> d_in;
   CudaStream stream;
@@ -131,37 +130,23 @@ void capture(GraphWorkspace& ws, const HostImage& img, int chunks) {
 
 }  // namespace
 
-void set_graph_chunks_for_tests(int chunks) { graph_chunks_override = chunks; }
-
-int end_to_end_graph_chunks() {
-  if (graph_chunks_override >= 0) return std::min(graph_chunks_override, kMaxGraphChunks);
-  static const int v = [] {
-    const char* e = std::getenv("REPIX_ECC_OPT_GRAPH_CHUNKS");
-    if (!e || std::string(e) == "0") return 0;
-    const int k = opt::tuning_from_env("REPIX_ECC_OPT_GRAPH_CHUNKS", 0);
-    if (k > kMaxGraphChunks)
-      throw Error("REPIX_ECC_OPT_GRAPH_CHUNKS must be a whole number from 0 to " + std::to_string(kMaxGraphChunks) +
-                  ", got '" + e + "'");
-    return k;
-  }();
-  return v;
-}
-
-Curve run_gpu_opt_graph(const HostImage& img, int chunks, bool record_timeline) {
+Curve run_gpu_opt_graph(const HostImage& img, const Options& options) {
   nvtx::Range range("ecc/gpu-opt-graph");
-  TimelineRecorder timeline(record_timeline);
+  TimelineRecorder timeline(options.timeline);
+  opt::check_tuning(options.tuning);
   if (img.size() <= 0) throw Error("empty image");
   if (!img.pinned()) throw Error("internal: ecc graph path for a pageable image");
   require_gpu();
   const Shape& sh = img.shape();
-  chunks = static_cast<int>(std::clamp<std::int64_t>(chunks, 1, std::min<std::int64_t>(kMaxGraphChunks, slab_count(sh))));
-  const GraphWorkspace::Key key{img.dtype(), sh.ndim, sh.nx, sh.ny, sh.nz, chunks};
+  const int chunks = static_cast<int>(
+      std::clamp<std::int64_t>(options.tuning.graph_chunks, 1, std::min<std::int64_t>(kMaxGraphChunks, slab_count(sh))));
+  const GraphWorkspace::Key key{img.dtype(), sh.ndim, sh.nx, sh.ny, sh.nz, chunks, options.tuning};
   auto& cache = reuse_cache<GraphWorkspace::Key, GraphWorkspace>();
   std::unique_ptr<GraphWorkspace> ws = cache.take_or_make(key, [&] {
     nvtx::Range r("init");
     auto w = std::make_unique<GraphWorkspace>();
     w->d_in.allocate(img.bytes());
-    w->engine.setup(img.dtype(), sh, false);
+    w->engine.setup(img.dtype(), sh, false, options.tuning);
     w->nonfinite.reset(w->stream.get());
     return w;
   });

@@ -597,31 +597,16 @@ KernelFn pick_instantiation(bool vec, bool emit, int blocks, int mode, Instance 
   return pick_mode<T>(emit, mode, pick);
 }
 
-// The kernels' register budgets, in minimum blocks per SM (why: ecc2d_kernel, ecc3d_kernel): 2D 3
-// unless REPIX_ECC_OPT_2D_BLOCKS=2, 3D 2 unless REPIX_ECC_OPT_3D_BLOCKS=3; a non-zero
-// min_blocks_override (set_min_blocks_for_tests) wins. All in gpu_opt_engine.cu.
-int ecc2d_min_blocks();
-int ecc3d_min_blocks();
-struct MinBlocks {
-  int two_d = 0, three_d = 0;
-};
-MinBlocks& min_blocks_override();
-// The least slabs a work item covers (gpu_opt_engine.cu: REPIX_ECC_OPT_MIN_CHUNK_2D / _3D, else 12
-// rows and 9 planes; set_min_chunk_for_tests wins).
-int min_chunk_2d();
-int min_chunk_3d();
-// The dynamic schedule's head share in percent (REPIX_ECC_OPT_HEAD_PCT_2D / _3D, else 40 and 75)
-// and its tail's items per warp slot (2D) or block slot (3D) (REPIX_ECC_OPT_ITEMS_2D / _3D, else
-// 8); whether an engine of this mode schedules dynamically (set_schedule_for_tests wins); the
-// tests' cap on items a taker (0: none).
-int head_pct(int dims);
-int items_per_slot(int dims);
+// Whether an engine of this mode schedules dynamically (set_schedule_for_tests wins); the tests'
+// cap on items a taker (0: none). The work items' split itself is the engine's OptTuning
+// (Impl::geom). In gpu_opt_engine.cu.
 bool dynamic_schedule(int mode);
 std::int64_t schedule_cap_for_tests();
 // The kernel for an element type and dims: 16-byte vector loads or not; accumulating, or emitting
 // (key, change) per voxel for the exact fallback; `mode`: the ablation steps after gpu-opt
 // (opt::Mode; emitting kernels and types a step does not change get gpu-opt's kernel).
-KernelFn pick_kernel_2d(DType dt, bool vec, bool emit, int mode);  // gpu_opt_2d.cu
-KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode);  // gpu_opt_3d.cu
+// `blocks`: the register budget in minimum blocks an SM, 2 or 3 (OptTuning::blocks_2d / _3d).
+KernelFn pick_kernel_2d(DType dt, bool vec, bool emit, int mode, int blocks);  // gpu_opt_2d.cu
+KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode, int blocks);  // gpu_opt_3d.cu
 
 }  // namespace repix::ecc::opt::detail

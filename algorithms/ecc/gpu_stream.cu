@@ -53,7 +53,8 @@ struct Slot {
 
 // Everything a run allocates, reusable by the next run of the same configuration.
 struct Workspace {
-  using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::size_t, bool>;
+  // The tuning is the engine's plan (the kernels' budgets, the work items' split): part of the key.
+  using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::size_t, bool, OptTuning>;
   opt::Engine engine;
   std::vector<std::unique_ptr<Slot>> slot;
   opt::NonfiniteCheck nonfinite;  // float inputs
@@ -105,14 +106,14 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   const bool direct = whole && whole->pinned();
   const std::size_t buf_bytes = static_cast<std::size_t>(std::min(slabs, per_chunk + 2)) * slab_bytes;
 
-  const Workspace::Key key{dt, sh.ndim, sh.nx, sh.ny, sh.nz, nslots, buf_bytes, direct};
+  const Workspace::Key key{dt, sh.ndim, sh.nx, sh.ny, sh.nz, nslots, buf_bytes, direct, opt.tuning};
   // Tests that shrink the hash table get a private workspace that is never cached.
   std::unique_ptr<Workspace> ws = global_capacity_for_tests ? nullptr : workspace_cache().take(key);
   {
     nvtx::Range r("init");
     if (!ws) {
       ws = std::make_unique<Workspace>();
-      ws->engine.setup(dt, sh, true);
+      ws->engine.setup(dt, sh, true, opt.tuning);
       if (global_capacity_for_tests) ws->engine.set_global_capacity(global_capacity_for_tests);
       for (int k = 0; k < nslots; ++k) {
         ws->slot.push_back(std::make_unique<Slot>());

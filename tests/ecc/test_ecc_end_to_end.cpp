@@ -53,34 +53,6 @@ TEST(EccEndToEndPolicy, LargerImagesStreamInAboutEightChunksOfAtLeast4MiB) {
   EXPECT_EQ(ecc::end_to_end_chunk_bytes(16 * MiB, 2048, 3 * MiB), 3 * MiB);  // --chunk-mib wins
 }
 
-// The work-item floor's tuning variables: unset gives the default, a whole number in 1..4096 is
-// taken, anything else set is an error naming the variable (a sweep must not measure the default
-// unawares).
-TEST(EccOptTuning, MinChunkFromEnvironment) {
-  const char* name = "REPIX_TEST_ECC_MIN_CHUNK";
-  ::unsetenv(name);
-  EXPECT_EQ(ecc::opt::tuning_from_env(name, 24), 24);
-  for (const char* ok : {"1", "6", "4096"}) {
-    ::setenv(name, ok, 1);
-    EXPECT_EQ(ecc::opt::tuning_from_env(name, 24), std::atoi(ok)) << ok;
-  }
-  for (const char* bad : {"", "0", "4097", "-3", "6x", "x6", " 6", "1e3"}) {
-    ::setenv(name, bad, 1);
-    try {
-      ecc::opt::tuning_from_env(name, 24);
-      ADD_FAILURE() << "no error for '" << bad << "'";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
-    }
-  }
-  // A narrower range (REPIX_ECC_OPT_DENSE_FROM: 1..1025).
-  ::setenv(name, "1025", 1);
-  EXPECT_EQ(ecc::opt::tuning_from_env(name, 353, 1025), 1025);
-  ::setenv(name, "1026", 1);
-  EXPECT_THROW(ecc::opt::tuning_from_env(name, 353, 1025), Error);
-  ::unsetenv(name);
-}
-
 TEST(ReuseCache, HandsOutOnlyForTheSameKeyAndHoldsOneEntry) {
   struct W {
     int id;
@@ -147,10 +119,6 @@ TEST(EccEndToEndGpu, BothPathsEqualSeqPinnedAndPageableRepeated) {
 // the curve is the same either way.
 TEST(EccEndToEndGpu, TimelineInTheOrderOfItsEvents) {
   REPIX_NEED_GPU();
-  ecc::set_graph_chunks_for_tests(0);  // the chunk counts below are the other paths', whatever the environment
-  struct Restore {
-    ~Restore() { ecc::set_graph_chunks_for_tests(-1); }
-  } restore;
   struct Case {
     DType dt;
     Shape sh;
@@ -233,7 +201,7 @@ TEST(EccEndToEndGpu, FirstOfSeveralNonFiniteIsReported) {
   }
 }
 
-// The graph path (REPIX_ECC_OPT_GRAPH_CHUNKS; off by default), forced on: 1, 3 and 16 chunks (more
+// The graph path (--graph-chunks; off by default), forced on: 1, 3 and 16 chunks (more
 // than an image's slabs: clamped), every dtype, 2D and 3D, a float image of more distinct values
 // than the first read-back holds (its second call re-captures a larger finish), each call on a
 // different pinned image of the same shape (the replayed copies read the new one), NaN/inf
@@ -249,17 +217,15 @@ TEST(EccEndToEndGpu, GraphPathEqualsSeq) {
                         {DType::u8, Shape::d2(2048, 2048), 256},    {DType::u16, Shape::d3(129, 67, 131), 3000},
                         {DType::f32, Shape::d3(131, 129, 127), 40000}, {DType::u16, Shape::d2(2049, 2063), 65536},
                         {DType::f32, Shape::d1(5000), 100}};
-  struct Restore {  // the environment's choice again, even when an assertion ends the test
-    ~Restore() { ecc::set_graph_chunks_for_tests(-1); }
-  } restore;
   for (const int chunks : {1, 3, 16}) {
-    ecc::set_graph_chunks_for_tests(chunks);
+    ecc::Options graph;
+    graph.tuning.graph_chunks = chunks;
     std::uint32_t seed = 100;
     for (const Case& c : cases) {
       for (int call = 0; call < 3; ++call) {
         const HostImage img = pinned_copy(test::random_image(c.dt, c.sh, c.levels, seed++));
         SCOPED_TRACE(test::describe(img) + " chunks " + std::to_string(chunks) + " call " + std::to_string(call));
-        ecc::Options o;
+        ecc::Options o = graph;
         o.timeline = call == 2;
         EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(img, o), ecc::run_seq(img, {})));
         if (call == 2) {
@@ -276,11 +242,11 @@ TEST(EccEndToEndGpu, GraphPathEqualsSeq) {
     HostImage bad = pinned_copy(test::random_image(DType::f32, Shape::d2(1024, 1024), 50, 9));
     bad.data<float>()[bad.size() - 1000] = std::numeric_limits<float>::quiet_NaN();
     const std::string seq_msg = test::error_of([&] { ecc::run_seq(bad, {}); });
-    const std::string gpu_msg = test::error_of([&] { ecc::run_gpu_opt(bad, {}); });
+    const std::string gpu_msg = test::error_of([&] { ecc::run_gpu_opt(bad, graph); });
     EXPECT_FALSE(seq_msg.empty());
     EXPECT_EQ(gpu_msg, seq_msg) << "chunks " << chunks;
     const HostImage ok = pinned_copy(test::random_image(DType::f32, Shape::d2(1024, 1024), 50, 10));
-    EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(ok, {}), ecc::run_seq(ok, {}))) << "after the NaN, chunks " << chunks;
+    EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(ok, graph), ecc::run_seq(ok, {}))) << "after the NaN, chunks " << chunks;
   }
 }
 
@@ -290,15 +256,13 @@ TEST(EccEndToEndGpu, GraphPathEqualsSeq) {
 // same shape) builds and captures a new one.
 TEST(EccEndToEndGpu, GraphPathOverflowFallbackEqualsSeq) {
   REPIX_NEED_GPU();
-  ecc::set_graph_chunks_for_tests(1);  // whatever the environment
-  struct Restore {
-    ~Restore() { ecc::set_graph_chunks_for_tests(-1); }
-  } restore;
+  ecc::Options graph;
+  graph.tuning.graph_chunks = 1;
   for (std::uint32_t seed : {21u, 22u}) {
     const HostImage img = pinned_copy(test::random_image(DType::f32, Shape::d2(2048, 2048), 1 << 24, seed));
     const ecc::Curve want = ecc::run_seq(img, {});
     ASSERT_GT(want.values.size(), std::size_t(1) << 21) << "the image must overflow the table";
-    EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(img, {}), want)) << "seed " << seed;
+    EXPECT_TRUE(test::same_curve(ecc::run_gpu_opt(img, graph), want)) << "seed " << seed;
   }
 }
 

@@ -57,11 +57,11 @@ HostImage make_image(DType dt, Shape sh, Pattern pat, int levels, std::uint32_t 
 }
 
 // Uploads the image and runs the plan (kernel scope), like the harness does.
-ecc::Curve run_plan(ecc::OptPlan& plan, const HostImage& img, bool do_setup = true) {
+ecc::Curve run_plan(ecc::OptPlan& plan, const HostImage& img, bool do_setup = true, const ecc::Options& opt = {}) {
   CudaStream s;
   DeviceBuffer<unsigned char> d(img.bytes());
   copy_to_device_sync(d.get(), img.raw(), img.bytes());
-  if (do_setup) plan.setup({img.dtype(), img.shape()}, {}, s.get());
+  if (do_setup) plan.setup({img.dtype(), img.shape()}, opt, s.get());
   plan.compute({d.get()}, s.get());
   return plan.result(s.get());
 }
@@ -96,15 +96,14 @@ TEST(EccGpuOpt, EdgeShapesAllDtypes) {
       }
 }
 
-// The kernels' other register budgets (2D at 2 blocks an SM, 3D at 3: REPIX_ECC_OPT_2D_BLOCKS=2,
-// REPIX_ECC_OPT_3D_BLOCKS=3), which only the ablation and the tuning runs select: the same code under
-// other registers and spills, on both load paths (widths 4k and not), every dtype, few and many values.
+// The kernels' other register budgets (2D at 2 blocks an SM, 3D at 3: --blocks-2d 2 --blocks-3d 3),
+// which only the ablation and the tuning runs select: the same code under other registers and
+// spills, on both load paths (widths 4k and not), every dtype, few and many values.
 TEST(EccGpuOpt, OtherRegisterBudgetsEqualSeq) {
   REPIX_NEED_GPU();
-  ecc::opt::set_min_blocks_for_tests(2, 3);
-  struct Restore {
-    ~Restore() { ecc::opt::set_min_blocks_for_tests(0, 0); }
-  } restore;
+  ecc::Options opt;
+  opt.tuning.blocks_2d = 2;
+  opt.tuning.blocks_3d = 3;
   std::uint32_t seed = 900;
   for (DType dt : {DType::u8, DType::u16, DType::f32})
     for (const Shape& sh : {Shape::d2(260, 50), Shape::d2(515, 97), Shape::d3(128, 8, 3), Shape::d3(129, 17, 13),
@@ -112,26 +111,24 @@ TEST(EccGpuOpt, OtherRegisterBudgetsEqualSeq) {
       for (int levels : {3, 3000}) {
         const HostImage img = make_image(dt, sh, Pattern::random, levels, seed++);
         ecc::OptPlan plan;
-        expect_same(run_plan(plan, img), ecc::run_seq(img, {}), label(dt, sh, levels));
+        expect_same(run_plan(plan, img, true, opt), ecc::run_seq(img, {}), label(dt, sh, levels));
       }
 }
 
-// Small work items (REPIX_ECC_OPT_MIN_CHUNK_2D / _3D, for the tuning runs): many items along the
+// Small work items (--min-chunk-2d / --min-chunk-3d, for the tuning runs): many items along the
 // slowest axis, each with its own warm-up rows or planes and halos shared with its neighbours.
 TEST(EccGpuOpt, SmallWorkItemsEqualSeq) {
   REPIX_NEED_GPU();
-  struct Restore {
-    ~Restore() { ecc::opt::set_min_chunk_for_tests(0, 0); }
-  } restore;
   std::uint32_t seed = 1700;
   for (int floor : {1, 3, 6}) {
-    ecc::opt::set_min_chunk_for_tests(floor, floor);
+    ecc::Options opt;
+    opt.tuning.min_chunk_2d = opt.tuning.min_chunk_3d = floor;
     for (DType dt : {DType::u8, DType::u16, DType::f32})
       for (const Shape& sh : {Shape::d2(515, 97), Shape::d2(260, 50), Shape::d3(129, 17, 13), Shape::d3(128, 8, 31)})
         for (int levels : {3, 3000}) {
           const HostImage img = make_image(dt, sh, Pattern::random, levels, seed++);
           ecc::OptPlan plan;
-          expect_same(run_plan(plan, img), ecc::run_seq(img, {}),
+          expect_same(run_plan(plan, img, true, opt), ecc::run_seq(img, {}),
                       label(dt, sh, levels) + " floor " + std::to_string(floor));
         }
   }
@@ -146,10 +143,7 @@ TEST(EccGpuOpt, SmallWorkItemsEqualSeq) {
 TEST(EccGpuOpt, SchedulesEqualSeq) {
   REPIX_NEED_GPU();
   struct Restore {
-    ~Restore() {
-      ecc::opt::set_schedule_for_tests(-1, 0);
-      ecc::opt::set_min_chunk_for_tests(0, 0);
-    }
+    ~Restore() { ecc::opt::set_schedule_for_tests(-1, 0); }
   } restore;
   struct Schedule {
     int dynamic;
@@ -160,16 +154,17 @@ TEST(EccGpuOpt, SchedulesEqualSeq) {
     ecc::opt::set_schedule_for_tests(sc.dynamic, sc.cap);
     const std::string how = " dynamic " + std::to_string(sc.dynamic) + " cap " + std::to_string(sc.cap);
     for (int floor : {1, 24}) {
-      ecc::opt::set_min_chunk_for_tests(floor, floor);
+      ecc::Options tuned;
+      tuned.tuning.min_chunk_2d = tuned.tuning.min_chunk_3d = floor;
       for (DType dt : {DType::u8, DType::f32})
         for (const Shape& sh : {Shape::d2(515, 97), Shape::d2(1030, 1500), Shape::d3(129, 17, 13), Shape::d3(130, 64, 120)}) {
           const HostImage a = make_image(dt, sh, Pattern::random, 3000, seed++);
           const HostImage b = make_image(dt, sh, Pattern::random, 7, seed++);
           const std::string what = label(dt, sh, 3000) + " floor " + std::to_string(floor) + how;
           ecc::OptPlan plan;
-          expect_same(run_plan(plan, a), ecc::run_seq(a, {}), what + " first");
-          expect_same(run_plan(plan, b), ecc::run_seq(b, {}), what + " second");
-          ecc::Options opt;
+          expect_same(run_plan(plan, a, true, tuned), ecc::run_seq(a, {}), what + " first");
+          expect_same(run_plan(plan, b, true, tuned), ecc::run_seq(b, {}), what + " second");
+          ecc::Options opt = tuned;
           opt.chunk_bytes = std::max<std::size_t>(1, a.bytes() / 7);
           opt.streams = 3;
           expect_same(ecc::run_gpu_stream(a, opt), ecc::run_seq(a, {}), what + " gpu-stream");
@@ -322,7 +317,7 @@ TEST(EccGpuOpt, ResetAfterUnfinishedPassEqualSeq) {
     copy_to_device_sync(db.get(), b.raw(), b.bytes());
     CudaStream s;
     ecc::opt::Engine engine;
-    engine.setup(dt, sh, false);
+    engine.setup(dt, sh, false, ecc::OptTuning{});
     engine.reset(s.get());
     engine.accumulate(da.get(), 0, 0, slab_count(sh), s.get());  // never finished
     engine.reset(s.get());

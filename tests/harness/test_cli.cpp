@@ -107,6 +107,56 @@ TEST_F(Cli, UnknownVariantAndUsageErrors) {
   expect_only({"c.npy"});
 }
 
+// gpu-opt's tuning options (ECC): an out-of-range value is one usage error line naming the option
+// (exit 2) in run, profile and bench, before anything is computed or written.
+TEST_F(Cli, EccTuningOptionOutOfRangeIsOneUsageLine) {
+  const std::string input = " --input uniform:8x8:levels=3";
+  for (const std::string& bad : {"--min-chunk-2d 0", "--min-chunk-3d 4097", "--items-2d 0", "--items-3d 5000",
+                                 "--head-pct-2d 101", "--head-pct-3d -1", "--blocks-2d 4", "--blocks-3d 1",
+                                 "--dense-from 1026", "--graph-chunks 17", "--graph-chunks x"}) {
+    SCOPED_TRACE(bad);
+    const std::string name = bad.substr(0, bad.find(' '));
+    for (const std::string& cmd :
+         {"run ecc --variant seq" + input + " --output " + path("o.csv") + " " + bad,
+          "profile ecc --variant seq --dataset uniform:8x8:levels=3 --iterations 1 " + bad,
+          "bench --family ecc --variants seq --dataset uniform:8x8:levels=3 --samples 1 --out " + path("r.json") + " " + bad}) {
+      const CliResult r = run(cmd);
+      EXPECT_EQ(r.code, 2) << cmd << "\n" << r.err;
+      EXPECT_EQ(lines(r.err), 1) << r.err;
+      EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+    }
+  }
+  expect_only({});
+  // In range, each is taken (seq reads none of them: its row lists none).
+  const CliResult ok = run("bench --family ecc --variants seq --dataset uniform:8x8:levels=3 --samples 1 --out " +
+                           path("r.json") + " --min-chunk-2d 5 --blocks-3d 3 --graph-chunks 16 --dense-from 1025");
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  const report::Report rep = report::read_report(path("r.json"));
+  ASSERT_EQ(rep.results.size(), 1u);
+  EXPECT_TRUE(rep.results[0].options.contains("threads")) << rep.results[0].options.dump();
+  EXPECT_FALSE(rep.results[0].options.contains("min-chunk-2d")) << rep.results[0].options.dump();
+}
+
+// A report made under a test hook says so (env.test_hooks), and compare marks rows whose options
+// differ, with a footnote naming them.
+TEST_F(Cli, TestHooksInTheReportAndCompareFlagsDifferentOptions) {
+  const std::string bench = "bench --family ecc --variants omp --dataset uniform:16x8:levels=3 --samples 1 --out ";
+  const CliResult a = run(bench + path("a.json") + " --chunk-mib 1", "REPIX_TEST_HOST_MEMORY=1000000000000");
+  ASSERT_EQ(a.code, 0) << a.err;
+  const CliResult b = run(bench + path("b.json") + " --chunk-mib 2");
+  ASSERT_EQ(b.code, 0) << b.err;
+  const report::Report ra = report::read_report(path("a.json")), rb = report::read_report(path("b.json"));
+  EXPECT_EQ(ra.env["test_hooks"].value("REPIX_TEST_HOST_MEMORY", ""), "1000000000000") << ra.env["test_hooks"];
+  EXPECT_FALSE(rb.env["test_hooks"].contains("REPIX_TEST_HOST_MEMORY")) << rb.env["test_hooks"];
+  const CliResult c = run("compare " + path("a.json") + " " + path("b.json"));
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(c.out.find("omp [1]"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("[1] options differ: chunk-mib: A 1, B 2"), std::string::npos) << c.out;
+  const CliResult same = run("compare " + path("a.json") + " " + path("a.json"));
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(same.out.find("options differ"), std::string::npos) << same.out;
+}
+
 TEST_F(Cli, BenchWritesAValidReportAndCompareReadsIt) {
   const CliResult r = run("bench --variants seq,omp --dataset uniform:96x80:levels=7:seed=3 "
                           "--dataset grf:16x16x16:seed=5 --cpu-samples 2 --warmup 0 --out " +

@@ -79,6 +79,27 @@ TEST(Env, CaptureEnvironmentWorksWithoutAGpu) {
   EXPECT_NO_THROW((void)e.dump());  // everything in it is valid UTF-8 / serialisable
 }
 
+// Test hooks (REPIX_TEST_*) change what a run measures (a smaller machine, a killed run): every
+// one that is set is recorded, with its value, in env.test_hooks; nothing else is.
+TEST(Env, TestHooksThatAreSetAreRecorded) {
+  const char* hook = "REPIX_TEST_ENV_PROBE";
+  ::unsetenv(hook);
+  ::setenv("REPIX_NOT_A_TEST_HOOK_PROBE", "1", 1);
+  EXPECT_FALSE(test_hooks().contains(hook));
+  EXPECT_FALSE(test_hooks().contains("REPIX_NOT_A_TEST_HOOK_PROBE"));
+  ::setenv(hook, "12345", 1);
+  const json e = capture_environment();
+  ::unsetenv(hook);
+  ::unsetenv("REPIX_NOT_A_TEST_HOOK_PROBE");
+  ASSERT_TRUE(e["test_hooks"].is_object()) << e.dump();
+  EXPECT_EQ(e["test_hooks"].value(hook, ""), "12345") << e["test_hooks"].dump();
+  for (const auto& [k, v] : e["test_hooks"].items()) EXPECT_EQ(k.rfind("REPIX_TEST_", 0), 0u) << k;
+  ::setenv(hook, "", 1);  // set but empty: still set
+  EXPECT_EQ(test_hooks().value(hook, "absent"), "");
+  ::unsetenv(hook);
+  EXPECT_FALSE(test_hooks().contains(hook));
+}
+
 TEST(Env, ToolInfoPrefersEnvironmentVariables) {
   {
     ScopedEnv sha("REPIX_GIT_SHA", "0123456789abcdef0123456789abcdef01234567");

@@ -402,11 +402,45 @@ TEST(Report, CompareTableMatchesRowsAndListsTheUnmatched) {
     }
   EXPECT_TRUE(seq_row) << t;
 
+  EXPECT_EQ(t.find("options differ"), std::string::npos) << t;  // no options: nothing to flag
+
   Report none = make_report();
   none.results.clear();
   const std::string u = compare_table(a, none);
   EXPECT_NE(u.find("no results match"), std::string::npos) << u;
   EXPECT_NE(u.find("only in A (3)"), std::string::npos) << u;
+}
+
+}  // namespace
+}  // namespace repix::report
+
+namespace repix::report {
+namespace {
+
+// Rows run with different options are compared all the same, marked, with a footnote naming each
+// option that differs and its two values (an option one row lacks counts); rows whose options
+// agree, or whose options are unknown on either side, are not marked.
+TEST(Report, CompareTableFlagsRowsWhoseOptionsDiffer) {
+  Report a = make_report(), b = make_report();
+  Result a1 = make_result("ecc", "gpu-opt", "d1", "kernel", {2}), b1 = make_result("ecc", "gpu-opt", "d1", "kernel", {1});
+  a1.options = {{"threads", 0}, {"min-chunk-2d", 12}, {"blocks-2d", 3}};
+  b1.options = {{"threads", 0}, {"min-chunk-2d", 24}, {"blocks-2d", 3}, {"graph-chunks", 4}};
+  Result a2 = make_result("ecc", "omp", "d1", "end-to-end", {3}), b2 = make_result("ecc", "omp", "d1", "end-to-end", {3});
+  a2.options = b2.options = {{"threads", 2}};
+  Result a3 = make_result("ecc", "seq", "d1", "end-to-end", {3}), b3 = make_result("ecc", "seq", "d1", "end-to-end", {3});
+  a3.options = {{"threads", 2}};  // b3's unknown (null): an older report
+  a.results = {a1, a2, a3};
+  b.results = {b1, b2, b3};
+  const std::string t = compare_table(a, b);
+  EXPECT_NE(t.find("gpu-opt [1]"), std::string::npos) << t;
+  EXPECT_NE(t.find("[1] options differ: graph-chunks: A (none), B 4; min-chunk-2d: A 12, B 24\n"), std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("blocks-2d:"), std::string::npos) << t;  // the same on both sides
+  EXPECT_EQ(t.find("[2]"), std::string::npos) << t;         // omp: equal; seq: unknown on one side
+  EXPECT_EQ(t.find("omp ["), std::string::npos) << t;
+  EXPECT_EQ(t.find("seq ["), std::string::npos) << t;
+  // The marked row is still matched and compared.
+  EXPECT_NE(t.find("2.00x"), std::string::npos) << t;
 }
 
 }  // namespace

@@ -59,6 +59,66 @@ nlohmann::json timeline_json(const ecc::EndToEndTimeline& t) {
           {"host_curve_work_us", t.host_curve_work_us}};
 }
 
+// gpu-opt's engine tuning (ecc::OptTuning): one option a field, read by the variants that run the
+// engine. Every default is OptTuning's own, so a run that sets none is the measured default.
+const std::vector<std::string> kEngineVariants = {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp",
+                                                  "gpu-stream"};
+// The dynamic schedule's split: gpu-opt-static shares its items out by fixed strides instead.
+const std::vector<std::string> kDynamicVariants = {"gpu-opt", "gpu-opt-direct", "gpu-opt-warp", "gpu-stream"};
+
+std::string read_by_text(const std::vector<std::string>& ids) {
+  std::string s;
+  for (std::size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "") + ids[i];
+  return s;
+}
+
+// An integer field of OptTuning as option --`name` (`min`..`max`), for run, profile and bench.
+FamilyOf<ecc::Variant>::Option tuning_option(int ecc::OptTuning::*field, std::string name, std::string placeholder,
+                                             const std::string& help, long long min, long long max,
+                                             const std::vector<std::string>& variants,
+                                             std::vector<std::string> choices = {}) {
+  const std::string full = "tunes gpu-opt (read by " + read_by_text(variants) + "): " + help;
+  const std::string def = std::to_string(ecc::OptTuning{}.*field);
+  const unsigned all = options::kRun | options::kProfile | options::kBench;
+  options::Spec spec = choices.empty() ? options::integer(std::move(name), std::move(placeholder), full, def, all)
+                                       : options::choice(std::move(name), std::move(choices), full, def, all);
+  spec.min = min;
+  spec.max = max;
+  spec.variants = variants;
+  return {std::move(spec), [field](ecc::Options& o, const std::string& v) { o.tuning.*field = std::stoi(v); },
+          [field](const ecc::Options& o) { return nlohmann::json(o.tuning.*field); }};
+}
+
+std::vector<FamilyOf<ecc::Variant>::Option> tuning_options() {
+  using T = ecc::OptTuning;
+  constexpr long long most = T::kMaxItems;
+  return {
+      tuning_option(&T::min_chunk_2d, "min-chunk-2d", "N", "least rows a work item covers", 1, most, kEngineVariants),
+      tuning_option(&T::min_chunk_3d, "min-chunk-3d", "N", "least planes a work item covers", 1, most, kEngineVariants),
+      tuning_option(&T::items_2d, "items-2d", "N", "2D dynamic schedule: the tail's work items a warp slot", 1, most,
+                    kDynamicVariants),
+      tuning_option(&T::items_3d, "items-3d", "N", "3D dynamic schedule: the tail's work items a block slot", 1, most,
+                    kDynamicVariants),
+      tuning_option(&T::head_pct_2d, "head-pct-2d", "PCT",
+                    "2D dynamic schedule: the first items' share of the rows in percent (0: none)", 0, 100,
+                    kDynamicVariants),
+      tuning_option(&T::head_pct_3d, "head-pct-3d", "PCT",
+                    "3D dynamic schedule: the first items' share of the planes in percent (0: none)", 0, 100,
+                    kDynamicVariants),
+      tuning_option(&T::blocks_2d, "blocks-2d", "", "the 2D kernel's register budget in minimum blocks an SM", 2, 3,
+                    kEngineVariants, {"2", "3"}),
+      tuning_option(&T::blocks_3d, "blocks-3d", "", "the 3D kernel's register budget in minimum blocks an SM", 2, 3,
+                    kEngineVariants, {"2", "3"}),
+      tuning_option(&T::dense_from, "dense-from", "N",
+                    "integer read-back: least occurring values of a 1024-value segment written dense (" +
+                        std::to_string(T::kMaxDenseFrom) + ": never)",
+                    1, T::kMaxDenseFrom, kEngineVariants),
+      tuning_option(&T::graph_chunks, "graph-chunks", "K",
+                    "end to end, a pinned image up to 1 GiB as one CUDA graph of K upload chunks (0: off)", 0,
+                    T::kMaxGraphChunks, {"gpu-opt"}),
+  };
+}
+
 class EccFamily final : public FamilyOf<ecc::Variant> {
  public:
   std::string name() const override { return "ecc"; }
@@ -75,7 +135,7 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
  protected:
   const std::vector<Variant>& registry() const override { return ecc::variants(); }
   const std::vector<Option>& option_table() const override {
-    static const std::vector<Option> t = {
+    static const std::vector<Option> t = options::with({
         options::bind_int(&Options::threads,
                           options::threads("threads", "CPU threads of the omp variants (0: OpenMP's default)", "0")),
         {options::integer("chunk-mib", "N", "chunk size in MiB of gpu-stream and of gpu-opt end to end (0: automatic)", "0",
@@ -92,7 +152,7 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
                                          "host wake-up, curve): bench, each end-to-end sample's in extra; run, on "
                                          "stderr and in --json; adds a few microseconds a call",
                                          options::kBench | options::kRun)),
-    };
+    }, tuning_options());
     return t;
   }
   std::string reference_id() const override { return "seq"; }
