@@ -173,7 +173,7 @@ std::vector<std::string> default_sections() {
 
 std::vector<std::string> profile_command(const std::string& ncu, const std::string& repix, const Target& t,
                                          const std::vector<std::string>& sections, const std::string& report_base) {
-  // --clock-control none: the lent machines refuse to let ncu lock clocks (and the design forbids
+  // --clock-control none: the GPU hosts we measured on refuse to let ncu lock clocks (and the design forbids
   // changing them); the kernels run at the clocks the bench measures them at.
   std::vector<std::string> c = {ncu, "--clock-control", "none", "--nvtx", "--nvtx-include",
                                 include_filter(t.family, t.variant), "--nvtx-exclude", kWarmupExclude};

@@ -2,7 +2,7 @@
 //
 // cudaMemcpy into pageable memory goes through the driver's own small staging buffer on one
 // thread, which also takes the first-touch page fault of every destination page: ranklet's 3.2 GB
-// result at 8192^2 came down in about 2 s on the lent H100, against
+// result at 8192^2 came down in about 2 s on the H100, against
 // about 0.1 s for the same bytes into pinned memory. Pinning the destination instead costs as
 // much (cudaHostAlloc of 3.2 GB faults and locks every page on one thread). So: two pinned staging
 // buffers of kDownloadChunk bytes, kept for the process; chunk i + 1 comes over the link while the

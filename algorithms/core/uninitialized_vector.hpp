@@ -1,7 +1,7 @@
 // std::vector whose resize() leaves new elements default-initialised (for arithmetic types:
 // uninitialised) instead of zeroing them. For large outputs that are written in full right after
 // (a GPU download, a parallel loop): value-initialising a 96 MB int32 image zeroes it on one thread
-// and takes every first-touch page fault there, 25-30 ms at 6000x4000 on the lent machine, more
+// and takes every first-touch page fault there, 25-30 ms at 6000x4000 on the GPU host, more
 // than the kernel that fills it. Only resize() and the size constructor change; everything else is
 // std::vector's.
 //

@@ -32,7 +32,7 @@ void OptPlan::setup(const InputDesc& in, const Options& opt, cudaStream_t) {
 // compute() waits for nothing: it queues the pass and its read-back (compute_queued), and result()
 // waits once (collect), running the exact fallback there when the float table overflowed. Before
 // that, float compute() waited for an 8-byte overflow flag, a host round trip inside every
-// kernel-scope sample (8192^2 uniform on the lent H100, same call: 0.179 against 0.174 ms without
+// kernel-scope sample (8192^2 uniform on the H100, same call: 0.179 against 0.174 ms without
 // it). A compute() whose result() is never asked (the timed repetitions) leaves its read-back to be
 // overwritten, in stream order, by the next one's. Integer images do the same since the finishing
 // kernel (before it, their kernel-scope samples stopped at the pass and result() read the bins).
@@ -170,7 +170,7 @@ std::size_t end_to_end_chunk_bytes(std::size_t image_bytes, std::int64_t slabs, 
 
 Curve run_gpu_opt(const HostImage& img, const Options& opt) {
   // The graph path (off unless --graph-chunks asks for it): pinned images whose whole buffer any
-  // lent GPU holds with room to spare, unless --chunk-mib asked for gpu-stream's chunks.
+  // H100 or H200 holds with room to spare, unless --chunk-mib asked for gpu-stream's chunks.
   if (opt.tuning.graph_chunks > 0 && opt.chunk_bytes == 0 && img.pinned() && img.size() > 0 &&
       img.bytes() <= (std::size_t(1) << 30))
     return run_gpu_opt_graph(img, opt);

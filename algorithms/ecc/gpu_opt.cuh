@@ -202,7 +202,7 @@ Variant gpu_opt_warp_variant();
 // kMinEndToEndChunk, or of one slab). `requested` (Options::chunk_bytes, `--chunk-mib`) wins when
 // non-zero and the image has two slabs or more. Host-only arithmetic (tested on the CPU).
 // kMinEndToEndChunk: 4 MiB. A chunk of a few MiB fills only part of the GPU, and each costs the
-// host its API calls: on the lent H100 (gpu-opt end to end, `--chunk-mib` 1 / 2 / 4 / whole,
+// host its API calls: on the H100 (gpu-opt end to end, `--chunk-mib` 1 / 2 / 4 / whole,
 // NOTES-gpu-opt.md) 2048^2 float32 took 0.486 / 0.447 / 0.432 ms, GRF
 // 2048^2 0.649 / 0.580 / 0.498, 128^3 GRF (8 MiB) 0.418 / 0.416 / 0.354 (two chunks), and the
 // 4 MiB uint8 images ran fastest whole (0.118 ms against 0.143 in 1 MiB chunks).

@@ -13,7 +13,7 @@ namespace {
 // row); rows lo..hi are inside the image and within the item's reach (its last row's lower
 // neighbour), the others are +inf. The address advances a row at a time, so a load costs no 64-bit
 // multiply and its validity one 32-bit compare: the loads' address arithmetic (int64 row products
-// and bounds per row, branches around the halo loads) was ~57 instructions a row at 9bd36e8 (SASS),
+// and bounds per row, branches around the halo loads) was ~57 instructions a row before (SASS),
 // as many as the rule itself.
 struct Rows2 {
   std::uintptr_t a = 0;    // bytes: the next row's run (wraps harmlessly while outside the buffer)
@@ -113,10 +113,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     // assembled. Written as load rows 0-2, assemble them, load rows 3-5 (as uint8 still is), the
     // SASS waited for rows 0-2 (conversions and shuffles) before issuing rows 3-5's loads: two DRAM
     // round trips an item start, where Nsight Compute put ~15 % of uniform 8192^2's stall samples
-    // (long scoreboard, outside the row loop; 2d46f4e, results/nvidia-h100-80gb-hbm3/issue15-
-    // schedule/callI-ncu-source-*). Measured on lent H100s against 186372b in the same call
-    // (results/.../issue15-item-start/README.md): float32 8192^2 uniform 0.1600 -> 0.1570 ms, GRF
-    // 0.1904 -> 0.1872 (this code, e9aba3b); 810687c's binary, the same order plus an L2 prefetch
+    // (long scoreboard, outside the row loop). Measured on H100s against the previous order in
+    // the same call: float32 8192^2 uniform 0.1600 -> 0.1570 ms, GRF
+    // 0.1904 -> 0.1872 (this code); a binary with the same order plus an L2 prefetch
     // of the next item switched off, measured 0.152 / 0.185, with the prefetch on 0.159 / 0.189
     // (removed). uint8 8192^2 0.1295 -> 0.1311 with its six rows ahead (rows of 128 bytes a warp;
     // more registers live in an issue-bound loop), so uint8 keeps the old order.
@@ -134,9 +133,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     RawRow2<T> q1 = load_row2<T, kVec>(R, 4);
     RawRow2<T> q2 = load_row2<T, kVec>(R, 5);
     // float32 and uint16: the warp's next item (lane 0's ticket, shuffled) worked out here, not
-    // after the row loop, as 810687c did for its prefetch: that binary with the prefetch off was
-    // 3 % faster than 4131639 (0.1525 against 0.1573 ms, uniform 8192^2). Alone (caa8af1 against
-    // 4131639, same lent H100, kernel scope, results/nvidia-h100-80gb-hbm3/issue15-graph/): uniform
+    // after the row loop, as the prefetch trial did: that binary with the prefetch off was
+    // 3 % faster than the code before (0.1525 against 0.1573 ms, uniform 8192^2). Alone (against
+    // the code before, same H100, kernel scope): uniform
     // 8192^2 0.1566 -> 0.1545, GRF 0.1886 -> 0.1865, uint16 65536 levels 0.7603 -> 0.7618; ptxas
     // spills 140/120 -> 124/100 bytes, row loop 485 -> 484 SASS instructions.
     std::int64_t next = nitems;

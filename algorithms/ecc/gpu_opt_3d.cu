@@ -72,7 +72,7 @@ struct PlaneShare {         // this thread's part of one plane tile
 // next(): the addresses advance a plane at a time and a plane's validity is one 32-bit compare
 // (plane r of the item, image plane za-1+r, is loaded when lo <= r <= hi), as the 2D kernel's rows
 // (Rows2). Until this loader each plane's load cost 64-bit plane products and bounds tests, ~40
-// SASS instructions a step of ~410 (ced5279), most of them on the ALU pipe that binds the 3D
+// SASS instructions a step of ~410 (before), most of them on the ALU pipe that binds the 3D
 // kernel (ncu: math_pipe_throttle).
 template <class T, bool kVec>
 struct Planes3 {
@@ -170,7 +170,7 @@ __device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], floa
 // kMinBlocks: the register budget (__launch_bounds__'s minimum resident blocks per SM). 2 (the
 // default) gives up to 128 registers (122 used, sm_90, nvcc 13.0) and 16 warps an SM; 3 caps them
 // at 80, with spills, for 24 warps. The 2D kernel gained 1.26-1.32x from that trade (ecc2d_kernel);
-// the 3D kernel lost: 1.42x slower on float32 uniform 512^3, 1.32x on GRF (lent H100, kernel
+// the 3D kernel lost: 1.42x slower on float32 uniform 512^3, 1.32x on GRF (H100, kernel
 // scope: 0.954 against 0.672 ms, 1.13 against 0.853; NOTES-gpu-opt.md). --blocks-3d 3
 // (OptTuning) selects it, for the ablation.
 template <class T, bool kVec, bool kEmit, int kMinBlocks = 2, int kMode = kModeOpt>
@@ -202,8 +202,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
     float P0[3][6], P1[3][6], P2[3][6];
     // The item's first three planes' loads are issued before the barrier, which guards the ring,
     // not the loads (they read global memory only): behind it they waited, at every item start,
-    // for the block's slowest warp to end the previous item. Measured on a lent H100 against
-    // 186372b in the same call (results/.../issue15-item-start/README.md, 810687c): 512^3 float32
+    // for the block's slowest warp to end the previous item. Measured on an H100 against
+    // the previous order in the same call: 512^3 float32
     // uniform 0.4795 -> 0.4733 ms, GRF 0.6344 -> 0.6234; the row loop's SASS 1012 -> 994.
     Planes3<T, kVec> L(buf, g, tx0, ty0, za, zb);
     const PlaneShare<T, kVec> below = L.next();  // plane za-1

@@ -200,7 +200,7 @@ REPIX_HD std::uint32_t change4_3d(const float (&lo)[3][6], const float (&mi)[3][
 // for the block, where change4_3d makes 26 comparisons a voxel, each pair twice (once for each of
 // its voxels). A voxel's change is then bit logic on the words of its own block and of its lower
 // neighbours' (p-x, p-y, p-z, ...). Host-tested against the reference; no kernel on main uses it:
-// the kernel built on it (branch ecc-3d-cell) measured no faster on the lent H100, held back by its
+// the kernel built on it (branch ecc-3d-cell) measured no faster on the H100, held back by its
 // per-plane barrier rather than the rule (NOTES-gpu-opt.md).
 // SASS of one step's rule (sm_90, nvcc 13.0, a test kernel with plane z's minima and the words of
 // (y-1, z), (y, z-1), (y-1, z-1) given, as a kernel would carry or exchange them): 116 instructions

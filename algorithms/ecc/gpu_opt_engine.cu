@@ -75,7 +75,7 @@ __global__ void finish_hash_kernel(GlobalAcc acc, std::uint32_t spec, std::uint3
 // a third of the sparse bytes. A pass of the block handles 256 consecutive values, one a thread,
 // so that a warp's stores to host memory are consecutive: with 4 consecutive values a thread (4
 // strided stores a warp), a 4096^2 uint16 image of 65536 values took 0.47 ms a kernel-scope sample
-// against 0.21 ms with the bins copied (lent H100); this way 0.219 against 0.215 (same call;
+// against 0.21 ms with the bins copied (H100); this way 0.219 against 0.215 (same call;
 // NOTES-gpu-opt.md, "Finishing"). `dense_from`: the least occurring values of a dense segment
 // (OptTuning::dense_from, --dense-from; kDenseFrom by default); `dense_limit`: the largest |VCEC|
 // the dense form takes (INT32_MAX; the tests lower it, set_dense_limit_for_tests).
@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kFinishThreads) finish_bins_kernel(GlobalAcc a
 // kNonfiniteBatch loads (a grid stride apart, each coalesced across the warp) before it tests any:
 // a grid-stride loop of one load a step waited for DRAM once a value, and in the end-to-end path
 // this kernel is part of the last chunk's tail (a 4 MiB float32 chunk, 8 values a thread: 6.5-7.1 us
-// under Nsight Compute on the lent H100, 4.6-5.1 us so, same call; NOTES-gpu-opt.md, "The small
+// under Nsight Compute on the H100, 4.6-5.1 us so, same call; NOTES-gpu-opt.md, "The small
 // images' tail").
 constexpr int kNonfiniteBatch = 8;
 __global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t n, std::int64_t base,
@@ -329,7 +329,7 @@ struct Engine::Impl {
   // Allocated by setup() (and grown by the finish_queued() after a collect() that asked for more,
   // when no finishing kernel writes the old one), not inside a pass. Made by the first pass, it
   // cost Table 2's fresh plan 0.62-0.93 ms in that pass (ECC exec at N = 1, against 0.071 ms
-  // before the read-back existed; lent H100): the allocation, its device address or the GPU's
+  // before the read-back existed; H100): the allocation, its device address or the GPU's
   // first store to it, not told apart. All three are here now (a one-thread kernel stores, in `s`'s
   // order, before any finishing kernel): ECC exec at N = 1 0.045 ms (NOTES-gpu-opt.md, "Item
   // starts").
@@ -376,7 +376,7 @@ long long dense_limit() { return dense_limit_override() > 0 ? dense_limit_overri
 //   blocks. Smaller floors give more warps and more halo rows (2 an item). 12 rows / 9 planes:
 //   under the dynamic schedule they beat 24 / 16 by 4-14 % on GRF 2048^2 and 128^3, uniform
 //   1024^2 and uint8 2048^2 and 128^3 (kernel scope) and tied elsewhere; 6 / 6 and 3 / 3 lost on
-//   the larger of those images (lent H100; NOTES-gpu-opt.md, "Dynamic schedule").
+//   the larger of those images (H100; NOTES-gpu-opt.md, "Dynamic schedule").
 // - The dynamic schedule's split (Impl::geom), where the image is large enough that the floors do
 //   not decide: the head's share of the slabs in percent (head_pct_2d / _3d, 0 for none) and the
 //   tail's items per warp slot (2D) or block slot (3D) (items_2d / _3d). More and smaller items

@@ -5,9 +5,9 @@
 // workspace and replayed with each call's host address.
 //
 // Why: the whole-image path issues its copy, check, kernel and finish one API call at a time
-// (uint8 2048^2: 0.107 ms against the copy's 0.076 on the lent H100), and gpu-stream's chunks cost
+// (uint8 2048^2: 0.107 ms against the copy's 0.076 on the H100), and gpu-stream's chunks cost
 // a few host calls each (its 2048^2 float32 run issued for ~100 us, the timeline said). A graph
-// costs one launch a call. Measured on lent H100s (NOTES-gpu-opt.md, "Host work of a call"):
+// costs one launch a call. Measured on H100s (NOTES-gpu-opt.md, "Host work of a call"):
 // one binary with the graph off / 1 / 4 / 8 chunks alternated, 2048^2 float32 0.400 / 0.371 /
 // 0.384 / 0.389 ms, uint8 2048^2 0.115 / 0.106 / 0.117 / 0.133, uint8 128^3 0.078 / 0.074 / 0.081
 // / 0.098, uint16 2048^2 and GRF 128^3 tied (more chunks lose: a dependent node's latency is more

@@ -100,7 +100,7 @@ inline __device__ __noinline__ void global_add_hash(const GlobalAcc& g, std::uin
 // memory, so the only direct table is the global one). At first gpu-opt gave uint16 the
 // float32 path: a 4096-slot hash with 16 probes, then a global hash. On uniform uint16 data a block
 // sees most of the 65536 values, its table fills, and each later key paid 16 failed probes before
-// going global anyway (8192^2, 65536 levels: 2.61 ms, lent H100). The next step,
+// going global anyway (8192^2, 65536 levels: 2.61 ms, H100). The next step,
 // gpu-opt-direct (kModeDirect16, BlockKind::presence_bits) sends every run by value to the global
 // bins, with presence in a block-private bitmap: 3.2x faster there, but 28x slower than gpu-opt with
 // 16 levels (smooth uint16, kernel scope), where every voxel of a block hit the same
@@ -129,12 +129,12 @@ struct BlockAccOf<T, BlockKind::hash> : ::repix::gpu::BucketHash<kLog2Smem, kSme
   __device__ std::uint32_t table_address() const { return Hash::address(); }
   // Every block flushes at its end, all at about the same time, each of its keys to the same few
   // global slots. One global_add_hash() a slot in turn waited for its atomicCAS's round trip
-  // through those contended slots 16 times a thread: on the lent H100 the 2048^2 GRF kernel took
+  // through those contended slots 16 times a thread: on the H100 the 2048^2 GRF kernel took
   // 52 us (Nsight Compute, IPC 1.0, top stall the barrier before this flush), where the voxels'
   // work at the 8192^2 rate is ~11 us. Here a thread loads the global home slots of kBatch keys
   // at once and adds with a RED where its key is there already (every block but the first few
   // to bring it); the rest take global_claim_add(). Same call, kernel scope: GRF 2048^2
-  // 0.076 -> 0.071 ms, GRF 128^3 0.073 -> 0.065 (lent H100).
+  // 0.076 -> 0.071 ms, GRF 128^3 0.073 -> 0.065 (H100).
   // Two batches of 8, not one of 16 (one L2 round trip fewer): with 16, ptxas allocated the whole
   // kernel differently and the float32 row loop's common path grew from 484 to 499 SASS
   // instructions (sm_90, session 15), a cost on every voxel for a saving once a block.
@@ -186,13 +186,13 @@ struct BlockAccOf<T, BlockKind::bins256> {
 
 // Presence of uint16 values in a block-private bitmap, one bit a value (8 KiB), set with a shared
 // atomicOr; at the block's end each non-zero word is ORed into the global bitmap (GlobalAcc::present),
-// at most 2048 global atomics a block. Nsight Compute (lent H100)
+// at most 2048 global atomics a block. Nsight Compute (H100)
 // had gpu-opt-direct at 85.8 % of L2 throughput with a global presence write and
 // a VCEC reduction per voxel; with the bitmap a voxel costs only the reduction. Before the bitmap the
 // global presence was a word a value, and a block marked each value it saw there: on a 2048^2
 // image of 65536 levels each of ~400 blocks sees ~10 000 values, so the flush cost as many global
 // operations as the image has voxels (2048^2 end to end 1.03 ms against a 0.17 ms upload,
-// lent H100).
+// H100).
 struct SeenBits {
   static constexpr int kWords = 65536 / 32;
   unsigned seen[kWords];  // bit v % 32 of word v / 32: value v occurred in this block
@@ -302,12 +302,12 @@ struct ThreadAcc {
   // chain was most of the 2D kernel's instructions. ptxas turns a predicated atomic into a branch
   // around it (BSSY, BRA, BSYNC), so every voxel issues its update, a voxel inside a run an add of
   // 0. uint16 claims each voxel's home slot with a CAS and sends a voxel inside a
-  // run to this thread's spare slot (BlockHash::spare): measured on the lent H100
+  // run to this thread's spare slot (BlockHash::spare): measured on the H100
   // that made the natural 16-bit camera image 1.7x faster (0.217 against 0.359 ms, 8192^2), whose
   // lanes share keys and conflicted on the redundant atomics. float32 (BucketHash)
   // looks its keys up with plain loads instead of claiming them: the CAS claims conflicted on smooth
   // data, and keys off their home slot (1024 levels, GRF) sent most warp steps through the probe
-  // loop (lent H100, same call: GRF 8192^2
+  // loop (H100, same call: GRF 8192^2
   // 0.397 -> 0.273 ms). Keys not found are the rare branch (claiming, probing on, or the global
   // accumulator). Kinds without a block hash or bins run commit() a run.
   __device__ __forceinline__ void commit_runs(BlockAcc<T, kMode>& b, const GlobalAcc& g,
@@ -321,7 +321,7 @@ struct ThreadAcc {
       // load), and only keys in neither claim a slot with atomics (BucketHash). consume() passes no
       // runs here (every end[i] is true: each voxel adds its own change to its key's slot). With
       // runs, a voxel inside one added 0 to its key's home slot; sending those adds to a spare slot
-      // a thread instead was 3-4 % slower on uniform and GRF 8192^2 (lent H100,
+      // a thread instead was 3-4 % slower on uniform and GRF 8192^2 (H100,
       // same call: 0.204 against 0.195 ms, 0.283 against 0.273).
       using Hash = typename BlockAcc<T, kMode>::Hash;
       std::uint32_t slot[kRun];
@@ -437,7 +437,7 @@ __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (
     // (no contention on the run's slot), the global kinds skip them. The float block hash and
     // uint8's bins add their 0 to the run's own slot all the same, so merging bought them nothing
     // and cost ~12 ALU instructions a run (SASS common path a 384-voxel warp iteration without it:
-    // float32 2D 558 -> 513, 3D 1065 -> 1004; uint8 2D 515 -> 482). Measured on the lent H100 in
+    // float32 2D 558 -> 513, 3D 1065 -> 1004; uint8 2D 515 -> 482). Measured on the H100 in
     // one call, the float32 kernels with
     // merging were 4-7 % slower (8192^2 uniform 0.210 against 0.197-0.203 ms, GRF 0.304 against
     // 0.284-0.287, 512^3 GRF 0.749 against 0.702).

@@ -28,7 +28,7 @@ constexpr int kSegmentBins = 1024;
 // The finishing kernel writes a segment dense when kDenseFrom or more of its values occur and every
 // VCEC fits int32: 4.1 KiB instead of 12 bytes a value. A 2048^2 uint16 image of 65536 levels
 // wrote 768 KiB of sparse entries over PCIe and the host read them back from memory the GPU wrote,
-// uncached (59-66 us to make the curve). On the lent H100, same calls:
+// uncached (59-66 us to make the curve). On the H100, same calls:
 // finish_bins_kernel 18.8 -> 10.2-10.6 us (Nsight Compute), that image's
 // kernel scope 0.078 -> 0.069 ms, end to end 0.361 -> 0.319 by the median of two rounds (+1.8 %
 // against the one round of the sparse form that no episode hit).
@@ -97,11 +97,11 @@ struct ValueCount {
 // The curve of the occurring values, in value order (segment by segment, ascending inside one):
 // a value that does not occur has VCEC 0 (a voxel's change goes to its own value), so the running
 // sum over the entries is the curve. Made straight from the pinned read-back (a uint16 image's
-// 65536 bins went through three 65536-entry vectors, ~0.3 ms of page faults a call on the lent
-// machine), each vector reserved once and filled by range inserts (sparse segments) or appends
+// 65536 bins went through three 65536-entry vectors, ~0.3 ms of page faults a call on the GPU
+// host), each vector reserved once and filled by range inserts (sparse segments) or appends
 // (dense), so that nothing is zeroed first and every entry is written once: 65536 values 148-195
 // us with two push_backs an entry, 85-88 us (least) sized with resize() and written through
-// pointers (102 us inside the end-to-end call on the lent machine),
+// pointers (102 us inside the end-to-end call on the GPU host),
 // 37 us so (least of 201 calls, three runs, this
 // project's build machine).
 inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& lay) {
@@ -131,7 +131,7 @@ inline Curve curve_from_segments(const unsigned char* base, const BinsLayout& la
       }
       // Decoded into arrays on the stack, then appended by range inserts: a push_back an entry
       // (its capacity check and end pointer kept in memory) took ~3 ns, 196 us for 65536 values
-      // inside the end-to-end call on the lent machine.
+      // inside the end-to-end call on the GPU host.
       float seg_curve_values[kSegmentBins];
       std::int64_t seg_curve[kSegmentBins];
       int k = 0;
@@ -188,7 +188,7 @@ void radix_sort_upper32(std::vector<std::uint64_t>& words, std::vector<std::uint
 // The sort curve_from_pairs uses for n pairs: std::sort up to kSortPairsMax, a radix sort of 8-bit
 // digits up to kRadix8PairsMax, of 11-bit digits beyond. Why not std::sort throughout: its
 // comparisons' branches mispredict unless the same input order comes again. The GPU table's
-// compaction order changes from call to call, and on the lent machine's CPU the curve of a GRF
+// compaction order changes from call to call, and on the GPU host's CPU the curve of a GRF
 // 2048^2 image (664 pairs) took 41 us in the end-to-end path (its timeline's host_curve_work_us)
 // against 8 us in a loop over one fixed order. On
 // this project's build machine, a fresh order of the same pairs each call (a probe, not kept):

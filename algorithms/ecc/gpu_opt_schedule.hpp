@@ -34,7 +34,7 @@ struct Geom {
 
 // Static: a warp (2D) or block (3D) takes the item of its launch index, then every grid stride
 // after it, which balances only when items cost alike. On GRF data they do not: Nsight Compute of
-// the 2D kernel at 8192^2 (lent H100) had the busiest SM sub-partition execute 22 % more
+// the 2D kernel at 8192^2 (H100) had the busiest SM sub-partition execute 22 % more
 // instructions than the mean (uniform data: 3 %), and warps stalled at the block's last barrier,
 // waiting for a slow sibling, 1.04 per issue against 0.23. Dynamic (Geom::queue): the first item
 // is the same, each later one a ticket from a per-launch counter, so whoever is done first takes

@@ -3,7 +3,7 @@
 // strides, 2 items a warp slot in 2D and 1 a block slot in 3D -- as gpu-opt ran until it took them
 // by tickets (dynamic schedule). The step before gpu-opt, so the ablation table shows what the
 // tickets bought: on GRF data the busiest SM sub-partition executed 22 % more instructions than
-// the mean under the fixed shares (Nsight Compute, 8192^2, lent H100). The device side:
+// the mean under the fixed shares (Nsight Compute, 8192^2, H100). The device side:
 // wants_ticket() and item_after() in gpu_opt_schedule.hpp; the engine passes no queue in this mode.
 #include "ecc/gpu_opt.cuh"
 

@@ -1,6 +1,6 @@
 // The end-to-end paths' EndToEndTimeline (ecc.hpp, Options::timeline): where a call's time goes,
 // the upload, the last chunk's kernels, the finishing kernel, the host's wake-up and the curve.
-// Nsight Systems does not run on the lent GPU machine (KINDS.md of the device tool), and the end
+// Nsight Systems does not run on the GPU host we measured on, and the end
 // to end tail (the call's time beyond its upload) is what the PCIe targets of issue 15 miss.
 #pragma once
 #include <chrono>

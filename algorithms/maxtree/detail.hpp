@@ -147,7 +147,7 @@ void berger_rect(const T* f, std::int64_t W, const Rect& r, int connectivity, I*
 }
 
 // An array of n elements left uninitialised: a std::vector would zero it on one thread (and take
-// every page fault there), 25-30 ms per 96 MB array at 6000x4000 int32 on the lent machine,
+// every page fault there), 25-30 ms per 96 MB array at 6000x4000 int32 on the GPU host,
 // before the parallel loops that write every element anyway (and now touch the pages in parallel).
 template <class I>
 std::unique_ptr<I[]> uninitialized(std::int64_t n) {

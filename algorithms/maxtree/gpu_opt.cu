@@ -1,5 +1,5 @@
 // `gpu-opt`: the fastest max-tree here, gpu-packed with what the H100 profiles of gpu-packed beside
-// Blin et al.'s own code then pointed at (Nsight Compute, 6000x4000 camera 8-bit, lent H100;
+// Blin et al.'s own code then pointed at (Nsight Compute, 6000x4000 camera 8-bit, H100;
 // NOTES.md):
 //  - the flatten in one pass, in place (gpu_core::settle: each pixel's parent replaced by the level
 //    root of its parent's node, as their flatten kernel does; gpu_core.hpp has why the concurrent

@@ -1,4 +1,4 @@
-// `gpu-packed`: gpu-compressed with the tile build of Blin et al.'s published code, which on the lent
+// `gpu-packed`: gpu-compressed with the tile build of Blin et al.'s published code, which on the
 // H100 ran 3.1x faster than gpu-compressed (then called gpu-opt:
 // 1.98 against 6.24 ms at 6000x4000, its build alone 3.81 ms). What it takes from
 // that design (read, not copied; packed_engine.cuh, packed_core.hpp):
@@ -23,7 +23,7 @@
 // monotone one (packed_core::monotone_zip).
 // Everything else (compressed tiles written out, the two border-merge kernels with relaxed loads, the
 // walk-then-jump flatten) is gpu-compressed's; gpu-opt adds what it changes after the tile build.
-// On the lent H100 (without the in-place flatten) 4.14 ms at 6000x4000 8-bit, of which 1.25 ms the flatten.
+// On the H100 (without the in-place flatten) 4.14 ms at 6000x4000 8-bit, of which 1.25 ms the flatten.
 #include "maxtree/packed_engine.cuh"
 #include "maxtree/variants.hpp"
 

@@ -144,7 +144,7 @@ void omp_tree(const T* f, std::int64_t W, std::int64_t H, const Options& opt, I*
   // merging a border as long as the image. The strips run along the image's longer side when that
   // shortens this critical path, rounds x border length (6000x4000 at 256-pixel tiles: 5 rounds of
   // 4000-pixel column borders instead of 4 rounds of 6000-pixel row borders; 16-bit noise spent
-  // 602 of its 906 ms in the merges on the lent machine, most of it in the last rounds).
+  // 602 of its 906 ms in the merges on the GPU host, most of it in the last rounds).
   // Diagonal edges: phase 1 takes only those inside its strip; phase 2 every one that crosses its
   // border (the corner ones included).
   auto rounds = [](std::int64_t n) {

@@ -70,7 +70,7 @@ REPIX_HD void merge(const T* s_f, Word* w, int a, int b, const Mem& mem) {
 // validated CAS of merge_step retries). A root's word holds itself, a key above every parent's, so
 // a root is hung with a CAS (its one word read by the climb: a root only stops being one). No
 // halving: the hang only raises keys, the halving lowers them.
-// Measured on the lent H100 beside merge in the same process:
+// Measured on the H100 beside merge in the same process:
 // 13-16 % faster kernels at 1920x1080 (0.721 against 0.825 ms, 4-connectivity),
 // where one wave of tiles runs and the longest zips set the time; 2-3 % slower at 6000x4000 with
 // 4-connectivity (2.65 against 2.57 ms), where the issue rate binds and these loops' lanes diverge

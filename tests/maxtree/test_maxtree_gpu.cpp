@@ -1,5 +1,4 @@
-// The GPU max-tree variants on the device (they skip without a GPU; the lead runs them on the lent
-// H100, also under compute-sanitizer memcheck and racecheck): the edge shapes where parallel code
+// The GPU max-tree variants on the device (they skip without a GPU; they run on an H100 or H200, also under compute-sanitizer memcheck and racecheck): the edge shapes where parallel code
 // breaks (1x1, 1xN, Nx1, 2x2, sizes just off and exactly on gpu-tile's 64x16 tiles), plateaus,
 // checkerboards and constants, 8 and 16 bits, both connectivities, against seq exactly; the plan
 // reused across computes (kernel scope) and the wide index path; and the error of bad input.

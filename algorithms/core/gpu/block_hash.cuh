@@ -111,7 +111,7 @@ struct BlockHash : HashSlots<kLog2Slots, kSpare> {
 // The caller looks first at the home slot (holds(): one 4-byte load and a compare), then, for the
 // few keys not there, at the home bucket (in_bucket(): a 16-byte load and 4 compares), and only
 // keys in neither (new to the block, or pushed out of their bucket) take insert()'s atomics. Why in
-// this order (ECC's float32 kernels, lent H100, issue 15): with the home slot alone, data with more
+// this order (ECC's float32 kernels, H100, issue 15): with the home slot alone, data with more
 // distinct values than fit their home slots (1024 levels, GRF) sent most warp steps of 128 voxels
 // through the atomic probes; with the bucket alone, its 4 compares cost data whose keys all sit at
 // home 25 % on the 8192^2 256-level image.

@@ -115,8 +115,8 @@ class Base : public FamilyOf<V> {
       return "scikit-image's max_tree builds wrong trees for images with a side <= 2";
     return "";
   }
-  // scikit-image's max_tree took 18.1 s a call at 1920x1080 (~9 us a pixel, on the lent
-  // machine's Xeon): above 2^20 pixels it runs only when named.
+  // scikit-image's max_tree took 18.1 s a call at 1920x1080 (~9 us a pixel, on the GPU
+  // host's Xeon): above 2^20 pixels it runs only when named.
   static constexpr std::int64_t kSkimagePixels = std::int64_t(1) << 20;
   std::string peer_slow_reason(const peers::Peer& p, const std::string& spec, const Options&) const override {
     const Shape s = datasets::spec_shape(datasets::spec_of(spec));

@@ -215,7 +215,7 @@ Grid t58(const Run& run) {
   Grid g = sized(run, "Thesis Table 5.8: the feature stage on 1 and 2 GPUs",
                  std::string("`auto-mi multi-device` end to end with --gpus 1 and --gpus 2 (lags split into ranges of "
                              "equal pair counts, one per GPU; the thesis split the features over up to 3 cards: ours "
-                             "has no third column, no 3-GPU machine is lent). A 2-GPU cell is skipped where fewer "
+                             "has no third column, we had no 3-GPU machine). A 2-GPU cell is skipped where fewer "
                              "GPUs are visible. ") + kTimed,
                  {16, 24}, {128, 256, 512, 1024, 2048, 4096, 8192});
   Column two = col("2 GPUs (s)", "auto-mi", "multi-device", "end-to-end", opts({{"gpus", "2"}}), "gpu2_s");
