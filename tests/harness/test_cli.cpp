@@ -95,7 +95,7 @@ TEST_F(Cli, UnknownVariantAndUsageErrors) {
   CliResult r = run("run ecc --variant warp-drive --input " + path("c.npy") + " --output " + path("o.csv"));
   EXPECT_EQ(r.code, 2);  // an unknown name is a bad value: a usage error
   EXPECT_NE(r.err.find("known:"), std::string::npos) << r.err;
-  r = run("run ecc --input " + path("c.npy"));
+  r = run("run ecc --input " + path("c.npy") + " --output");  // an option without its value
   EXPECT_EQ(r.code, 2) << r.err;
   r = run("frobnicate");
   EXPECT_EQ(r.code, 2);

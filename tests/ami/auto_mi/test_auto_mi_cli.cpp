@@ -80,7 +80,11 @@ TEST_F(AutoMiCli, RefusesBadInput) {
   expect_refused(run("run auto-mi --variant omp --input '" + path("big.npy") + "'" + out), "257");
   expect_refused(run("run auto-mi --variant seq --input '" + path("missing.npy") + "'" + out), "missing.npy");
   expect_refused(run("run auto-mi --variant nope --input '" + path("big.npy") + "'" + out), "nope");
-  expect_refused(run("run auto-mi --variant seq --input uniform:8x8:levels=4"), "--output");
+  {  // no output named: the JSON record goes to stdout (the run's result is never lost silently)
+    const test::CliResult r = run("run auto-mi --variant seq --input uniform:8x8:levels=4");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"horizontal\""), std::string::npos) << r.out;
+  }
   expect_refused(run("run auto-mi --variant seq --input uniform:8x8:levels=4 --flush-level 999999" + out),
                  "flush-level");
   {  // an empty uint8 array of shape (0, 4), written as numpy writes it
