@@ -79,9 +79,11 @@ const CommandHelp kCommands[] = {
     {"compare", "  compare A.json B.json                  two reports side by side with ratios\n"},
     {"profile", "  profile FAMILY --variant V --dataset SPEC [--iterations N] [--scope kernel|end-to-end]\n"
                 "                                         a fixed number of NVTX-ranged runs for Nsight\n"
-                "  profile FAMILY --variant V --dataset SPEC --ncu [--sections A,B] [--out DIR]\n"
+                "  profile FAMILY --variant V --dataset SPEC --ncu [--sections A,B] [--kernels REGEX] [--out DIR]\n"
                 "                                         the same under Nsight Compute, timed kernels only:\n"
-                "                                         DIR/FAMILY-V.ncu-rep and a summary per kernel\n"},
+                "                                         DIR/FAMILY-V.ncu-rep and a summary per kernel; a peer\n"
+                "                                         (V = peer:ID) through one `repix bench` run [--samples N],\n"
+                "                                         its kernels those named like REGEX\n"},
     {"help", "  help [COMMAND]                         this text, or one command's\n"},
 };
 
@@ -333,6 +335,20 @@ int cmd_bench(int argc, char** argv, const Args& a) {
     for (const auto& f : family::all())
       for (const options::Spec& o : f->option_specs())
         if (o.name == name) o.check(a.get(name));  // refused before anything is measured
+    // Given but read by none of the variants named (of the families that declare it): one note,
+    // and the bench goes on (the rows record it only where it is read).
+    std::string note;
+    bool read = false;
+    for (const auto& f : family::all())
+      for (const options::Spec& o : f->option_specs())
+        if (o.name == name && (o.commands & options::kBench) &&
+            std::any_of(req.family_datasets.begin(), req.family_datasets.end(),
+                        [&](const auto& fd) { return fd.first == f->name(); })) {
+          const std::string n = options::unread_note(o, req.variants);
+          if (n.empty()) read = true;
+          else if (note.empty()) note = n;
+        }
+    if (!read && !note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
     req.family_options.options.emplace(name, a.get(name));
   }
   if (a.has("plan") && a.get("plan") != "1" && a.get("plan") != "0")

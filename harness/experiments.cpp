@@ -99,6 +99,7 @@ Step profile(std::string label, std::string family, std::string variant, std::st
   s.options = std::move(options);
   s.needs.gpus = 1;
   s.needs.ncu = true;
+  if (ncu::is_peer(s.variants[0])) s.needs.peers = {s.variants[0]};  // profiled through a bench run
   return s;
 }
 
@@ -291,10 +292,28 @@ void validate_step(const Step& s, const std::set<std::string>& earlier_benches) 
     if (s.variants.size() != 1 || s.datasets.size() != 1) throw Error("a profile takes one variant and one dataset");
     check_variant(s.family, s.variants[0], true);
     datasets::Spec::parse(s.datasets[0]);
+    // A peer is profiled through `repix bench` (ncu::Target): bench's sample counts, not iterations.
+    const bool peer = ncu::is_peer(s.variants[0]);
+    if (peer && std::find(s.needs.peers.begin(), s.needs.peers.end(), s.variants[0]) == s.needs.peers.end())
+      throw Error("it profiles " + s.variants[0] + " but does not need it");
     for (const auto& [k, v] : s.options) {
-      if (k == "sections" || k == "iterations" || k == "scope") continue;
-      const options::Spec* o = family_option(s.family, k, options::kProfile);
-      if (!o) throw Error("--" + k + " is not an option of `repix profile " + s.family + "`");
+      if (k == "sections" || k == "scope") continue;
+      if (k == "kernels") {
+        if (v.empty()) throw Error("--kernels needs a regular expression");
+        continue;
+      }
+      if (k == "iterations" && !peer) continue;
+      if (peer && (k == "samples" || k == "warmup")) {
+        cli::Args a;
+        a.options.emplace(k, v);
+        if (k == "samples") a.get_int("samples", 0, 1, 100000);
+        else protocol::from_args(a, protocol::Rule{});
+        continue;
+      }
+      if (k == "iterations") throw Error("a peer is profiled through `repix bench`: --samples, not --iterations");
+      const options::Spec* o = family_option(s.family, k, peer ? options::kBench : options::kProfile);
+      if (!o)
+        throw Error("--" + k + " is not an option of `repix " + (peer ? "bench --family " : "profile ") + s.family + "`");
       o->check(o->flag && v.empty() ? "1" : v);
     }
   }
@@ -477,18 +496,20 @@ int command(const cli::Args& a, const std::string& command_line) {
     json entry = {{"label", s.label}, {"kind", kind_name(s.kind)}};
     std::string skip;
     // Peers: the step's own needs are required; other named peers this machine lacks are left out.
-    if (s.kind == Kind::bench) {
+    std::set<std::string> here;  // the peers of the step's families this machine has
+    if (s.kind != Kind::table) {
       std::vector<std::string> families;
       if (!s.family.empty()) families = {s.family};
       else if (!s.suite.empty())
         for (const auto& [fam, specs] : suites::find(s.suite).datasets) families.push_back(fam);
-      std::set<std::string> here;
       for (const auto& f : families)
         for (const auto& p : peers::available(f)) here.insert("peer:" + p.id);
-      for (const auto& p : s.needs.peers) {
-        if (no_peers) skip = "skipped: it needs " + p + " (--no-peers)";
-        else if (!here.count(p)) skip = "skipped: it needs " + p + ", which this machine lacks";
-      }
+    }
+    for (const auto& p : s.needs.peers) {
+      if (no_peers) skip = "skipped: it needs " + p + " (--no-peers)";
+      else if (!here.count(p)) skip = "skipped: it needs " + p + ", which this machine lacks";
+    }
+    if (s.kind == Kind::bench) {
       std::vector<std::string> kept, left_out;
       for (const auto& v : s.variants)
         if (v.rfind("peer:", 0) == 0 && (no_peers || !here.count(v))) left_out.push_back(v);
@@ -565,7 +586,7 @@ int command(const cli::Args& a, const std::string& command_line) {
       if (entry.contains("table")) single_table = entry["table"];
     } else {
       const std::string pdir = staging.path + "/" + s.label;
-      const std::string base = pdir + "/" + s.family + "-" + s.variants[0];
+      const std::string base = pdir + "/" + ncu::report_stem(ncu::Target{s.family, s.variants[0], s.datasets[0], {}, ""});
       if (fs::exists(base + ".summary.json")) {
         try {
           entry["profile"] = json::parse(read_text(base + ".summary.json"));

@@ -60,6 +60,16 @@ class FamilyOf : public Family {
     return out;
   }
 
+  // One note line on standard error for each option given that the --variant named does not read.
+  void note_unread_options(const cli::Args& a, options::Command command) const {
+    if (!a.has("variant")) return;
+    for (const Option& o : option_table())
+      if ((o.spec.commands & command) && a.has(o.spec.name)) {
+        const std::string note = options::unread_note(o.spec, {a.get("variant")});
+        if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
+      }
+  }
+
   std::vector<options::Spec> option_specs() const override {
     std::vector<options::Spec> out;
     for (const Option& o : option_table()) out.push_back(o.spec);
@@ -97,6 +107,7 @@ class FamilyOf : public Family {
       throw cli::UsageError("run " + name() + " takes options only; '" + a.positional.back() +
                             "' is not one (an option's value given without its --name?)");
     const Options opt = options::parse(option_table(), a, options::kRun);
+    note_unread_options(a, options::kRun);
     // Every output checked before anything is computed, then written into one OutputSet: all of
     // them replace their files once every one is written, or none does.
     std::vector<cli::OutputArg> outputs = run_outputs();
@@ -134,6 +145,7 @@ class FamilyOf : public Family {
       throw cli::UsageError("profile " + name() + " takes options only; '" + a.positional.back() + "' is not one");
     const Variant& v = find_variant(a.need("variant"));
     const Options opt = options::parse(option_table(), a, options::kProfile);
+    note_unread_options(a, options::kProfile);
     const int iterations = a.get_int("iterations", 5, 1, 100000);
     const bool plan = v.gpu && v.make_plan && gpu_available();
     const std::string scope = a.get("scope", plan ? "kernel" : "end-to-end");

@@ -16,6 +16,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "baselines/peers.hpp"
 #include "harness/family.hpp"
 #include "harness/json_text.hpp"
 #include "harness/outputs.hpp"
@@ -171,21 +172,47 @@ std::vector<std::string> default_sections() {
           "InstructionStats", "ComputeWorkloadAnalysis"};
 }
 
+bool is_peer(const std::string& variant) { return variant.rfind("peer:", 0) == 0; }
+
+std::string report_stem(const Target& t) {
+  std::string v = t.variant;
+  std::replace(v.begin(), v.end(), ':', '_');
+  return t.family + "-" + v;
+}
+
+std::vector<std::string> bench_extra(std::vector<std::string> extra) {
+  auto given = [&](const std::string& name) {
+    return std::any_of(extra.begin(), extra.end(), [&](const std::string& s) {
+      return s == "--" + name || starts_with(s, "--" + name + "=");
+    });
+  };
+  if (given("iterations"))
+    throw cli::UsageError("a peer is profiled through `repix bench`: give --samples N, not --iterations");
+  if (!given("scopes")) extra.push_back("--scopes=kernel");
+  if (!given("samples")) extra.push_back("--samples=1");
+  if (!given("warmup")) extra.push_back("--warmup=0");
+  return extra;
+}
+
 std::vector<std::string> profile_command(const std::string& ncu, const std::string& repix, const Target& t,
                                          const std::vector<std::string>& sections, const std::string& report_base) {
   // --clock-control none: the GPU hosts we measured on refuse to let ncu lock clocks (and the design forbids
   // changing them); the kernels run at the clocks the bench measures them at.
-  std::vector<std::string> c = {ncu, "--clock-control", "none", "--nvtx", "--nvtx-include",
-                                include_filter(t.family, t.variant), "--nvtx-exclude", kWarmupExclude};
+  std::vector<std::string> c = {ncu, "--clock-control", "none"};
+  if (!is_peer(t.variant))
+    c.insert(c.end(), {"--nvtx", "--nvtx-include", include_filter(t.family, t.variant), "--nvtx-exclude", kWarmupExclude});
+  if (!t.kernels.empty()) c.insert(c.end(), {"-k", "regex:" + t.kernels});
   for (const std::string& s : sections) {
     c.push_back("--section");
     c.push_back(s);
   }
   for (const char* s : {"-f", "-o"}) c.push_back(s);
   c.push_back(report_base);
-  for (const std::string& s : {repix, std::string("profile"), t.family, std::string("--variant"), t.variant,
-                               std::string("--dataset"), t.dataset})
-    c.push_back(s);
+  if (is_peer(t.variant))
+    c.insert(c.end(), {repix, "bench", "--family", t.family, "--variants", t.variant, "--dataset", t.dataset, "--out",
+                       report_base + ".bench.json"});
+  else
+    c.insert(c.end(), {repix, "profile", t.family, "--variant", t.variant, "--dataset", t.dataset});
   for (const std::string& s : t.extra) c.push_back(s);
   return c;
 }
@@ -420,7 +447,7 @@ std::string to_markdown(const nlohmann::json& kernels) {
 nlohmann::json profile(const Target& t, const std::vector<std::string>& sections, const std::string& out_dir) {
   const std::string ncu = find_ncu();
   cli::make_output_folder(out_dir, "out");
-  const std::string base = out_dir + "/" + t.family + "-" + t.variant;
+  const std::string base = out_dir + "/" + report_stem(t);
   const std::string report = base + ".ncu-rep";
   std::error_code ec;
   std::filesystem::remove(report, ec);  // a stale report must not pass for this run's
@@ -429,9 +456,10 @@ nlohmann::json profile(const Target& t, const std::vector<std::string>& sections
   std::fprintf(stderr, "repix profile: running %s\n", shell_line(run).c_str());
   const int rc = spawn(run, nullptr);
   if (rc != 0) throw Error("ncu exited with status " + std::to_string(rc) + " (its messages are above)");
+  const std::string filter = is_peer(t.variant) ? (t.kernels.empty() ? std::string("(none)") : "-k regex:" + t.kernels)
+                                                 : "the NVTX filter " + include_filter(t.family, t.variant);
   if (!std::filesystem::exists(report))
-    throw Error("ncu wrote no report " + report + ": the NVTX filter " + include_filter(t.family, t.variant) +
-                " matched no kernel launch");
+    throw Error("ncu wrote no report " + report + ": " + filter + " matched no kernel launch");
 
   const std::vector<std::string> import = import_command(ncu, report);
   std::fprintf(stderr, "repix profile: running %s\n", shell_line(import).c_str());
@@ -441,21 +469,30 @@ nlohmann::json profile(const Target& t, const std::vector<std::string>& sections
   const std::vector<Kernel> kernels = summarise(parse_csv(text));
   if (kernels.empty()) throw Error("the report " + report + " holds no kernel");
 
-  nlohmann::json j = {{"family", t.family},
-                      {"variant", t.variant},
-                      {"dataset", t.dataset},
-                      {"report", report},
-                      {"nvtx_include", include_filter(t.family, t.variant)},
-                      {"nvtx_exclude", kWarmupExclude},
-                      {"command", shell_line(run)},
-                      {"import", shell_line(import)},
-                      {"kernels", to_json(kernels)}};
+  nlohmann::json j = {{"family", t.family}, {"variant", t.variant}, {"dataset", t.dataset}, {"report", report}};
+  if (is_peer(t.variant)) {
+    j["target"] = "bench";
+    j["bench_report"] = base + ".bench.json";
+  } else {
+    j["target"] = "profile";
+    j["nvtx_include"] = include_filter(t.family, t.variant);
+    j["nvtx_exclude"] = kWarmupExclude;
+  }
+  j["kernel_filter"] = t.kernels.empty() ? nlohmann::json() : nlohmann::json(t.kernels);
+  j["command"] = shell_line(run);
+  j["import"] = shell_line(import);
+  j["kernels"] = to_json(kernels);
   write_file_atomic(base + ".raw.csv", text);
   std::ostringstream md;
-  md << "# " << t.family << " / " << t.variant << " on " << t.dataset << " (Nsight Compute)\n\n"
-     << "Kernels of the variant's timed ranges (`--nvtx-include \"" << include_filter(t.family, t.variant)
-     << "\" --nvtx-exclude \"" << kWarmupExclude << "\"`), report `" << report << "`.\n\n"
-     << to_markdown(j["kernels"]) << "\nCommand: `" << shell_line(run) << "`\n";
+  md << "# " << t.family << " / " << t.variant << " on " << t.dataset << " (Nsight Compute)\n\n";
+  if (is_peer(t.variant))
+    md << "Kernels of one `repix bench` run of the peer" << (t.kernels.empty() ? "" : " named like `" + t.kernels + "`")
+       << " (a peer opens no NVTX range), report `" << report << "`.\n\n";
+  else
+    md << "Kernels of the variant's timed ranges (`--nvtx-include \"" << include_filter(t.family, t.variant)
+       << "\" --nvtx-exclude \"" << kWarmupExclude << "\"`"
+       << (t.kernels.empty() ? "" : ", named like `" + t.kernels + "`") << "), report `" << report << "`.\n\n";
+  md << to_markdown(j["kernels"]) << "\nCommand: `" << shell_line(run) << "`\n";
   write_file_atomic(base + ".summary.md", md.str());
   write_file_atomic(base + ".summary.json", json_text::dump(j, 1) + "\n");
   std::fprintf(stderr, "repix profile: %zu kernel(s); summary in %s.summary.{json,md}\n", kernels.size(), base.c_str());
@@ -465,21 +502,31 @@ nlohmann::json profile(const Target& t, const std::vector<std::string>& sections
 int command(const cli::Args& a) {
   if (a.positional.size() != 1) throw cli::UsageError("profile takes the family name");
   const family::Family& f = family::find(a.positional[0]);
-  Target t{f.name(), a.need("variant"), a.need("dataset"), {}};
-  bool gpu = false, known = false;
-  for (const auto& v : f.variants())
-    if (v.id == t.variant) known = true, gpu = v.gpu;
-  if (!known) throw cli::UsageError("unknown " + f.name() + " variant '" + t.variant + "'");
-  if (!gpu) throw Error(f.name() + "/" + t.variant + " runs on the CPU: Nsight Compute has no kernel of it to profile");
-  // Every other option goes to the profiled `repix profile` (the family's checks it there);
-  // one iteration by default, so the report's kernels are one timed compute's.
+  Target t{f.name(), a.need("variant"), a.need("dataset"), {}, a.get("kernels")};
+  if (a.has("kernels") && t.kernels.empty()) throw cli::UsageError("--kernels needs a regular expression");
+  const bool peer = is_peer(t.variant);
+  if (peer) {  // a peer this machine has, profiled through a bench run
+    const std::vector<peers::Peer> here = peers::available(f.name());
+    if (std::none_of(here.begin(), here.end(), [&](const peers::Peer& p) { return "peer:" + p.id == t.variant; }))
+      throw Error(t.variant + " is not available on this machine (`repix list variants` lists the peers it has)");
+  } else {
+    bool gpu = false, known = false;
+    for (const auto& v : f.variants())
+      if (v.id == t.variant) known = true, gpu = v.gpu;
+    if (!known) throw cli::UsageError("unknown " + f.name() + " variant '" + t.variant + "'");
+    if (!gpu) throw Error(f.name() + "/" + t.variant + " runs on the CPU: Nsight Compute has no kernel of it to profile");
+  }
+  // Every other option goes to the profiled `repix profile` or `repix bench` (the family's checks
+  // it there; --scope is bench's --scopes); one iteration (a peer: one sample) by default, so the
+  // report's kernels are one timed compute's.
   bool iterations = false;
   for (const auto& [k, v] : a.options) {
-    if (k == "ncu" || k == "sections" || k == "out" || k == "variant" || k == "dataset") continue;
+    if (k == "ncu" || k == "sections" || k == "out" || k == "variant" || k == "dataset" || k == "kernels") continue;
     iterations = iterations || k == "iterations";
-    t.extra.push_back("--" + k + "=" + v);
+    t.extra.push_back("--" + std::string(peer && k == "scope" ? "scopes" : k) + "=" + v);
   }
-  if (!iterations) t.extra.push_back("--iterations=1");
+  if (peer) t.extra = bench_extra(t.extra);
+  else if (!iterations) t.extra.push_back("--iterations=1");
   const std::vector<std::string> sections = a.has("sections") ? cli::split(a.get("sections"), ',') : default_sections();
   if (sections.empty()) throw cli::UsageError("--sections names no section");
   const nlohmann::json j = profile(t, sections, a.get("out", "."));

@@ -32,11 +32,24 @@ inline const char* kWarmupExclude = "repix@warmup/";
 // The sections collected when --sections is not given (their metrics are the summary's).
 std::vector<std::string> default_sections();
 
-// What to profile: `repix profile <family> --variant <variant> --dataset <dataset> <extra...>`.
+// What to profile: `repix profile <family> --variant <variant> --dataset <dataset> <extra...>`
+// under the NVTX filter of the variant's timed ranges. A peer (`peer:<id>`) opens no repix range
+// (its code is its own): it is profiled through a bench run instead,
+// `repix bench --family <family> --variants <variant> --dataset <dataset> --out <base>.bench.json
+// <extra...>` (bench_extra's defaults: kernel scope, one sample, no warm-up), with no NVTX filter,
+// its kernels chosen by the kernel-name filter alone.
 struct Target {
   std::string family, variant, dataset;
-  std::vector<std::string> extra;  // further `repix profile` options (family options, --iterations)
+  std::vector<std::string> extra;  // further `repix profile` (a peer: `repix bench`) options
+  std::string kernels;             // ncu's kernel-name filter (`-k regex:<kernels>`); "": every kernel
 };
+bool is_peer(const std::string& variant);
+// The reports' file stem in the output folder: <family>-<variant>, a peer's ':' written '_'
+// (maxtree-peer_blin-maxtree).
+std::string report_stem(const Target& t);
+// A peer's bench options: `extra` with --scopes=kernel, --samples=1 and --warmup=0 added where
+// not given (one timed call of its kernels); --iterations is refused (a bench counts samples).
+std::vector<std::string> bench_extra(std::vector<std::string> extra);
 
 // The ncu command line that profiles `t` with the binary `repix` into `report_base`.ncu-rep.
 std::vector<std::string> profile_command(const std::string& ncu, const std::string& repix, const Target& t,
@@ -73,11 +86,13 @@ nlohmann::json to_json(const std::vector<Kernel>& kernels);
 std::string to_markdown(const nlohmann::json& kernels);
 
 // The whole round: runs ncu (printing its command line), imports, and writes under `out_dir`
-// <family>-<variant>.ncu-rep, .raw.csv, .summary.json and .summary.md. Returns the summary JSON.
+// report_stem(t).ncu-rep, .raw.csv, .summary.json and .summary.md (a peer: its bench report
+// .bench.json too). Returns the summary JSON.
 // Throws repix::Error when ncu is absent, fails, or captured no kernel.
 nlohmann::json profile(const Target& t, const std::vector<std::string>& sections, const std::string& out_dir);
 
-// `repix profile FAMILY --variant V --dataset SPEC --ncu [--sections A,B] [--out DIR] [...]`.
+// `repix profile FAMILY --variant V --dataset SPEC --ncu [--sections A,B] [--kernels REGEX]
+// [--out DIR] [...]`; V may be a peer this machine has (`peer:<id>`, through a bench run).
 int command(const cli::Args& a);
 
 // One ablation step's counters from a summary: kernels, total µs, and the duration-weighted

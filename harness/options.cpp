@@ -50,6 +50,16 @@ void check_thread_count(const std::string& name, long long count) {
                         max_threads_text() + ")");
 }
 
+std::string unread_note(const Spec& s, const std::vector<std::string>& selected) {
+  if (selected.empty() || std::any_of(selected.begin(), selected.end(), [&](const std::string& v) {
+        return v.rfind("peer:", 0) != 0 && s.read_by(v);
+      }))
+    return "";
+  std::string readers;
+  for (std::size_t i = 0; i < s.variants.size(); ++i) readers += (i ? ", " : "") + s.variants[i];
+  return "note: --" + s.name + " is read by none of the selected variants (read by " + readers + ")";
+}
+
 std::string Spec::usage() const { return flag ? "[--" + name + "]" : "[--" + name + " " + placeholder + "]"; }
 
 }  // namespace repix::options

@@ -48,6 +48,12 @@ struct Spec {
   std::string usage() const;
 };
 
+// An option given that none of the `selected` variants reads (peers, `peer:<id>`, read none):
+// "note: --min-chunk-2d is read by none of the selected variants (read by gpu-opt, ...)"; "" when
+// one of them reads it, or when `selected` is empty (every variant). The run goes on: the option
+// is only recorded where it is read.
+std::string unread_note(const Spec& s, const std::vector<std::string>& selected);
+
 // The three kinds of option, as a declaration reads best.
 inline Spec integer(std::string name, std::string placeholder, std::string help, std::string default_text,
                     unsigned commands = kRun | kProfile) {

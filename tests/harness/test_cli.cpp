@@ -137,6 +137,26 @@ TEST_F(Cli, EccTuningOptionOutOfRangeIsOneUsageLine) {
   EXPECT_FALSE(rep.results[0].options.contains("min-chunk-2d")) << rep.results[0].options.dump();
 }
 
+// A family option that none of the selected variants reads: one note line on standard error, and
+// the run goes on (bench, run, profile); none where a selected variant reads it.
+TEST_F(Cli, OptionReadByNoSelectedVariantIsOneNote) {
+  const std::string note = "note: --min-chunk-2d is read by none of the selected variants (read by ";
+  const CliResult b = run("bench --family ecc --variants seq --dataset uniform:8x8:levels=3 --samples 1 --out " +
+                          path("r.json") + " --min-chunk-2d 24");
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_NE(b.err.find(note), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("gpu-opt"), std::string::npos) << b.err;
+  const CliResult r = run("run ecc --variant seq --input uniform:8x8:levels=3 --output " + path("o.csv") +
+                          " --min-chunk-2d 24");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(note), std::string::npos) << r.err;
+  // gpu-opt reads it: no note (its bench case may be skipped without a GPU; the note comes first).
+  const CliResult read = run("bench --family ecc --variants seq,gpu-opt --dataset uniform:8x8:levels=3 --samples 1 "
+                             "--plan --min-chunk-2d 24");
+  EXPECT_EQ(read.err.find("note: --min-chunk-2d"), std::string::npos) << read.err;
+}
+
 // A report made under a test hook says so (env.test_hooks), and compare marks rows whose options
 // differ, with a footnote naming them.
 TEST_F(Cli, TestHooksInTheReportAndCompareFlagsDifferentOptions) {

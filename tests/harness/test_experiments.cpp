@@ -131,6 +131,31 @@ TEST_F(ExperimentsCli, PlanPrintsTheStepsAndWritesNothing) {
   expect_error(run("experiment maxtree-seminar --plan --steps nope"), 2, "no step 'nope'");
 }
 
+// maxtree-profile profiles Blin's kernels through a bench run of the peer (needing it, skipped
+// where it is missing); a profile of a peer takes bench's samples, not profile's iterations.
+TEST_F(ExperimentsCli, APeerProfileStepRunsThroughABenchAndNeedsThePeer) {
+  const CliResult r = run("experiment maxtree-profile --plan");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("needs: GPU, ncu, peer:blin-maxtree"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("blin-maxtree (profile; needs GPU, ncu, peer:blin-maxtree): repix profile maxtree --variant "
+                       "peer:blin-maxtree --dataset texture:6000x4000:name=camera --ncu"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("--kernels tile_build|"), std::string::npos) << r.out;
+  auto with = [](auto change) {
+    experiments::Experiment e{
+        "x", "maxtree", "a test", {experiments::profile("p", "maxtree", "peer:blin-maxtree", "texture:64x64:name=camera")}};
+    change(e.steps[0]);
+    return e;
+  };
+  EXPECT_EQ(with([](auto&) {}).steps[0].needs.peers, std::vector<std::string>{"peer:blin-maxtree"});
+  EXPECT_NO_THROW(experiments::validate(with([](auto& s) { s.options = {{"samples", "2"}, {"kernels", "merge"}}; })));
+  EXPECT_NO_THROW(experiments::validate(with([](auto& s) { s.options = {{"connectivity", "8"}}; })));
+  EXPECT_THROW(experiments::validate(with([](auto& s) { s.options = {{"iterations", "2"}}; })), Error);
+  EXPECT_THROW(experiments::validate(with([](auto& s) { s.options = {{"kernels", ""}}; })), Error);
+  EXPECT_THROW(experiments::validate(with([](auto& s) { s.needs.peers.clear(); })), Error);
+}
+
 TEST_F(ExperimentsCli, UnknownNameIsOneLineAndExitTwo) {
   const CliResult r = run("experiment no-such-experiment --out '" + path("res") + "'");
   expect_error(r, 2, "unknown experiment 'no-such-experiment'");

@@ -46,6 +46,30 @@ TEST(Ncu, CommandLineFiltersTheVariantsTimedRangesOnly) {
             "/opt/ncu --nvtx-include repix@ecc/gpu-opt/ 'a b' 'it'\\''s'");
 }
 
+// A peer opens no repix NVTX range: it is profiled through one bench run, its kernels chosen by
+// name (ncu's -k), its reports named without the ':'.
+TEST(Ncu, APeerIsProfiledThroughABenchRunFilteredByKernelName) {
+  ncu::Target t{"maxtree", "peer:blin-maxtree", "texture:64x64:name=camera", ncu::bench_extra({"--connectivity=8"}),
+                "merge|flatten"};
+  EXPECT_EQ(ncu::report_stem(t), "maxtree-peer_blin-maxtree");
+  const std::vector<std::string> c = ncu::profile_command("/opt/ncu", "/b/repix", t, {"Occupancy"}, "o/maxtree-peer_blin-maxtree");
+  const std::vector<std::string> want = {
+      "/opt/ncu", "--clock-control", "none", "-k", "regex:merge|flatten", "--section", "Occupancy", "-f", "-o",
+      "o/maxtree-peer_blin-maxtree", "/b/repix", "bench", "--family", "maxtree", "--variants", "peer:blin-maxtree",
+      "--dataset", "texture:64x64:name=camera", "--out", "o/maxtree-peer_blin-maxtree.bench.json", "--connectivity=8",
+      "--scopes=kernel", "--samples=1", "--warmup=0"};
+  EXPECT_EQ(c, want);
+  EXPECT_EQ(ncu::bench_extra({"--samples=3", "--scopes=end-to-end"}),
+            (std::vector<std::string>{"--samples=3", "--scopes=end-to-end", "--warmup=0"}));
+  EXPECT_THROW(ncu::bench_extra({"--iterations=2"}), cli::UsageError);
+  // Our own variants keep the NVTX filter; a kernel filter narrows it further.
+  t = {"ecc", "gpu-opt", "grf:64x64", {}, "ecc2d"};
+  const std::vector<std::string> own = ncu::profile_command("/opt/ncu", "/b/repix", t, {}, "o/ecc-gpu-opt");
+  EXPECT_EQ(std::vector<std::string>(own.begin() + 3, own.begin() + 10),
+            (std::vector<std::string>{"--nvtx", "--nvtx-include", "repix@ecc/gpu-opt/", "--nvtx-exclude", "repix@warmup/",
+                                      "-k", "regex:ecc2d"}));
+}
+
 TEST(Ncu, CsvParsingKeepsQuotedFieldsAndSkipsNcuMessages) {
   const ncu::Csv csv = ncu::parse_csv(fixture());
   ASSERT_EQ(csv.names.size(), 28u);
@@ -165,6 +189,10 @@ TEST_F(NcuCli, NcuAbsentIsOneClearError) {
 TEST_F(NcuCli, CpuVariantAndUnknownVariantAreRefused) {
   EXPECT_EQ(run("profile ecc --variant seq --dataset grf:64x64 --ncu").code, 1);
   EXPECT_EQ(run("profile ecc --variant no-such --dataset grf:64x64 --ncu").code, 2);
+  // A peer this machine lacks: one error line naming it, before ncu is looked for.
+  const test::CliResult peer = run("profile maxtree --variant peer:no-such-peer --dataset texture:64x64:name=camera --ncu");
+  EXPECT_EQ(peer.code, 1);
+  EXPECT_NE(peer.err.find("peer:no-such-peer is not available on this machine"), std::string::npos) << peer.err;
 }
 
 // The whole command against a stand-in ncu: it records its arguments, writes the report where

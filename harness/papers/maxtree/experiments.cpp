@@ -66,13 +66,17 @@ std::vector<Experiment> maxtree_paper_experiments() {
           maxtree_bench("area-big", "area-opening", {kBig}, {"seq", "omp", "gpu-compressed", "gpu-opt", "peer:higra-area-opening"},
                         {{"area", "100"}, {"cpu-samples", "2"}, {"samples", "10"}})}});
   }
-  {  // Where Blin's code still wins: every max-tree kernel of our GPU variants at 6000x4000.
+  {  // Where Blin's code still wins: every max-tree kernel of our GPU variants at 6000x4000, and
+     // Blin's own (a peer: through one bench run, its kernels chosen by name; needs its code).
     const char* sections = "SpeedOfLight,Occupancy,LaunchStats,WarpStateStats,InstructionStats,MemoryWorkloadAnalysis";
+    const char* kernels = "tile_build|packed_build|merge|walk|jump|normal_form|same_level|init_parent|settle|compute_maxtree|flatten";
     Experiment e{"maxtree-profile", "maxtree",
-                 "Nsight Compute of gpu-compressed, gpu-packed and gpu-opt at 6000x4000 (speed of light, occupancy, warp states, instructions, memory)",
+                 "Nsight Compute of gpu-compressed, gpu-packed, gpu-opt and Blin's kernels at 6000x4000 (speed of light, occupancy, warp states, instructions, memory)",
                  {}};
     for (const char* var : {"gpu-compressed", "gpu-packed", "gpu-opt"})
       e.steps.push_back(profile(var, "maxtree", var, kBig, {{"sections", sections}}));
+    e.steps.push_back(profile("blin-maxtree", "maxtree", "peer:blin-maxtree", kBig,
+                              {{"sections", sections}, {"kernels", kernels}, {"samples", "1"}}));
     v.push_back(e);
   }
   return v;
