@@ -28,6 +28,7 @@
 #include "core/host_limits.hpp"
 #include "core/nvtx.hpp"
 #include "harness/ncu.hpp"
+#include "harness/sass.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/args.hpp"
@@ -83,7 +84,12 @@ const CommandHelp kCommands[] = {
                 "                                         the same under Nsight Compute, timed kernels only:\n"
                 "                                         DIR/FAMILY-V.ncu-rep and a summary per kernel; a peer\n"
                 "                                         (V = peer:ID) through one `repix bench` run [--samples N],\n"
-                "                                         its kernels those named like REGEX\n"},
+                "                                         its kernels those named like REGEX\n"
+                "  profile FAMILY --sass REGEX [--items-per-iteration N] [--out DIR]\n"
+                "                                         the SASS of this build's kernels named like REGEX\n"
+                "                                         (cuobjdump; no GPU needed) into DIR/FAMILY-sass.sass;\n"
+                "                                         with N items a warp iteration, each one's innermost\n"
+                "                                         loop bracketed: its issue bound in items/s\n"},
     {"help", "  help [COMMAND]                         this text, or one command's\n"},
 };
 
@@ -399,6 +405,7 @@ int cmd_table(const Args& a) {
 
 int cmd_profile(const Args& a) {
   if (a.positional.empty()) throw UsageError("profile takes the family name");
+  if (a.has("sass")) return sass::command(a);  // static: this binary's SASS, nothing runs
   if (a.has("ncu")) return ncu::command(a);  // re-runs this command under ncu
   return family::find(a.positional[0]).profile(a);
 }

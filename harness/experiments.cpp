@@ -25,6 +25,7 @@
 #include "harness/family.hpp"
 #include "harness/json_text.hpp"
 #include "harness/ncu.hpp"
+#include "harness/sass.hpp"
 #include "harness/options.hpp"
 #include "harness/outputs.hpp"
 #include "harness/protocol.hpp"
@@ -55,7 +56,9 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return s;
 }
 
-const char* kind_name(Kind k) { return k == Kind::bench ? "bench" : k == Kind::table ? "table" : "profile"; }
+const char* kind_name(Kind k) {
+  return k == Kind::bench ? "bench" : k == Kind::table ? "table" : k == Kind::profile ? "profile" : "sass";
+}
 
 // The experiment a paper table is when nothing else declares it: that table alone.
 Experiment table_experiment(const tables::TableInfo& t) {
@@ -100,6 +103,15 @@ Step profile(std::string label, std::string family, std::string variant, std::st
   s.needs.gpus = 1;
   s.needs.ncu = true;
   if (ncu::is_peer(s.variants[0])) s.needs.peers = {s.variants[0]};  // profiled through a bench run
+  return s;
+}
+
+Step sass_bracket(std::string label, std::string family, std::string kernels_regex, std::string items_per_iteration) {
+  Step s;
+  s.kind = Kind::sass;
+  s.label = std::move(label);
+  s.family = std::move(family);
+  s.options = {{"sass", std::move(kernels_regex)}, {"items-per-iteration", std::move(items_per_iteration)}};
   return s;
 }
 
@@ -162,8 +174,12 @@ std::vector<std::string> step_command(const Step& s, const std::string& staging)
       c.insert(c.end(), {"--report", join(paths, ",")});
     }
     c.insert(c.end(), {"--out-dir", dir + "/" + s.label});
-  } else {
+  } else if (s.kind == Kind::profile) {
     c.insert(c.end(), {"profile", s.family, "--variant", s.variants.at(0), "--dataset", s.datasets.at(0), "--ncu"});
+    add_options();
+    c.insert(c.end(), {"--out", dir + "/" + s.label});
+  } else {
+    c.insert(c.end(), {"profile", s.family});
     add_options();
     c.insert(c.end(), {"--out", dir + "/" + s.label});
   }
@@ -287,6 +303,24 @@ void validate_step(const Step& s, const std::set<std::string>& earlier_benches) 
         throw Error("--" + k + " is the experiment's to give");
       if (k == "sizes" && v.empty()) throw Error("--sizes needs a value");
     }
+  } else if (s.kind == Kind::sass) {
+    registry::check_family(s.family);
+    if (!s.variants.empty() || !s.datasets.empty()) throw Error("a SASS bracket runs no variant and reads no dataset");
+    bool regex = false;
+    for (const auto& [k, v] : s.options) {
+      if (k == "sass") {
+        if (v.empty()) throw Error("--sass needs a regular expression naming kernels");
+        sass::functions("", v);  // parses it
+        regex = true;
+      } else if (k == "items-per-iteration") {
+        cli::Args a;
+        a.options.emplace(k, v);
+        a.get_double(k, 0, 1, 1e9);
+      } else {
+        throw Error("--" + k + " is not an option of `repix profile --sass`");
+      }
+    }
+    if (!regex) throw Error("a SASS bracket names its kernels (--sass REGEX)");
   } else {
     registry::check_family(s.family);
     if (s.variants.size() != 1 || s.datasets.size() != 1) throw Error("a profile takes one variant and one dataset");
@@ -586,7 +620,10 @@ int command(const cli::Args& a, const std::string& command_line) {
       if (entry.contains("table")) single_table = entry["table"];
     } else {
       const std::string pdir = staging.path + "/" + s.label;
-      const std::string base = pdir + "/" + ncu::report_stem(ncu::Target{s.family, s.variants[0], s.datasets[0], {}, ""});
+      const std::string base =
+          pdir + "/" +
+          (s.kind == Kind::sass ? sass::report_stem(s.family)
+                                : ncu::report_stem(ncu::Target{s.family, s.variants[0], s.datasets[0], {}, ""}));
       if (fs::exists(base + ".summary.json")) {
         try {
           entry["profile"] = json::parse(read_text(base + ".summary.json"));
@@ -620,7 +657,7 @@ int command(const cli::Args& a, const std::string& command_line) {
   }
   // Nsight Compute's reports (binary, large) beside them, one folder a profile step.
   for (const Step& s : e.steps) {
-    if (s.kind != Kind::profile) continue;
+    if (s.kind != Kind::profile && s.kind != Kind::sass) continue;
     const std::string from = staging.path + "/" + s.label;
     if (!fs::exists(from)) continue;
     const std::string to = dir + "/" + e.name + ".ncu/" + s.label;

@@ -1,7 +1,8 @@
 // Experiments: named studies as data (`repix list experiments`, `repix experiment NAME`). An
 // experiment is a name, a group (the results folder: the paper it belongs to, or `suites` for the
-// cross-family suites), a one-line description and its steps: bench runs, paper tables and Nsight
-// Compute profiles, each with what it needs of the machine (GPUs, peers, ncu). Each paper declares
+// cross-family suites), a one-line description and its steps: bench runs, paper tables, Nsight
+// Compute profiles and static SASS brackets (harness/sass.hpp), each with what it needs of the
+// machine (GPUs, peers, ncu). Each paper declares
 // its own experiments in harness/papers/<paper>/experiments.cpp (one line per paper in
 // experiments.cpp, as the tables); every paper table is also an experiment of the same name.
 //
@@ -11,11 +12,12 @@
 //                                merged, with "command" (`repix experiment NAME ...`), "tool" (the
 //                                commit), "env", "experiment" (the definition) and "steps" (each
 //                                step's command, status and outputs; a table step's JSON and a
-//                                profile step's kernel summary are kept inside its entry)
+//                                profile or SASS step's kernel summary are kept inside its entry)
 //   DIR/<gpu>/<group>/NAME.md    the human page: each bench step's summary table, each table's
 //                                markdown, each profile's kernel table
 // An experiment of one table step writes that table's own .md/.json instead, with the command,
-// "experiment" and "steps" added. A profile step's .ncu-rep files go to NAME.ncu/ beside them.
+// "experiment" and "steps" added. A profile step's .ncu-rep files (a SASS step's .sass)
+// go to NAME.ncu/ beside them.
 // <gpu> is env::machine_slug(); DIR defaults to results.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -35,7 +37,7 @@ struct Needs {
   bool ncu = false;                 // Nsight Compute on PATH (or CUDA_HOME)
 };
 
-enum class Kind { bench, table, profile };
+enum class Kind { bench, table, profile, sass };
 
 struct Step {
   Kind kind = Kind::bench;
@@ -68,6 +70,8 @@ Step bench(std::string label, std::string family);
 Step table(std::string id, std::vector<std::pair<std::string, std::string>> options = {});
 Step profile(std::string label, std::string family, std::string variant, std::string dataset,
              std::vector<std::pair<std::string, std::string>> options = {});
+// `repix profile FAMILY --sass REGEX --items-per-iteration N`: the kernels' static issue bound.
+Step sass_bracket(std::string label, std::string family, std::string kernels_regex, std::string items_per_iteration);
 
 // Every experiment: one per paper table (same name, group and description), then each paper's
 // own (harness/papers/<paper>/experiments.cpp) and the cross-family suites' (suites_experiments.cpp).

@@ -287,6 +287,12 @@ class FamilyOf : public Family {
   }
 
  protected:
+  // The head of a `repix run --json` record: the family, the variant and the options it ran with
+  // (those the variant reads, defaults included, as a bench row records them).
+  nlohmann::json run_record(const Variant& v, const Options& opt) const {
+    return {{"family", name()}, {"variant", v.id}, {"options", row_options_json(v, opt)}};
+  }
+
   // ---- what the adapter supplies ---------------------------------------------------------------
 
   virtual const std::vector<Variant>& registry() const = 0;

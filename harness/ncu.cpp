@@ -30,49 +30,6 @@ bool executable(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
 }
 
-// Runs argv (no shell); its stdout into *out when given, else through. Returns the exit status
-// (128 + signal when killed); throws when it cannot start.
-int spawn(const std::vector<std::string>& argv, std::string* out) {
-  int fds[2] = {-1, -1};
-  if (out && ::pipe(fds) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw Error(std::string("cannot fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    if (out) {
-      ::dup2(fds[1], 1);
-      ::close(fds[0]);
-      ::close(fds[1]);
-    }
-    std::vector<char*> args;
-    for (const std::string& s : argv) args.push_back(const_cast<char*>(s.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    std::fprintf(stderr, "repix: error: cannot run %s: %s\n", argv[0].c_str(), std::strerror(errno));
-    ::_exit(127);
-  }
-  if (out) {
-    ::close(fds[1]);
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-      if (n > 0) out->append(buf, static_cast<std::size_t>(n));
-    ::close(fds[0]);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-}
-
-std::string self_exe() {
-  std::error_code ec;
-  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("cannot find this program's path (/proc/self/exe): " + ec.message());
-  return p.string();
-}
-
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -134,25 +91,73 @@ std::string cell(const nlohmann::json& v, const char* f) {
 
 }  // namespace
 
-std::string find_ncu(const std::string& path_env, const std::string& cuda_home, const std::string& fallback) {
+int spawn(const std::vector<std::string>& argv, std::string* out) {
+  int fds[2] = {-1, -1};
+  if (out && ::pipe(fds) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    if (out) {
+      ::dup2(fds[1], 1);
+      ::close(fds[0]);
+      ::close(fds[1]);
+    }
+    std::vector<char*> args;
+    for (const std::string& s : argv) args.push_back(const_cast<char*>(s.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    std::fprintf(stderr, "repix: error: cannot run %s: %s\n", argv[0].c_str(), std::strerror(errno));
+    ::_exit(127);
+  }
+  if (out) {
+    ::close(fds[1]);
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+      if (n > 0) out->append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error("cannot find this program's path (/proc/self/exe): " + ec.message());
+  return p.string();
+}
+
+
+std::string find_cuda_tool(const std::string& name, const std::string& advice, const std::string& path_env,
+                           const std::string& cuda_home, const std::string& fallback) {
   std::vector<std::string> tried;
   for (const std::string& dir : cli::split(path_env, ':')) {
-    if (executable(dir + "/ncu")) return dir + "/ncu";
+    if (executable(dir + "/" + name)) return dir + "/" + name;
   }
   tried.push_back("PATH");
   if (!cuda_home.empty()) {
-    if (executable(cuda_home + "/bin/ncu")) return cuda_home + "/bin/ncu";
+    if (executable(cuda_home + "/bin/" + name)) return cuda_home + "/bin/" + name;
     tried.push_back(cuda_home + "/bin ($CUDA_HOME)");
   }
   if (fallback != cuda_home) {
-    if (executable(fallback + "/bin/ncu")) return fallback + "/bin/ncu";
+    if (executable(fallback + "/bin/" + name)) return fallback + "/bin/" + name;
     tried.push_back(fallback + "/bin");
   }
   std::string where;
   for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t;
-  throw Error("ncu not found (looked on " + where +
-              "): install Nsight Compute or put its ncu on PATH; without it, profile with "
-              "`repix profile` under another tool (docs/profiling.md)");
+  throw Error(name + " not found (looked on " + where + "): " + advice);
+}
+
+std::string find_ncu(const std::string& path_env, const std::string& cuda_home, const std::string& fallback) {
+  return find_cuda_tool("ncu",
+                        "install Nsight Compute or put its ncu on PATH; without it, profile with "
+                        "`repix profile` under another tool (docs/profiling.md)",
+                        path_env, cuda_home, fallback);
 }
 
 std::string find_ncu() {
@@ -621,7 +626,7 @@ StepCounters ladder_counters(const cli::Args& a, const std::string& out_dir) {
   find_ncu();  // absent: one clear error before anything runs
   const std::string dir = out_dir.empty() ? "." : out_dir;
   return [dir](const std::string& family, const std::string& variant, const std::string& dataset) {
-    return ladder_step(Target{family, variant, dataset, {}}, dir);
+    return ladder_step(Target{family, variant, dataset, {}, ""}, dir);
   };
 }
 

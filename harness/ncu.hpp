@@ -25,6 +25,13 @@ namespace repix::ncu {
 std::string find_ncu(const std::string& path_env, const std::string& cuda_home,
                      const std::string& fallback = "/usr/local/cuda");
 std::string find_ncu();  // from $PATH and $CUDA_HOME
+// Any CUDA tool the same way (ncu, cuobjdump); `advice` ends the error.
+std::string find_cuda_tool(const std::string& name, const std::string& advice, const std::string& path_env,
+                           const std::string& cuda_home, const std::string& fallback = "/usr/local/cuda");
+// Runs argv (no shell); its stdout into *out when given, else through. Returns the exit status
+// (128 + signal when killed); throws repix::Error when it cannot start.
+int spawn(const std::vector<std::string>& argv, std::string* out);
+std::string self_exe();  // this program's path (/proc/self/exe)
 
 // The NVTX filters: the variant's ranges, and the warm-up excluded.
 std::string include_filter(const std::string& family, const std::string& variant);  // repix@F/V/

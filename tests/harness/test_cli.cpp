@@ -157,6 +157,24 @@ TEST_F(Cli, OptionReadByNoSelectedVariantIsOneNote) {
   EXPECT_EQ(read.err.find("note: --min-chunk-2d"), std::string::npos) << read.err;
 }
 
+// `repix run --json` records the options the run read, defaults included, as a bench row does:
+// a value given is there, an option the variant does not read is not.
+TEST_F(Cli, RunJsonRecordsTheOptionsItRanWith) {
+  const CliResult e = run("run ecc --variant omp --input uniform:16x8:levels=3 --threads 1 --json " + path("e.json"));
+  ASSERT_EQ(e.code, 0) << e.err;
+  const nlohmann::json je = nlohmann::json::parse(slurp(path("e.json")));
+  EXPECT_EQ(je.at("options").value("threads", -1), 1) << je;
+  EXPECT_FALSE(je["options"].contains("min-chunk-2d")) << je;  // gpu-opt's, not omp's
+  const CliResult m = run("run maxtree --variant omp --input uniform:16x8:levels=3 --connectivity 8 --json " +
+                          path("m.json"));
+  ASSERT_EQ(m.code, 0) << m.err;
+  const nlohmann::json jm = nlohmann::json::parse(slurp(path("m.json")));
+  EXPECT_EQ(jm.at("options").value("connectivity", 0), 8) << jm;
+  EXPECT_EQ(jm["options"].value("tile", -1), 0) << jm;  // a default, recorded
+  EXPECT_EQ(jm.value("family", ""), "maxtree");
+  EXPECT_EQ(jm.value("variant", ""), "omp");
+}
+
 // A report made under a test hook says so (env.test_hooks), and compare marks rows whose options
 // differ, with a footnote naming them.
 TEST_F(Cli, TestHooksInTheReportAndCompareFlagsDifferentOptions) {

@@ -129,10 +129,10 @@ class AmiFamily final : public FamilyOf<ami::Variant> {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!output.empty()) ami::write_csv(r, output);
     if (!json_out.empty()) {
-      const nlohmann::json j = {{"family", name()}, {"variant", v.id}, {"input", input}, {"shape", img.shape().str()},
-                                {"windows", ami::ranklet::windows_text(r.windows)}, {"features", r.features},
-                                {"order", "window, orientation H/V/D, direction horizontal/vertical"},
-                                {"ms", ms}, {"stats", stats_json(r.stats)}};
+      nlohmann::json j = run_record(v, opt);
+      j.update({{"input", input}, {"shape", img.shape().str()}, {"windows", ami::ranklet::windows_text(r.windows)},
+                {"features", r.features}, {"order", "window, orientation H/V/D, direction horizontal/vertical"},
+                {"ms", ms}, {"stats", stats_json(r.stats)}});
       write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;

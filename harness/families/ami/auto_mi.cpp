@@ -185,10 +185,9 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
     const am::Features f = v.run(labels, opt);
     if (!output.empty()) am::write_csv(f, output);
     if (!json_out.empty()) {
-      nlohmann::json j = {{"family", name()}, {"variant", v.id}, {"input", input},
-                          {"horizontal", f.horizontal}, {"vertical", f.vertical},
-                          {"nmi_horizontal", f.nmi_x}, {"nmi_vertical", f.nmi_y},
-                          {"stats", stats_json(f.stats)}};
+      nlohmann::json j = run_record(v, opt);
+      j.update({{"input", input}, {"horizontal", f.horizontal}, {"vertical", f.vertical},
+                {"nmi_horizontal", f.nmi_x}, {"nmi_vertical", f.nmi_y}, {"stats", stats_json(f.stats)}});
       write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;

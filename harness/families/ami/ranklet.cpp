@@ -132,11 +132,14 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
                                   {static_cast<std::int64_t>(r.windows.size()), rk::kOrientations, s.ny, s.nx}, output);
     }
     if (!json_out.empty()) {
-      const nlohmann::json j = {{"family", "ranklet"}, {"variant", v.id}, {"input", input},
-                                {"shape", img.shape().str()}, {"windows", rk::windows_text(r.windows)},
-                                {"orientations", "H,V,D"}, {"output_shape", {r.windows.size(), rk::kOrientations,
-                                                                              img.shape().ny, img.shape().nx}},
-                                {"ms", ms}, {"stats", stats_json(r.stats)}};
+      nlohmann::json j = run_record(v, opt);
+      j.update({{"input", input},
+                {"shape", img.shape().str()},
+                {"windows", rk::windows_text(r.windows)},
+                {"orientations", "H,V,D"},
+                {"output_shape", {r.windows.size(), rk::kOrientations, img.shape().ny, img.shape().nx}},
+                {"ms", ms},
+                {"stats", stats_json(r.stats)}});
       write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;

@@ -252,7 +252,8 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     }
     if (!output.empty()) ecc::write_csv(curve, output);
     if (!json_out.empty()) {
-      nlohmann::json j = {{"family", "ecc"}, {"variant", v->id}, {"input", input}};
+      nlohmann::json j = run_record(*v, opt);
+      j["input"] = input;
       j["values"] = curve.values;
       j["ecc"] = curve.ecc;
       if (!timeline.is_null()) j["timeline"] = timeline;

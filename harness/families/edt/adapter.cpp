@@ -126,8 +126,9 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
     if (!output.empty()) datasets::write_npy(r.distance, output);
     if (!sites_out.empty()) datasets::write_npy_int64(r.sites.data(), img.shape(), sites_out);
     if (!json_out.empty()) {
-      nlohmann::json j = {{"family", "edt"}, {"variant", v.id}, {"input", input}, {"shape", img.shape().str()},
-                          {"exact", v.exact}, {"stats", edt_checks::stats_json(r.stats)}};
+      nlohmann::json j = run_record(v, opt);
+      j.update({{"input", input}, {"shape", img.shape().str()}, {"exact", v.exact},
+                {"stats", edt_checks::stats_json(r.stats)}});
       // Propagation variants: their error against the exact EDT, and the property checks.
       if (!v.exact) {
         const Result exact = find_variant("seq-exact").run(img, {});

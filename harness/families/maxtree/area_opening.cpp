@@ -103,7 +103,7 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
     const Result r = v.run(img, opt);
     if (!output.empty()) datasets::write_npy(r.image, output);
     if (!json_out.empty()) {
-      nlohmann::json j = run_json("area-opening", v.id, input, img, opt, r.stats);
+      nlohmann::json j = run_json(v, input, img, opt, r.stats);
       j["area"] = opt.area;
       write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }

@@ -132,11 +132,12 @@ class Base : public FamilyOf<V> {
     maxtree::check_input(img, opt);
     return img;
   }
-  static nlohmann::json run_json(const std::string& family, const std::string& variant, const std::string& input,
-                                 const HostImage& img, const Options& opt, const maxtree::Stats& s) {
-    return {{"family", family}, {"variant", variant},         {"input", input},
-            {"shape", img.shape().str()}, {"dtype", dtype_name(img.dtype())}, {"connectivity", opt.connectivity},
-            {"stats", maxtree_common::stats_json(s)}};
+  nlohmann::json run_json(const Variant& v, const std::string& input, const HostImage& img, const Options& opt,
+                          const maxtree::Stats& s) const {
+    nlohmann::json j = this->run_record(v, opt);
+    j.update({{"input", input}, {"shape", img.shape().str()}, {"dtype", dtype_name(img.dtype())},
+              {"connectivity", opt.connectivity}, {"stats", maxtree_common::stats_json(s)}});
+    return j;
   }
 };
 

@@ -86,7 +86,7 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
       else datasets::write_npy_int32(r.parent.narrow.data(), r.parent.shape, output);
     }
     if (!json_out.empty()) {
-      nlohmann::json j = run_json("maxtree", v.id, input, img, opt, r.stats);
+      nlohmann::json j = run_json(v, input, img, opt, r.stats);
       j["nodes"] = maxtree::count_nodes(img, r.parent);
       j["index_dtype"] = r.parent.wide ? "int64" : "int32";
       write_file_atomic(json_out, json_text::dump(j, 1) + "\n");

@@ -157,16 +157,15 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
     const double ms = ms_since(t0);
     if (!output.empty()) datasets::save(r.image, output);
     if (!json_out.empty()) {
-      const nlohmann::json j = {{"family", "reconstruct"},
-                                {"variant", v.id},
-                                {"marker", marker_in},
-                                {"mask", mask_in},
-                                {"shape", mask.shape().str()},
-                                {"dtype", dtype_name(mask.dtype())},
-                                {"connectivity", opt.connectivity},
-                                {"clip", opt.clip},
-                                {"ms", ms},
-                                {"stats", reconstruct_checks::stats_json(r.stats)}};
+      nlohmann::json j = run_record(v, opt);
+      j.update({{"marker", marker_in},
+                {"mask", mask_in},
+                {"shape", mask.shape().str()},
+                {"dtype", dtype_name(mask.dtype())},
+                {"connectivity", opt.connectivity},
+                {"clip", opt.clip},
+                {"ms", ms},
+                {"stats", reconstruct_checks::stats_json(r.stats)}});
       write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
     }
     return 0;

@@ -124,11 +124,18 @@ std::vector<Experiment> ecc_paper_experiments() {
                         {{"sections", kGrfGapSections}}),
                 profile("grf-8192", "ecc", "gpu-opt", "grf:8192x8192:alpha=3:seed=2", {{"sections", kGrfGapSections}}),
                 profile("grf-2048", "ecc", "gpu-opt", "grf:2048x2048:alpha=3:seed=2", {{"sections", kGrfGapSections}})}});
+  // Executed warp instructions / (pixels / 384) places the real path of the row loop between the
+  // static bracket's shortest and longest; an IPC near 4 per SM means issue-bound. The bracket's
+  // kernels are those the three profiles launch at 8192^2: vectorised loads, no emit, 3 blocks an
+  // SM, modes opt (uint8, float32) and direct (uint16); 384 pixels a warp iteration (12 a thread).
   v.push_back({"ecc-issue-bound", "ecc",
-               "Nsight Compute instructions and IPC of gpu-opt (uint8, float32) and gpu-opt-direct (uint16) at 8192^2: issue-bound or not",
+               "Nsight Compute instructions and IPC of gpu-opt (uint8, float32) and gpu-opt-direct (uint16) at 8192^2, "
+               "and the static issue bound of the same kernels' row loop from their SASS: issue-bound or not",
                {profile("gpu-opt-uint8", "ecc", "gpu-opt", "uniform:8192x8192:levels=256:dtype=uint8:seed=1"),
                 profile("gpu-opt-direct-uint16", "ecc", "gpu-opt-direct", "uniform:8192x8192:levels=65536:dtype=uint16:seed=1"),
-                profile("gpu-opt-float32", "ecc", "gpu-opt", "uniform:8192x8192:levels=256:dtype=float32:seed=1")}});
+                profile("gpu-opt-float32", "ecc", "gpu-opt", "uniform:8192x8192:levels=256:dtype=float32:seed=1"),
+                sass_bracket("sass-bracket", "ecc", "ecc2d_kernelI(hLb1ELb0ELi3ELi0E|tLb1ELb0ELi3ELi1E|fLb1ELb0ELi3ELi0E)",
+                             "384")}});
   return v;
 }
 
