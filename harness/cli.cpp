@@ -80,11 +80,13 @@ const CommandHelp kCommands[] = {
     {"compare", "  compare A.json B.json                  two reports side by side with ratios\n"},
     {"profile", "  profile FAMILY --variant V --dataset SPEC [--iterations N] [--scope kernel|end-to-end]\n"
                 "                                         a fixed number of NVTX-ranged runs for Nsight\n"
-                "  profile FAMILY --variant V --dataset SPEC --ncu [--sections A,B] [--kernels REGEX] [--out DIR]\n"
+                "  profile FAMILY --variant V --dataset SPEC --ncu [--sections A,B] [--kernels REGEX]\n"
+                "        [--all-launches] [--out DIR]\n"
                 "                                         the same under Nsight Compute, timed kernels only:\n"
                 "                                         DIR/FAMILY-V.ncu-rep and a summary per kernel; a peer\n"
                 "                                         (V = peer:ID) through one `repix bench` run [--samples N],\n"
-                "                                         its kernels those named like REGEX\n"
+                "                                         its kernels those named like REGEX; --all-launches: no\n"
+                "                                         NVTX filter (set-up, warm-up, flushes: what it keeps out)\n"
                 "  profile FAMILY --sass REGEX [--items-per-iteration N] [--out DIR]\n"
                 "                                         the SASS of this build's kernels named like REGEX\n"
                 "                                         (cuobjdump; no GPU needed) into DIR/FAMILY-sass.sass;\n"
@@ -539,7 +541,7 @@ int dispatch(int argc, char** argv) {
     return cmd_bench(argc, argv, Args::parse(argc, argv, 2, flags));
   }
   std::vector<std::string> flags = family_flags();
-  flags.insert(flags.end(), {"quick", "ncu"});
+  flags.insert(flags.end(), {"quick", "ncu", "all-launches"});
   if (cmd == "experiment") {
     const Args a = Args::parse(argc, argv, 2, {"plan", "no-peers"});
     if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");

@@ -332,6 +332,10 @@ void validate_step(const Step& s, const std::set<std::string>& earlier_benches) 
       throw Error("it profiles " + s.variants[0] + " but does not need it");
     for (const auto& [k, v] : s.options) {
       if (k == "sections" || k == "scope") continue;
+      if (k == "all-launches") {
+        if (!v.empty()) throw Error("--all-launches takes no value");
+        continue;
+      }
       if (k == "kernels") {
         if (v.empty()) throw Error("--kernels needs a regular expression");
         continue;

@@ -204,7 +204,7 @@ std::vector<std::string> profile_command(const std::string& ncu, const std::stri
   // --clock-control none: the GPU hosts we measured on refuse to let ncu lock clocks (and the design forbids
   // changing them); the kernels run at the clocks the bench measures them at.
   std::vector<std::string> c = {ncu, "--clock-control", "none"};
-  if (!is_peer(t.variant))
+  if (!is_peer(t.variant) && !t.all_launches)
     c.insert(c.end(), {"--nvtx", "--nvtx-include", include_filter(t.family, t.variant), "--nvtx-exclude", kWarmupExclude});
   if (!t.kernels.empty()) c.insert(c.end(), {"-k", "regex:" + t.kernels});
   for (const std::string& s : sections) {
@@ -507,7 +507,8 @@ nlohmann::json profile(const Target& t, const std::vector<std::string>& sections
 int command(const cli::Args& a) {
   if (a.positional.size() != 1) throw cli::UsageError("profile takes the family name");
   const family::Family& f = family::find(a.positional[0]);
-  Target t{f.name(), a.need("variant"), a.need("dataset"), {}, a.get("kernels")};
+  Target t{f.name(), a.need("variant"), a.need("dataset"), {}, a.get("kernels"), a.has("all-launches")};
+  if (a.has("all-launches") && a.get("all-launches") != "1") throw cli::UsageError("--all-launches takes no value");
   if (a.has("kernels") && t.kernels.empty()) throw cli::UsageError("--kernels needs a regular expression");
   const bool peer = is_peer(t.variant);
   if (peer) {  // a peer this machine has, profiled through a bench run
@@ -526,7 +527,9 @@ int command(const cli::Args& a) {
   // report's kernels are one timed compute's.
   bool iterations = false;
   for (const auto& [k, v] : a.options) {
-    if (k == "ncu" || k == "sections" || k == "out" || k == "variant" || k == "dataset" || k == "kernels") continue;
+    if (k == "ncu" || k == "sections" || k == "out" || k == "variant" || k == "dataset" || k == "kernels" ||
+        k == "all-launches")
+      continue;
     iterations = iterations || k == "iterations";
     t.extra.push_back("--" + std::string(peer && k == "scope" ? "scopes" : k) + "=" + v);
   }

@@ -48,7 +48,10 @@ std::vector<std::string> default_sections();
 struct Target {
   std::string family, variant, dataset;
   std::vector<std::string> extra;  // further `repix profile` (a peer: `repix bench`) options
-  std::string kernels;             // ncu's kernel-name filter (`-k regex:<kernels>`); "": every kernel
+  std::string kernels = "";        // ncu's kernel-name filter (`-k regex:<kernels>`); "": every kernel
+  // No NVTX filter: every launch of the process (set-up, warm-up, L2 flushes, timed runs), to see
+  // what the filter keeps out (`repix profile ... --ncu --all-launches`).
+  bool all_launches = false;
 };
 bool is_peer(const std::string& variant);
 // The reports' file stem in the output folder: <family>-<variant>, a peer's ':' written '_'

@@ -46,6 +46,17 @@ TEST(Ncu, CommandLineFiltersTheVariantsTimedRangesOnly) {
             "/opt/ncu --nvtx-include repix@ecc/gpu-opt/ 'a b' 'it'\\''s'");
 }
 
+// --all-launches: the same command with no NVTX filter, every launch of the process profiled.
+TEST(Ncu, AllLaunchesDropsTheNvtxFilterOnly) {
+  ncu::Target t{"ecc", "gpu-opt", "grf:256x256:seed=1", {"--iterations=1"}};
+  t.all_launches = true;
+  const std::vector<std::string> c = ncu::profile_command("/opt/ncu", "/b/repix", t, {"SpeedOfLight"}, "o/e");
+  const std::vector<std::string> want = {"/opt/ncu", "--clock-control", "none", "--section", "SpeedOfLight", "-f",
+                                         "-o", "o/e", "/b/repix", "profile", "ecc", "--variant", "gpu-opt",
+                                         "--dataset", "grf:256x256:seed=1", "--iterations=1"};
+  EXPECT_EQ(c, want);
+}
+
 // A peer opens no repix NVTX range: it is profiled through one bench run, its kernels chosen by
 // name (ncu's -k), its reports named without the ':'.
 TEST(Ncu, APeerIsProfiledThroughABenchRunFilteredByKernelName) {
