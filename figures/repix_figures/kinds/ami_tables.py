@@ -1,0 +1,1 @@
+"""Figures of the ami_tables (to be declared: `@table(ID)` functions)."""

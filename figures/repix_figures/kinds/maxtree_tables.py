@@ -1,0 +1,1 @@
+"""Figures of the maxtree_tables (to be declared: `@table(ID)` functions)."""
