@@ -29,6 +29,7 @@
 #include "core/nvtx.hpp"
 #include "harness/ncu.hpp"
 #include "harness/sass.hpp"
+#include "harness/figures.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/args.hpp"
@@ -70,14 +71,19 @@ const CommandHelp kCommands[] = {
               "                                         (--plan: list the rows it would measure, measure nothing)\n"
               "  bench --from R.json.partial.jsonl [--out R.json]\n"
               "                                         the report of what an unfinished bench had measured\n"},
-    {"table", "  table ID [options]                     regenerate a paper or ablation table (see `repix list tables`)\n"
+    {"table", "  table ID [options] [--no-figures]      regenerate a paper or ablation table (see `repix list tables`)\n"
+              "                                         and draw its figures beside it\n"
               "  table ID --from ID.partial.jsonl [--out-dir DIR]\n"
               "                                         the table of what an unfinished table run had measured\n"},
     {"experiment", "  experiment NAME [--out DIR] [--plan] [--no-peers] [--steps A,B] [--sizes S] [--gpus N]\n"
-                   "                                         a named study (see `repix list experiments`): its benches,\n"
+                   "        [--no-figures]                   a named study (see `repix list experiments`): its benches,\n"
                    "                                         tables and profiles into DIR/<gpu>/<group>/NAME.{json,md}\n"
+                   "                                         and its figures beside them\n"
                    "                                         (DIR: results; --plan: print and check the steps, run nothing)\n"},
     {"compare", "  compare A.json B.json                  two reports side by side with ratios\n"},
+    {"plot", "  plot REPORT.json [--out DIR]           every figure the report defines (matplotlib): SVG, PNG and\n"
+             "                                         the points drawn, in DIR (the report's folder); `table`\n"
+             "                                         and `experiment` draw theirs unless --no-figures\n"},
     {"profile", "  profile FAMILY --variant V --dataset SPEC [--iterations N] [--scope kernel|end-to-end]\n"
                 "                                         a fixed number of NVTX-ranged runs for Nsight\n"
                 "  profile FAMILY --variant V --dataset SPEC --ncu [--sections A,B] [--kernels REGEX]\n"
@@ -541,9 +547,9 @@ int dispatch(int argc, char** argv) {
     return cmd_bench(argc, argv, Args::parse(argc, argv, 2, flags));
   }
   std::vector<std::string> flags = family_flags();
-  flags.insert(flags.end(), {"quick", "ncu", "all-launches"});
+  flags.insert(flags.end(), {"quick", "ncu", "all-launches", "no-figures"});
   if (cmd == "experiment") {
-    const Args a = Args::parse(argc, argv, 2, {"plan", "no-peers"});
+    const Args a = Args::parse(argc, argv, 2, {"plan", "no-peers", "no-figures"});
     if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
     return experiments::command(a, command_line(argc, argv));
   }
@@ -553,9 +559,13 @@ int dispatch(int argc, char** argv) {
   if (cmd == "gen") return cmd_gen(a);
   if (cmd == "run") return cmd_run(a);
   if (cmd == "compare") return cmd_compare(a);
+  if (cmd == "plot") return figures::command(a);
   if (cmd == "table") {
     tables::set_command_line(command_line(argc, argv));
-    return cmd_table(a);
+    // --no-figures is the CLI's, not the table's: the tables check their own options.
+    Args table_args = a;
+    if (table_args.options.erase("no-figures")) figures::set_enabled(false);
+    return cmd_table(table_args);
   }
   if (cmd == "profile") return cmd_profile(a);
   throw UsageError("unknown command '" + cmd + "'");

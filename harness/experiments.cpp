@@ -26,6 +26,7 @@
 #include "harness/json_text.hpp"
 #include "harness/ncu.hpp"
 #include "harness/sass.hpp"
+#include "harness/figures.hpp"
 #include "harness/options.hpp"
 #include "harness/outputs.hpp"
 #include "harness/protocol.hpp"
@@ -173,7 +174,7 @@ std::vector<std::string> step_command(const Step& s, const std::string& staging)
       for (const auto& r : s.reports) paths.push_back(dir + "/" + r + ".json");
       c.insert(c.end(), {"--report", join(paths, ",")});
     }
-    c.insert(c.end(), {"--out-dir", dir + "/" + s.label});
+    c.insert(c.end(), {"--out-dir", dir + "/" + s.label, "--no-figures"});
   } else if (s.kind == Kind::profile) {
     c.insert(c.end(), {"profile", s.family, "--variant", s.variants.at(0), "--dataset", s.datasets.at(0), "--ncu"});
     add_options();
@@ -472,9 +473,9 @@ Experiment with_overrides(const Experiment& base, const cli::Args& a) {
 }  // namespace
 
 int command(const cli::Args& a, const std::string& command_line) {
-  a.only({"out", "plan", "no-peers", "sizes", "gpus", "steps"});
+  a.only({"out", "plan", "no-peers", "sizes", "gpus", "steps", "no-figures"});
   if (a.positional.size() != 1) throw cli::UsageError("experiment takes one experiment name (see `repix list experiments`)");
-  for (const char* flag : {"plan", "no-peers"})
+  for (const char* flag : {"plan", "no-peers", "no-figures"})
     if (a.has(flag) && a.get(flag) != "1" && a.get(flag) != "0")
       throw cli::UsageError(std::string("--") + flag + " takes no value");
   const Experiment e = with_overrides(find(a.positional[0]), a);
@@ -674,6 +675,14 @@ int command(const cli::Args& a, const std::string& command_line) {
   }
   std::fprintf(stderr, "repix experiment: wrote %s/%s.json and .md%s\n", dir.c_str(), e.name.c_str(),
                failed ? " (some steps failed)" : "");
+  if (a.get("no-figures") != "1") {
+    try {
+      const std::vector<std::string> drawn = figures::draw(dir + "/" + e.name + ".json", dir, e.name, false);
+      if (!drawn.empty()) std::fprintf(stderr, "repix experiment: drew %zu figure files\n", drawn.size());
+    } catch (const Error& err) {  // the numbers stand without their figures
+      std::fprintf(stderr, "repix experiment: figures: %s\n", err.what());
+    }
+  }
   return failed ? 1 : 0;
 }
 

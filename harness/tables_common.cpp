@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/gpu.hpp"
 #include "harness/env.hpp"
+#include "harness/figures.hpp"
 #include "harness/json_fields.hpp"
 #include "harness/json_text.hpp"
 #include "harness/outputs.hpp"
@@ -154,6 +155,7 @@ void write_outputs(const std::string& out_dir, const std::string& name, const st
   write_file_atomic(out_dir + "/" + name + ".json", json_text::dump(j, 1) + "\n");
   both.commit();
   std::fprintf(stderr, "repix table: wrote %s/%s.md and %s.json\n", out_dir.c_str(), name.c_str(), name.c_str());
+  figures::after_table(out_dir + "/" + name + ".json");
 }
 
 // ---- Session ---------------------------------------------------------------------------------

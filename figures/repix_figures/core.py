@@ -39,6 +39,7 @@ class Series:
     kind: str = "ours"
     missing: List[Missing] = field(default_factory=list)
     note: str = ""     # e.g. "read off the paper's plot"
+    steps: bool = False  # a step function (constant until the next x), as the ECC curve is
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -130,7 +131,12 @@ def render(fig: Figure, out_dir: str, stem: str) -> List[str]:
             st = _STYLE[s.kind]
             label = s.label + (f" ({s.note})" if s.note else "")
             if s.y:
-                ax.plot(s.x, s.y, label=label, **st)
+                style = dict(st)
+                if len(s.x) > 64:  # markers would hide the line
+                    style["marker"] = ""
+                if s.steps:
+                    style["drawstyle"] = "steps-post"
+                ax.plot(s.x, s.y, label=label, **style)
             elif s.missing:
                 ax.plot([], [], label=label + ": not measured", **st)
     else:

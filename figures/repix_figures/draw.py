@@ -10,7 +10,9 @@ from .core import Figure, render
 
 
 def _source(report: dict, path: str) -> str:
-    tool = report.get("tool") or {}
+    tool = report.get("tool")
+    if not isinstance(tool, dict):  # a run record names no commit or machine
+        return os.path.basename(path)
     sha = str(tool.get("git_sha") or "unknown")[:12]
     gpu = report.get("gpu") or ((report.get("env") or {}).get("gpu") or {}).get("name") or "no GPU"
     return f"{os.path.basename(path)}: repix {sha} on {gpu}"
@@ -67,3 +69,27 @@ def draw(path: str, out_dir: str, stem: str = "") -> List[str]:
         fig.source = src
         written += render(fig, out_dir, stem)
     return written
+
+
+def draw_one(path: str, name: str, to: str) -> List[str]:
+    """The report's figure `name` to exactly `to` (.svg or .png), its points beside it as
+    <to without extension>.points.json. Returns the two paths."""
+    import shutil
+    import tempfile
+    ext = os.path.splitext(to)[1].lower()
+    if ext not in (".svg", ".png"):
+        raise SystemExit(f"repix plot: error: {to}: a figure is written as .svg or .png")
+    report = read_report(path)
+    figs = {f.name: f for f in figures_of(report)}
+    if name not in figs:
+        raise SystemExit(f"repix plot: error: {path} has no figure '{name}' (it has: {', '.join(figs) or 'none'})")
+    fig = figs[name]
+    fig.source = _source(report, path)
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(to))) as tmp:
+        written = render(fig, tmp, "f")
+        picture = next(w for w in written if w.endswith(ext))
+        points = next(w for w in written if w.endswith(".points.json"))
+        points_to = os.path.splitext(to)[0] + ".points.json"
+        shutil.move(points, points_to)
+        shutil.move(picture, to)
+    return [to, points_to]

@@ -14,5 +14,5 @@ def ecc_curve(rec):
         raise ValueError("the record's values and ecc are not two lists of numbers of one length")
     fig = Figure(name="curve", title=f"Euler characteristic curve of {rec.get('input', '?')} ({rec.get('variant', '?')})",
                  xlabel="value t (sublevel set {f <= t})", ylabel="Euler characteristic")
-    fig.add("ECC", values, ecc)
+    fig.add("ECC", values, ecc, steps=True)
     return [fig]

@@ -4,14 +4,20 @@
 // bytes per voxel); gpu-opt's kernel cases say whether its exact sort fallback ran.
 // `repix run ecc` streams its input file through gpu-stream when an in-core GPU variant could not
 // hold it, and writes the curve as CSV and/or JSON.
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/error.hpp"
 #include "datasets/datasets.hpp"
 #include "ecc/ecc.hpp"
 #include "harness/family_of.hpp"
+#include "harness/figures.hpp"
 #include "harness/json_text.hpp"
 
 namespace repix::family {
@@ -212,17 +218,28 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     return v.run(datasets::read_npy(path, pinned), opt);
   }
 
-  std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
+  std::vector<std::string> run_arguments() const override { return {"input", "output", "json", "plot"}; }
   std::vector<cli::OutputArg> run_outputs() const override {
-    return {{"output", "", {".csv"}, "CSV (value,ecc)", false}, cli::json_output()};
+    return {{"output", "", {".csv"}, "CSV (value,ecc)", false},
+            cli::json_output(),
+            {"plot", "", {".svg", ".png"}, "the curve as a figure (SVG or PNG)", true}};
   }
-  std::string run_synopsis() const override { return "--variant V --input F --output OUT.csv [--json OUT.json]"; }
+  std::string run_synopsis() const override {
+    return "--variant V --input F --output OUT.csv [--json OUT.json] [--plot CURVE.svg|.png]";
+  }
   std::string run_summary() const override { return "Euler characteristic curve as value,ecc CSV"; }
   int run_command(const cli::Args& a, const Options& opt) const override {
     const std::string input = a.need("input");
     const std::string output = a.get("output");
     const std::string json_out = a.get("json");
-    if (output.empty() && json_out.empty()) throw cli::UsageError("run needs --output and/or --json");
+    const std::string plot = a.get("plot");
+    if (output.empty() && json_out.empty() && plot.empty())
+      throw cli::UsageError("run needs --output, --json and/or --plot");
+    if (a.has("plot") && (plot.empty() || plot == "-"))
+      throw cli::UsageError("--plot needs a file name ending .svg or .png (its extension is its format)");
+    std::string no_python;
+    if (!plot.empty() && figures::find_python(&no_python).empty())  // said before the work, not after
+      throw Error("--plot: " + no_python);
     const Variant* v = &find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
     // A file or a dataset spec (`--input uniform:512x512:levels=4`), read as the other families
     // read theirs (datasets::spec_of). Streaming variants read the input as they go (never whole);
@@ -258,6 +275,33 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
       j["ecc"] = curve.ecc;
       if (!timeline.is_null()) j["timeline"] = timeline;
       write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
+    }
+    if (!plot.empty()) {
+      // Drawn from the run's own record in a scratch folder, then written with the other outputs.
+      nlohmann::json j = run_record(*v, opt);
+      j["input"] = input;
+      j["values"] = curve.values;
+      j["ecc"] = curve.ecc;
+      const std::filesystem::path scratch =
+          std::filesystem::temp_directory_path() / ("repix-plot-" + std::to_string(::getpid()));
+      std::filesystem::create_directories(scratch);
+      struct Remove {
+        std::filesystem::path p;
+        ~Remove() {
+          std::error_code ec;
+          std::filesystem::remove_all(p, ec);
+        }
+      } remove{scratch};
+      const std::string record = (scratch / "record.json").string();
+      std::ofstream(record) << json_text::dump(j) << "\n";
+      const std::string ext = std::filesystem::path(plot).extension().string();
+      const std::string drawn = (scratch / ("curve" + ext)).string();
+      figures::draw_one(record, "curve", drawn);
+      std::ifstream in(drawn, std::ios::binary);
+      std::stringstream bytes;
+      bytes << in.rdbuf();
+      if (!in) throw Error("cannot read the drawn curve " + drawn);
+      write_file_atomic(plot, bytes.str());
     }
     return 0;
   }

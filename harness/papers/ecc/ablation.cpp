@@ -93,15 +93,8 @@ std::string ecc_ablation(const report::Report& r, const std::string& out_dir, co
     }
     md << "\n";
   }
-  if (!out_dir.empty()) {
-    cli::make_output_folder(out_dir, "out-dir");
-    OutputSet both;  // the markdown and the JSON replace their old versions together
-    write_file_atomic(out_dir + "/ecc-ablation.md", md.str());
-    nlohmann::json j = {{"table", "ecc-ablation"}, {"gpu", gpu}, {"tool", r.tool}, {"command", r.command}, {"rows", rows}};
-    write_file_atomic(out_dir + "/ecc-ablation.json", json_text::dump(j, 1) + "\n");
-    both.commit();
-    std::fprintf(stderr, "repix table: wrote %s/ecc-ablation.md and ecc-ablation.json\n", out_dir.c_str());
-  }
+  write_outputs(out_dir, "ecc-ablation", md.str(),
+                {{"table", "ecc-ablation"}, {"gpu", gpu}, {"tool", r.tool}, {"command", r.command}, {"rows", rows}});
   return md.str();
 }
 
