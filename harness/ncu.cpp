@@ -493,6 +493,9 @@ nlohmann::json profile(const Target& t, const std::vector<std::string>& sections
   if (is_peer(t.variant))
     md << "Kernels of one `repix bench` run of the peer" << (t.kernels.empty() ? "" : " named like `" + t.kernels + "`")
        << " (a peer opens no NVTX range), report `" << report << "`.\n\n";
+  else if (t.all_launches)
+    md << "Every kernel the process launched (no NVTX filter: set-up, warm-up and timed runs)"
+       << (t.kernels.empty() ? "" : ", named like `" + t.kernels + "`") << ", report `" << report << "`.\n\n";
   else
     md << "Kernels of the variant's timed ranges (`--nvtx-include \"" << include_filter(t.family, t.variant)
        << "\" --nvtx-exclude \"" << kWarmupExclude << "\"`"
