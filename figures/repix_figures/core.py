@@ -64,6 +64,7 @@ class Figure:
     categories: Optional[list] = None   # bars/stacked: the x categories in order
     notes: List[str] = field(default_factory=list)
     source: str = ""   # filled by draw(): the report and the commit that measured it
+    legend_outside: bool = False  # the legend right of the axes (a wider figure), where it would hide data
 
     def __post_init__(self):
         if self.chart not in CHARTS:
@@ -181,7 +182,12 @@ def render(fig: Figure, out_dir: str, stem: str) -> List[str]:
     ax.set_title(fig.title, fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     if any(s.y or s.missing for s in fig.series):
-        ax.legend(fontsize=7, loc="best")
+        if fig.legend_outside:
+            mpl_fig.set_size_inches(10.0, 4.8)
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+            mpl_fig.subplots_adjust(right=0.7)
+        else:
+            ax.legend(fontsize=7, loc="best")
     footer = list(fig.notes) + _missing_text(fig)
     if fig.measured_points() == 0:
         footer.insert(0, "nothing of ours was measured for this figure")
@@ -196,6 +202,8 @@ def render(fig: Figure, out_dir: str, stem: str) -> List[str]:
         p = f"{base}.{ext}"
         # SVG without a date or random ids, so that a figure redrawn from the same report is the same file.
         kwargs = {"metadata": {"Date": None}} if ext == "svg" else {"metadata": {"Software": None}}
+        if fig.legend_outside:
+            kwargs["bbox_inches"] = "tight"  # a long legend entry widens the picture, not cut off
         # Text kept as text in the SVG (searchable, and what the tests read), not as glyph paths.
         with plt.rc_context({"svg.hashsalt": "repix", "svg.fonttype": "none"}):
             mpl_fig.savefig(p + ".tmp", format=ext, **kwargs)
