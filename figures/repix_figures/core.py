@@ -159,12 +159,25 @@ def render(fig: Figure, out_dir: str, stem: str) -> List[str]:
                         ax.text(index[m.x] - 0.4 + width * (k + 0.5), 0.02, "not\nmeasured", rotation=90,
                                 ha="center", va="bottom", fontsize=7, transform=ax.get_xaxis_transform())
             else:
-                heights = [0.0] * len(cats)
+                hatch = "//" if s.kind == "peer" else None
+                if not s.y:
+                    # Nothing of it measured: no zero-height bars, only a hollow legend entry saying so
+                    # (a zero-size patch: an empty bar call gets a filled default one in the legend).
+                    from matplotlib.patches import Rectangle
+                    ax.add_patch(Rectangle((0, 0), 0, 0, fill=False, edgecolor="grey", hatch=hatch,
+                                           label=s.label + ": not measured"))
+                    continue
+                # Bars only where the series has points: a zero-height bar on top of a stack would pin
+                # the axis there (matplotlib keeps a bar's base in view without margin).
+                ax.bar(xs, s.y, bottom=[bottoms[x] for x in xs], width=0.6, label=s.label, hatch=hatch)
                 for x, y in zip(xs, s.y):
-                    heights[x] = y
-                ax.bar(range(len(cats)), heights, bottom=bottoms, width=0.6, label=s.label,
-                       hatch="//" if s.kind == "peer" else None)
-                bottoms = [b + h for b, h in zip(bottoms, heights)]
+                    bottoms[x] += y
+        if fig.chart == "stacked":  # a stack with nothing in it keeps its place and says why there
+            ax.set_xlim(-0.5, len(cats) - 0.5)
+            empty = {m.x for s in bar_series for m in s.missing if m.x in index and bottoms[index[m.x]] == 0}
+            for x in sorted(empty, key=index.get):  # in axis order: a redrawn figure is the same file
+                ax.text(index[x], 0.02, "not\nmeasured", rotation=90, ha="center", va="bottom", fontsize=7,
+                        transform=ax.get_xaxis_transform())
         for s in fig.series:
             if s.kind == "bound":
                 for x, y in zip(s.x, s.y):
