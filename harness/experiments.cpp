@@ -601,14 +601,17 @@ int command(const cli::Args& a, const std::string& command_line) {
         }
       }
     } else if (s.kind == Kind::table) {
-      // Whatever the table wrote in its folder (its journal aside): one .md and one .json.
+      // What the table wrote in its folder (its journal aside): its .md and its JSON, the one whose
+      // "table" names it (a table may keep the bench report it was built from beside it, as
+      // ecc-1 does).
       const std::string tdir = staging.path + "/" + s.label;
       std::error_code ec;
       for (const auto& f : fs::directory_iterator(tdir, ec)) {
         const std::string p = f.path().string();
         if (f.path().extension() == ".json" && p.find(".partial") == std::string::npos) {
           try {
-            entry["table"] = json::parse(read_text(p));
+            json t = json::parse(read_text(p));
+            if (t.is_object() && t.value("table", "") == s.table) entry["table"] = std::move(t);
           } catch (const std::exception&) {
             failed = true;
             entry["status"] = "failed: its JSON does not parse";

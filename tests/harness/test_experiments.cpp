@@ -212,5 +212,32 @@ TEST_F(ExperimentsCli, SmokeRunsEndToEndIntoTheResultsLayout) {
   EXPECT_EQ(entries, 2);
 }
 
+// An experiment of one table is that table's report, even where the table keeps the bench report
+// it was built from beside it (ecc-1 writes ecc-table1-bench.json too), with its figures drawn
+// beside it by default and none with --no-figures.
+TEST_F(ExperimentsCli, ATableExperimentIsTheTablesReportWithItsFigures) {
+  const CliResult r = run("experiment ecc-1 --sizes quick --out '" + path("res") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const fs::path dir = fs::path(path("res")) / env::machine_slug() / "ecc";
+  const nlohmann::json j = nlohmann::json::parse(slurp((dir / "ecc-1.json").string()));
+  EXPECT_EQ(j.value("table", ""), "ecc-1") << j.dump().substr(0, 300);
+  EXPECT_FALSE(j.contains("results"));
+  EXPECT_EQ(j.at("experiment").at("name"), "ecc-1");
+  EXPECT_TRUE(fs::exists(dir / "ecc-1.t1-cpu.svg")) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "ecc-1.t1-cpu.points.json")) << r.err;
+  const CliResult bare = run("experiment ecc-1 --sizes quick --no-figures --out '" + path("bare") + "'");
+  ASSERT_EQ(bare.code, 0) << bare.err;
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(path("bare")) / env::machine_slug() / "ecc"))
+    entries += 1 + 0 * static_cast<int>(e.path().empty());
+  EXPECT_EQ(entries, 2);  // the .json and the .md
+  // `repix table` the same: its figures beside its JSON, none with --no-figures.
+  ASSERT_EQ(run("table ecc-1 --quick --out-dir '" + path("t") + "'").code, 0);
+  EXPECT_TRUE(fs::exists(path("t/ecc-table1.t1-cpu.svg")));
+  ASSERT_EQ(run("table ecc-1 --quick --no-figures --out-dir '" + path("tn") + "'").code, 0);
+  EXPECT_TRUE(fs::exists(path("tn/ecc-table1.json")));
+  EXPECT_FALSE(fs::exists(path("tn/ecc-table1.t1-cpu.svg")));
+}
+
 }  // namespace
 }  // namespace repix
