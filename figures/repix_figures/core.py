@@ -60,6 +60,7 @@ class Figure:
     chart: str = "lines"
     series: List[Series] = field(default_factory=list)
     xlog: bool = False
+    xlog_base: int = 2   # 2 for image sides and thread counts, 10 for counts such as 1, 10, 100
     ylog: bool = False
     categories: Optional[list] = None   # bars/stacked: the x categories in order
     notes: List[str] = field(default_factory=list)
@@ -152,8 +153,12 @@ def render(fig: Figure, out_dir: str, stem: str) -> List[str]:
             if fig.chart == "bars":
                 offs = [x - 0.4 + width * (k + 0.5) for x in xs]
                 hatch = "//" if s.kind == "paper" else ("xx" if s.kind == "peer" else None)
+                # The paper's bars hollow and hatched, each in its own colour of the cycle, so that
+                # two of them in one chart stay apart.
+                colour = f"C{k % 10}"
                 ax.bar(offs, s.y, width=width, label=s.label + (f" ({s.note})" if s.note else ""),
-                       hatch=hatch, fill=s.kind != "paper", edgecolor="black" if s.kind == "paper" else None)
+                       hatch=hatch, fill=s.kind != "paper", color=colour if s.kind != "paper" else None,
+                       edgecolor=colour if s.kind == "paper" else None)
                 for m in s.missing:
                     if m.x in index:
                         ax.text(index[m.x] - 0.4 + width * (k + 0.5), 0.02, "not\nmeasured", rotation=90,
@@ -172,8 +177,9 @@ def render(fig: Figure, out_dir: str, stem: str) -> List[str]:
                 ax.bar(xs, s.y, bottom=[bottoms[x] for x in xs], width=0.6, label=s.label, hatch=hatch)
                 for x, y in zip(xs, s.y):
                     bottoms[x] += y
-        if fig.chart == "stacked":  # a stack with nothing in it keeps its place and says why there
-            ax.set_xlim(-0.5, len(cats) - 0.5)
+        # Every category keeps its place, one with no bar (not measured) at the end included.
+        ax.set_xlim(-0.5, len(cats) - 0.5)
+        if fig.chart == "stacked":  # a stack with nothing in it says why there
             empty = {m.x for s in bar_series for m in s.missing if m.x in index and bottoms[index[m.x]] == 0}
             for x in sorted(empty, key=index.get):  # in axis order: a redrawn figure is the same file
                 ax.text(index[x], 0.02, "not\nmeasured", rotation=90, ha="center", va="bottom", fontsize=7,
@@ -187,7 +193,7 @@ def render(fig: Figure, out_dir: str, stem: str) -> List[str]:
         ax.set_xticklabels([str(c) for c in cats], rotation=20 if len(cats) > 4 else 0, ha="right" if len(cats) > 4 else "center",
                            fontsize=8)
     if fig.xlog and fig.chart == "lines":
-        ax.set_xscale("log", base=2)
+        ax.set_xscale("log", base=fig.xlog_base)
     if fig.ylog:
         ax.set_yscale("log")
     ax.set_xlabel(fig.xlabel)

@@ -263,8 +263,7 @@ def table1(report):
 # ---- Table 2 ----------------------------------------------------------------------------------
 
 def _n_label(what, counts):
-    """The x label of a count axis, naming the counts: the log axis's ticks are powers of 2, the
-    paper's rows powers of 10."""
+    """The x label of a count axis (decades: the paper's rows are powers of 10), naming the counts."""
     return f"{what} N = {', '.join(str(n) for n in counts)} (log scale)"
 
 
@@ -309,7 +308,7 @@ def table2(report):
     paper_gpu = _paper_gpu(report)
     overall = Figure(name="t2-overall",
                      title=f"ECC Table 2: time per iteration of {{smoothing; ECC}} x N on {ds}, ours vs paper",
-                     xlabel=_n_label("iterations", counts), ylabel="overall / N (ms), log scale", xlog=True, ylog=True)
+                     xlabel=_n_label("iterations", counts), ylabel="overall / N (ms), log scale", xlog=True, xlog_base=10, ylog=True)
     series(overall, "overall_avg_ms", "ours", f"paper ({paper_gpu})")
     overall.notes.append("overall: setup (buffers, plan, one upload) + the loop; the paper's N = 1 holds its "
                          "one-time GPU overhead")
@@ -327,7 +326,7 @@ def table2(report):
 
     steps = Figure(name="t2-steps",
                    title=f"ECC Table 2: each step's time per iteration against N on {ds}, ours vs paper",
-                   xlabel=_n_label("iterations", counts), ylabel="time per iteration (ms), log scale", xlog=True,
+                   xlabel=_n_label("iterations", counts), ylabel="time per iteration (ms), log scale", xlog=True, xlog_base=10,
                    ylog=True)
     series(steps, "ecc_exec_avg_ms", "ours ECC exec", "paper ECC exec")
     series(steps, "gaussian_exec_avg_ms", "ours smoothing", "paper smoothing")
@@ -384,7 +383,7 @@ def table3(report):
     amort = Figure(name="t3-amortisation",
                    title="ECC Table 3: amortisation of the GPU time per image, avg(N) / avg(1), ours vs paper",
                    xlabel=_n_label("images in the batch", sorted({r["count"] for r in rows})),
-                   ylabel="avg(N) / avg(1), log scale", xlog=True,
+                   ylabel="avg(N) / avg(1), log scale", xlog=True, xlog_base=10,
                    ylog=True)
     for inp, shape in groups:
         rs = sorted((r for r in rows if (r.get("input", "?"), r.get("shape", "?")) == (inp, shape)),
@@ -393,7 +392,7 @@ def table3(report):
                      title=f"ECC Table 3: time per image against batch size, {inp} {shape} read from files, "
                            "ours vs paper",
                      xlabel=_n_label("images in the batch", [r["count"] for r in rs]),
-                     ylabel="time per image (ms), log scale", xlog=True,
+                     ylabel="time per image (ms), log scale", xlog=True, xlog_base=10,
                      ylog=True)
         gpu_o, gpu_p, read_o, read_p, dev, cpu = _Points(), _Points(), _Points(), _Points(), _Points(), _Points()
         am_o, am_p = _Points(), _Points()
