@@ -106,17 +106,26 @@ Option<Options> bind_flag(bool Options::*member, Spec spec) {
           [member](const Options& o) { return nlohmann::json(o.*member); }};
 }
 
+// `s` read by the variants `ids` only (Spec::variants): a family names an option's readers where
+// it declares the option, e.g. read_only_by(kQueueVariants, integer("queue-capacity", ...)).
+inline Spec read_only_by(std::vector<std::string> ids, Spec s) {
+  s.variants = std::move(ids);
+  return s;
+}
+
 // --gpus, --cpu-groups, --cpu-group-threads: the workers of a family's multi-device variant (the
 // tiled engine of algorithms/core/tiling/), for Options with the fields gpus, cpu_groups and
-// cpu_group_threads; run, profile and bench take them.
+// cpu_group_threads; run, profile and bench take them. `readers`: the variants that run the
+// engine (the family's multi-device), the only ones that read them.
 template <class Options>
-std::vector<Option<Options>> tiling_worker_options() {
+std::vector<Option<Options>> tiling_worker_options(const std::vector<std::string>& readers) {
   const unsigned all = kRun | kProfile | kBench;
-  return {bind_int(&Options::gpus, integer("gpus", "N", "multi-device: GPU workers (0: every visible GPU)", "0", all)),
-          bind_int(&Options::cpu_groups, threads("cpu-groups", "multi-device: CPU workers", "0", all)),
+  const auto engine = [&readers](Spec s) { return read_only_by(readers, std::move(s)); };
+  return {bind_int(&Options::gpus, engine(integer("gpus", "N", "multi-device: GPU workers (0: every visible GPU)", "0", all))),
+          bind_int(&Options::cpu_groups, engine(threads("cpu-groups", "multi-device: CPU workers", "0", all))),
           bind_int(&Options::cpu_group_threads,
-                   threads("cpu-group-threads", "multi-device: OpenMP threads per CPU group (0: share the cores out)",
-                           "0", all))};
+                   engine(threads("cpu-group-threads", "multi-device: OpenMP threads per CPU group (0: share the cores out)",
+                                  "0", all)))};
 }
 
 // `first` followed by `rest`: a family's table built from shared groups and its own options.

@@ -23,6 +23,19 @@ namespace repix::family {
 
 namespace {
 
+// The variants that read each option (options::Spec::variants: a row or a run record lists only
+// its variant's). --windows is every variant's.
+//
+// --threads: the host pipeline's OpenMP loops (pipeline.cpp): every plane's quantisation, and the
+// omp stages of omp and omp-hist. Every pair runs that pipeline but the two whose stages both have
+// device plans (gpu-naive and gpu-opt quantise on the GPU). seq's stages run on one thread, its
+// quantisation on --threads.
+const std::vector<std::string> kThreadsReaders = {"seq", "omp", "omp-hist", "multi-device"};
+// --flush-level: auto-mi gpu-opt's, in the gpu-opt pair and on every GPU of multi-device's.
+const std::vector<std::string> kFlushLevelReaders = {"gpu-opt", "multi-device"};
+// --gpus: multi-device's feature stage.
+const std::vector<std::string> kGpusReaders = {"multi-device"};
+
 class AmiFamily final : public FamilyOf<ami::Variant> {
  public:
   std::string name() const override { return "ami"; }
@@ -40,17 +53,18 @@ class AmiFamily final : public FamilyOf<ami::Variant> {
   const std::vector<Variant>& registry() const override { return ami::variants(); }
   const std::vector<Option>& option_table() const override {
     static const std::vector<Option> t = [] {
-      options::Spec level = options::integer("flush-level", "N",
-                                             "auto-mi gpu-opt: 16-bit counter level moved to global memory (0: the safe maximum)",
-                                             "0", options::kRun | options::kProfile | options::kBench);
-      return std::vector<Option>{
-          ami_shared::windows_option<Options>(),
-          options::bind_int(&Options::threads,
-                            options::threads("threads", "CPU threads of omp, omp-hist and the quantisation (0: OpenMP's default)",
-                                             "0", options::kRun | options::kProfile | options::kBench)),
-          options::bind_int(&Options::flush_level, level),
-          options::bind_int(&Options::gpus, options::integer("gpus", "N", "multi-device: GPUs used (0: every visible GPU)",
-                                                             "0", options::kRun | options::kProfile | options::kBench))};
+      const unsigned all = options::kRun | options::kProfile | options::kBench;
+      options::Spec level = options::read_only_by(
+          kFlushLevelReaders,
+          options::integer("flush-level", "N",
+                           "auto-mi gpu-opt: 16-bit counter level moved to global memory (0: the safe maximum)", "0", all));
+      options::Spec threads = options::read_only_by(
+          kThreadsReaders,
+          options::threads("threads", "CPU threads of omp, omp-hist and the quantisation (0: OpenMP's default)", "0", all));
+      options::Spec gpus = options::read_only_by(
+          kGpusReaders, options::integer("gpus", "N", "multi-device: GPUs used (0: every visible GPU)", "0", all));
+      return std::vector<Option>{ami_shared::windows_option<Options>(), options::bind_int(&Options::threads, threads),
+                                 options::bind_int(&Options::flush_level, level), options::bind_int(&Options::gpus, gpus)};
     }();
     return t;
   }

@@ -25,6 +25,24 @@ namespace am = ami::auto_mi;
 
 using ami_shared::close_enough;
 
+// The variants that read each option (options::Spec::variants: a row or a run record lists only
+// its variant's).
+//
+// --threads: omp's lags in parallel (seq and the GPU variants run no OpenMP loop).
+const std::vector<std::string> kThreadsReaders = {"omp"};
+// --flush-level: the counters in shared memory, flushed to global memory at that level: the
+// shared-histogram kernels (shared_hist.cuh: gpu-shared-hist, gpu-shared-warp-agg, gpu-run-merge,
+// and the uint16 path of the epoch plans) and the epoch kernels (epoch_hist.cuh: gpu-opt,
+// gpu-epoch-pipelined, gpu-epoch-runs); multi-device runs gpu-opt on every GPU. gpu-naive and
+// gpu-global-hist count in global memory.
+const std::vector<std::string> kFlushLevelReaders = {"gpu-shared-hist",     "gpu-shared-warp-agg", "gpu-run-merge",
+                                                     "gpu-epoch-pipelined", "gpu-epoch-runs",      "gpu-opt",
+                                                     "multi-device"};
+// --gpus: multi-device's lag parts.
+const std::vector<std::string> kGpusReaders = {"multi-device"};
+// --block: gpu-naive's launch alone.
+const std::vector<std::string> kBlockReaders = {"gpu-naive"};
+
 class AutoMiFamily final : public FamilyOf<am::Variant> {
  public:
   std::string name() const override { return "auto-mi"; }
@@ -42,22 +60,24 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
   const std::vector<Variant>& registry() const override { return am::variants(); }
   const std::vector<Option>& option_table() const override {
     static const std::vector<Option> t = [] {
-      options::Spec level = options::integer(
-          "flush-level", "N",
-          "gpu-shared-hist/gpu-opt: 16-bit counter level moved to global memory (0: the safe maximum; tests force 1)",
-          "0", options::kRun | options::kProfile | options::kBench);
+      const unsigned all = options::kRun | options::kProfile | options::kBench;
+      options::Spec level = options::read_only_by(
+          kFlushLevelReaders,
+          options::integer("flush-level", "N",
+                           "the variants counting in shared memory (gpu-shared-hist to gpu-opt, multi-device): 16-bit "
+                           "counter level moved to global memory (0: the safe maximum; tests force 1)",
+                           "0", all));
       level.max = am::kMaxFlushLevel;
-      options::Spec block = options::integer("block", "N", "gpu-naive: threads per 1-D block (0: 128)", "0",
-                                             options::kRun | options::kProfile | options::kBench);
+      options::Spec block = options::read_only_by(
+          kBlockReaders, options::integer("block", "N", "gpu-naive: threads per 1-D block (0: 128)", "0", all));
       block.max = 1024;
-      return std::vector<Option>{
-          options::bind_int(&Options::threads,
-                            options::threads("threads", "CPU threads of omp (0: OpenMP's default)", "0",
-                                             options::kRun | options::kProfile | options::kBench)),
-          options::bind_int(&Options::flush_level, level),
-          options::bind_int(&Options::gpus, options::integer("gpus", "N", "multi-device: GPUs used (0: every visible GPU)", "0",
-                                                             options::kRun | options::kProfile | options::kBench)),
-          options::bind_int(&Options::block, block)};
+      options::Spec threads = options::read_only_by(
+          kThreadsReaders, options::threads("threads", "CPU threads of omp (0: OpenMP's default)", "0", all));
+      options::Spec gpus = options::read_only_by(
+          kGpusReaders, options::integer("gpus", "N", "multi-device: GPUs used (0: every visible GPU)", "0", all));
+      return std::vector<Option>{options::bind_int(&Options::threads, threads),
+                                 options::bind_int(&Options::flush_level, level),
+                                 options::bind_int(&Options::gpus, gpus), options::bind_int(&Options::block, block)};
     }();
     return t;
   }

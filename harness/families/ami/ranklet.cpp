@@ -23,6 +23,13 @@ namespace {
 
 namespace rk = ami::ranklet;
 
+// The variants that read each option (options::Spec::variants: a row or a run record lists only
+// its variant's). --windows is every variant's. --threads: the OpenMP rows (run_rows with
+// opt.threads; seq and seq-hist pass one thread). --block: gpu-naive's launch alone (gpu-opt's
+// blocks are fixed by its kernels).
+const std::vector<std::string> kThreadsReaders = {"omp", "omp-hist"};
+const std::vector<std::string> kBlockReaders = {"gpu-naive"};
+
 class RankletFamily final : public FamilyOf<rk::Variant> {
  public:
   std::string name() const override { return "ranklet"; }
@@ -41,10 +48,14 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
     static const std::vector<Option> t = [] {
       return std::vector<Option>{
           ami_shared::windows_option<Options>(),
-          options::bind_int(&Options::threads, options::threads("threads", "omp: OpenMP threads (0: OpenMP's default)", "0")),
+          options::bind_int(
+              &Options::threads,
+              options::read_only_by(kThreadsReaders,
+                                    options::threads("threads", "omp, omp-hist: OpenMP threads (0: OpenMP's default)", "0"))),
           [] {
-            options::Spec b = options::integer("block", "N", "gpu-naive: thread block edge (N x N threads)", "8",
-                                               options::kRun | options::kProfile | options::kBench);
+            options::Spec b = options::read_only_by(
+                kBlockReaders, options::integer("block", "N", "gpu-naive: thread block edge (N x N threads)", "8",
+                                                options::kRun | options::kProfile | options::kBench));
             b.min = 1;
             b.max = 32;
             return options::bind_int(&Options::block, b);

@@ -25,6 +25,23 @@ using options::integer;
 using options::kBench;
 using options::kProfile;
 using options::kRun;
+using options::read_only_by;
+
+// The variants that read each option (options::Spec::variants: a row or a run record lists only
+// its variant's).
+//
+// --threads: OpenMP threads where a variant runs host loops on them: seq-exact's passes,
+// omp-tiled's tiles, multi-device's background mask and distances (run_checked). seq runs on one
+// thread; the GPU variants' input check runs on OpenMP's default team, whatever --threads says.
+const std::vector<std::string> kThreadsReaders = {"seq-exact", "omp-tiled", "multi-device"};
+// --tile: omp-tiled's tiles and multi-device's (tiling::configure).
+const std::vector<std::string> kTileReaders = {"omp-tiled", "multi-device"};
+// --queue-capacity: the bounded GPU queue (TilePropagator, gpu_tile.cu) of the queue ladder and of
+// multi-device's GPU workers. The CPU FIFOs grow and take no capacity.
+const std::vector<std::string> kQueueCapacityReaders = {"gpu-queue-atomic", "gpu-queue-warp-atomic",
+                                                        "gpu-queue-scan", "gpu-queue-tq", "multi-device"};
+// --gpus, --cpu-groups, --cpu-group-threads: the tiled engine's workers.
+const std::vector<std::string> kEngineReaders = {"multi-device"};
 
 constexpr double kPeerRelTol = 1e-6;  // peers computing in another precision: a few float ulps
 
@@ -48,11 +65,14 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
   const std::vector<Variant>& registry() const override { return edt::variants(); }
   const std::vector<Option>& option_table() const override {
     static const std::vector<Option> t = options::with<Options>({
-        bind_int(&Options::threads, options::threads("threads", "CPU variants: OpenMP threads (0: OpenMP's default)", "0", kRun)),
-        bind_int(&Options::tile, integer("tile", "N", "tiled variants: tile edge (0: automatic)", "0")),
+        bind_int(&Options::threads,
+                 read_only_by(kThreadsReaders,
+                              options::threads("threads", "CPU variants: OpenMP threads (0: OpenMP's default)", "0", kRun))),
+        bind_int(&Options::tile, read_only_by(kTileReaders, integer("tile", "N", "tiled variants: tile edge (0: automatic)", "0"))),
         bind_int(&Options::queue_capacity,
-                 integer("queue-capacity", "N", "queue variants: elements (0: automatic)", "0", kRun)),
-    }, options::tiling_worker_options<Options>());
+                 read_only_by(kQueueCapacityReaders,
+                              integer("queue-capacity", "N", "queue variants: elements (0: automatic)", "0", kRun))),
+    }, options::tiling_worker_options<Options>(kEngineReaders));
     return t;
   }
   std::string reference_id() const override { return "seq-exact"; }

@@ -68,13 +68,22 @@ class Base : public FamilyOf<V> {
   std::vector<std::string> suite_datasets(const std::string& s) const override { return suite(s); }
 
  protected:
-  // --connectivity, --threads, --tile: the tree's options; the area opening adds --area.
+  // --connectivity, --threads, --tile: the tree's options; the area opening adds --area. The
+  // connectivity (and the area) is every variant's. --threads and --tile are omp's alone (both
+  // families' omp: its tiles, merges and canonicalisation, then, in the area opening, the parallel
+  // filter): seq and seq-flood run on one thread, filter included, and the GPU variants read
+  // neither (the tree on the device, and the filter there too).
+  static inline const std::vector<std::string> kOmpOnly = {"omp"};
   static std::vector<Option> tree_options() {
     using options::bind_int;
+    using options::read_only_by;
     const unsigned all = options::kRun | options::kProfile | options::kBench;
     return {bind_int(&Options::connectivity, options::choice("connectivity", {"4", "8"}, "neighbourhood: 4 or 8", "4", all)),
-            bind_int(&Options::threads, options::threads("threads", "omp: OpenMP threads (0: OpenMP's default)", "0", all)),
-            bind_int(&Options::tile, options::integer("tile", "N", "omp: tile edge in pixels (0: automatic, 256)", "0", all))};
+            bind_int(&Options::threads,
+                     read_only_by(kOmpOnly, options::threads("threads", "omp: OpenMP threads (0: OpenMP's default)", "0", all))),
+            bind_int(&Options::tile,
+                     read_only_by(kOmpOnly,
+                                  options::integer("tile", "N", "omp: tile edge in pixels (0: automatic, 256)", "0", all)))};
   }
   std::string reference_id() const override { return "seq"; }
   // Above 2^22 pixels the reference is omp, whose canonical trees (and so filters) the tests prove

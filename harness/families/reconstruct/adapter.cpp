@@ -23,6 +23,34 @@ using options::integer;
 using options::kBench;
 using options::kProfile;
 using options::kRun;
+using options::read_only_by;
+
+// The variants that read each option (options::Spec::variants: a row or a run record lists only
+// its variant's). --connectivity and --clip are every variant's: every one checks its inputs
+// against them and propagates over the neighbourhood.
+//
+// FH_GPU's queue ladder (LadderImpl, algorithms/reconstruct/gpu_common.cuh): --raster-scans pairs,
+// then queue episodes sized by --queue-capacity with --queue-blocks-per-sm persistent blocks.
+const std::vector<std::string> kQueueLadder = {"gpu-queue-atomic", "gpu-queue-warp-atomic", "gpu-queue-scan",
+                                               "gpu-queue-tq"};
+std::vector<std::string> ladder_and(std::vector<std::string> ids) {
+  ids.insert(ids.end(), kQueueLadder.begin(), kQueueLadder.end());
+  return ids;
+}
+// --threads: the OpenMP variants, and every variant that checks its inputs on the host with them
+// (check_inputs, common.cpp): the GPU variants end to end and multi-device. The sequential ones
+// run everything on one thread.
+const std::vector<std::string> kThreadsReaders =
+    ladder_and({"omp-nontiled", "omp-tiled", "gpu-naive", "gpu-sr", "gpu-opt", "multi-device"});
+// --tile: omp-tiled's tiles and multi-device's (tiling::configure).
+const std::vector<std::string> kTileReaders = {"omp-tiled", "multi-device"};
+// --raster-scans: every run of FH's scans (seq; omp-tiled per tile; multi-device's CPU groups per
+// tile, through omp-tiled's code) and the ladder's.
+const std::vector<std::string> kRasterScanReaders = ladder_and({"seq", "omp-tiled", "multi-device"});
+// --queue-capacity: the ladder's bounded queue, and seq's FIFO, which it sizes up front (seq.cpp).
+const std::vector<std::string> kQueueCapacityReaders = ladder_and({"seq"});
+// --gpus, --cpu-groups, --cpu-group-threads: the tiled engine's workers.
+const std::vector<std::string> kEngineReaders = {"multi-device"};
 
 nlohmann::json stats_with_connectivity(const reconstruct::Stats& s, int connectivity) {
   nlohmann::json j = reconstruct_checks::stats_json(s);
@@ -51,15 +79,26 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
                  options::choice("connectivity", {"4", "8"}, "neighbourhood: 4 or 8", "8", kRun | kProfile | kBench)),
         options::bind_flag(&Options::clip,
                            options::flag("clip", "clip a marker that rises above the mask instead of refusing it")),
-        bind_int(&Options::threads, options::threads("threads", "CPU variants: OpenMP threads (0: OpenMP's default)", "0")),
-        bind_int(&Options::tile, integer("tile", "N", "tiled variants: tile edge in pixels (0: automatic)", "0")),
-        {integer("raster-scans", "N", "hybrid variants: raster + anti-raster pairs before the queue phase (at least 1)", "1"),
+        bind_int(&Options::threads,
+                 read_only_by(kThreadsReaders,
+                              options::threads("threads",
+                                               "OpenMP threads of the CPU variants and of the host's input checks "
+                                               "(0: OpenMP's default)", "0"))),
+        bind_int(&Options::tile,
+                 read_only_by(kTileReaders, integer("tile", "N", "tiled variants: tile edge in pixels (0: automatic)", "0"))),
+        {read_only_by(kRasterScanReaders,
+                      integer("raster-scans", "N",
+                              "hybrid variants: raster + anti-raster pairs before the queue phase (at least 1)", "1")),
          [](Options& o, const std::string& v) { o.raster_scans = std::max(1, std::stoi(v)); },
          [](const Options& o) { return nlohmann::json(o.raster_scans); }},
-        bind_int(&Options::queue_capacity, integer("queue-capacity", "N", "queue variants: elements (0: automatic)", "0")),
+        bind_int(&Options::queue_capacity,
+                 read_only_by(kQueueCapacityReaders,
+                              integer("queue-capacity", "N",
+                                      "queue variants: elements (0: automatic; seq: its FIFO's first size)", "0"))),
         bind_int(&Options::queue_blocks_per_sm,
-                 integer("queue-blocks-per-sm", "N", "queue variants: persistent blocks per SM (0: as many as fit)", "0")),
-    }, options::tiling_worker_options<Options>());
+                 read_only_by(kQueueLadder, integer("queue-blocks-per-sm", "N",
+                                                    "queue variants: persistent blocks per SM (0: as many as fit)", "0"))),
+    }, options::tiling_worker_options<Options>(kEngineReaders));
     return t;
   }
   std::string reference_id() const override { return "seq"; }
