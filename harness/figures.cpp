@@ -132,7 +132,8 @@ int command(const cli::Args& a) {
   {  // checked here, so that a report that is no JSON is this one line and not the drawing's too
     std::ifstream in(report, std::ios::binary);
     try {
-      (void)nlohmann::json::parse(in);
+      const nlohmann::json parsed = nlohmann::json::parse(in);
+      (void)parsed;
     } catch (const nlohmann::json::exception& e) {
       throw Error(report + " is not a JSON report (" + e.what() + ")");
     }
