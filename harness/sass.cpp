@@ -14,12 +14,12 @@
 #include <regex>
 #include <sstream>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "harness/env.hpp"
 #include "harness/family.hpp"
 #include "harness/json_text.hpp"
 #include "harness/ncu.hpp"
-#include "core/atomic_file.hpp"
 
 namespace repix::sass {
 

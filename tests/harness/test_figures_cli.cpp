@@ -95,5 +95,27 @@ TEST_F(FiguresCli, BadReportsAreOneErrorLine) {
   EXPECT_EQ(run("plot").code, 2);
 }
 
+// A machine where no python3 imports matplotlib (simulated: a matplotlib that fails to import comes
+// first on PYTHONPATH): a table still writes its numbers and says in one line that its figures
+// were skipped and why; `repix plot` and `run --plot` fail with that line, before any work.
+TEST_F(FiguresCli, WithoutMatplotlibTablesMeasureAndSayFiguresWereSkipped) {
+  fs::create_directories(path("broken/matplotlib"));
+  std::ofstream(path("broken/matplotlib/__init__.py")) << "raise ImportError('no matplotlib on this machine')\n";
+  const std::string env = "PYTHONPATH='" + path("broken") + "'";
+  const CliResult t = run("table ecc-1 --quick --out-dir " + path("t"), env);
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_TRUE(fs::exists(path("t/ecc-table1.json")));
+  EXPECT_FALSE(fs::exists(path("t/ecc-table1.t1-cpu.svg")));
+  EXPECT_NE(t.err.find("repix: figures skipped: no python3 here can import matplotlib"), std::string::npos) << t.err;
+  const CliResult p = run("plot " + path("t/ecc-table1.json"), env);
+  EXPECT_EQ(p.code, 1);
+  EXPECT_EQ(lines(p.err), 1) << p.err;
+  EXPECT_NE(p.err.find("cannot draw figures: no python3 here can import matplotlib"), std::string::npos) << p.err;
+  const CliResult r = run("run ecc --variant omp --input grf:48x32 --json " + path("c.json") + " --plot " +
+                          path("c.svg"), env);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_FALSE(fs::exists(path("c.json")));  // refused before the work: nothing written
+}
+
 }  // namespace
 }  // namespace repix
