@@ -45,17 +45,22 @@ std::vector<std::string> split_lines(const std::string& s) {
 
 }  // namespace
 
+std::vector<std::string> python_candidates() {
+  std::vector<std::string> found;
+  const char* path = std::getenv("PATH");
+  for (const std::string& dir : cli::split(path ? path : "", ':'))
+    if (::access((dir + "/python3").c_str(), X_OK) == 0) found.push_back(dir + "/python3");
+  if (::access("/usr/bin/python3", X_OK) == 0) found.push_back("/usr/bin/python3");
+  return found;
+}
+
 std::string find_python(std::string* why) {
   static std::string found, reason;
   static bool looked = false;
   if (!looked) {
     looked = true;
     export_pythonpath();
-    std::vector<std::string> candidates;
-    const char* path = std::getenv("PATH");
-    for (const std::string& dir : cli::split(path ? path : "", ':'))
-      if (::access((dir + "/python3").c_str(), X_OK) == 0) candidates.push_back(dir + "/python3");
-    if (::access("/usr/bin/python3", X_OK) == 0) candidates.push_back("/usr/bin/python3");
+    const std::vector<std::string> candidates = python_candidates();
     if (!fs::exists(package_dir() + "/repix_figures/__init__.py")) {
       reason = "the figures package is not at " + package_dir() + " (the sources this repix was built from)";
     } else if (candidates.empty()) {

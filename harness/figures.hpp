@@ -14,6 +14,8 @@
 
 namespace repix::figures {
 
+// Every python3 there is to run, in the order they are tried: those on PATH, then /usr/bin/python3.
+std::vector<std::string> python_candidates();
 // The python3 that can draw, or "" with *why saying what was tried and what is missing.
 std::string find_python(std::string* why);
 

@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "harness/env.hpp"
 #include "harness/family.hpp"
+#include "harness/figures.hpp"
 #include "harness/json_text.hpp"
 #include "harness/ncu.hpp"
 
@@ -36,12 +37,9 @@ std::string loop_bound_script() {
 }
 
 std::string find_python() {
-  const char* path = std::getenv("PATH");
-  for (const std::string& dir : cli::split(path ? path : "", ':')) {
-    const std::string p = dir + "/python3";
-    if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  throw Error("--items-per-iteration needs python3 on PATH");
+  const std::vector<std::string> found = figures::python_candidates();
+  if (found.empty()) throw Error("--items-per-iteration needs python3 (on PATH or at /usr/bin/python3)");
+  return found.front();
 }
 
 std::string decimal(double v) {

@@ -268,20 +268,15 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
       }
     }
     if (!output.empty()) ecc::write_csv(curve, output);
-    if (!json_out.empty()) {
-      nlohmann::json j = run_record(*v, opt);
-      j["input"] = input;
-      j["values"] = curve.values;
-      j["ecc"] = curve.ecc;
-      if (!timeline.is_null()) j["timeline"] = timeline;
-      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
-    }
+    // The run's record: its --json, and what its --plot is drawn from.
+    nlohmann::json record = run_record(*v, opt);
+    record["input"] = input;
+    record["values"] = curve.values;
+    record["ecc"] = curve.ecc;
+    if (!timeline.is_null()) record["timeline"] = timeline;
+    if (!json_out.empty()) write_file_atomic(json_out, json_text::dump(record, 1) + "\n");
     if (!plot.empty()) {
-      // Drawn from the run's own record in a scratch folder, then written with the other outputs.
-      nlohmann::json j = run_record(*v, opt);
-      j["input"] = input;
-      j["values"] = curve.values;
-      j["ecc"] = curve.ecc;
+      // Drawn in a scratch folder, then written with the other outputs.
       const std::filesystem::path scratch =
           std::filesystem::temp_directory_path() / ("repix-plot-" + std::to_string(::getpid()));
       std::filesystem::create_directories(scratch);
@@ -292,11 +287,11 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
           std::filesystem::remove_all(p, ec);
         }
       } remove{scratch};
-      const std::string record = (scratch / "record.json").string();
-      std::ofstream(record) << json_text::dump(j) << "\n";
+      const std::string record_path = (scratch / "record.json").string();
+      std::ofstream(record_path) << json_text::dump(record) << "\n";
       const std::string ext = std::filesystem::path(plot).extension().string();
       const std::string drawn = (scratch / ("curve" + ext)).string();
-      figures::draw_one(record, "curve", drawn);
+      figures::draw_one(record_path, "curve", drawn);
       std::ifstream in(drawn, std::ios::binary);
       std::stringstream bytes;
       bytes << in.rdbuf();
