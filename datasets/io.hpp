@@ -25,6 +25,14 @@ struct NpyHeader {
   std::int64_t data_offset = 0;  // bytes before the array data
 };
 NpyHeader read_npy_header(const std::string& path);
+// An array's element type and shape as repix reads them, from NumPy's spelling: `descr` is the
+// dtype string ('|u1', '<u2', '<f4': an .npy header's descr, an array's dtype.str), `dims` the
+// shape in NumPy's order. Errors name `subject` (a file as 'path', an argument by its name) and
+// say `kind` for the type ("dtype", ".npy dtype"): any other element type is a WrongType; no
+// dimension, more than 3, an empty or a too large array an Error. Shared by the .npy reader and
+// the Python module, so that both refuse the same arrays with the same words.
+DType array_dtype(const std::string& descr, const std::string& subject, const std::string& kind = "dtype");
+Shape array_shape(const std::vector<std::int64_t>& dims, const std::string& subject);
 HostImage read_npy(const std::string& path, bool pinned = false);
 void write_npy(const HostImage& img, const std::string& path);
 // int64 ('<i8') and int32 ('<i4') arrays, e.g. the edt site map, the max-tree parent image;

@@ -164,17 +164,35 @@ ParsedHeader parse_header(const std::string& path) {
   return out;
 }
 
-DType descr_dtype(const std::string& descr, const std::string& path) {
+}  // namespace
+
+DType array_dtype(const std::string& descr, const std::string& subject, const std::string& kind) {
   if (descr == "|u1" || descr == "<u1" || descr == "u1") return DType::u8;
   if (descr == "<u2") return DType::u16;
   if (descr == "<f4") return DType::f32;
   std::string hint = "convert with a.astype(np.float32) or a.astype(np.uint16)";
   if (!descr.empty() && descr[0] == '>') hint = "big-endian data: convert with a.astype(a.dtype.newbyteorder('<'))";
-  throw Error("unsupported .npy dtype '" + descr + "' in '" + path +
-              "' (repix reads '|u1' uint8, '<u2' uint16 and '<f4' float32; " + hint + ")");
+  throw WrongType("unsupported " + kind + " '" + descr + "' in " + subject +
+                  " (repix reads '|u1' uint8, '<u2' uint16 and '<f4' float32; " + hint + ")");
 }
 
-}  // namespace
+Shape array_shape(const std::vector<std::int64_t>& d, const std::string& subject) {
+  if (d.empty()) throw Error(subject + " holds a 0-d array (a scalar); repix reads 1-3 dimensional arrays");
+  if (d.size() > 3)
+    throw Error(subject + " holds a " + std::to_string(d.size()) + "-d array, shape " + tuple_str(d) +
+                "; repix reads 1-3 dimensional arrays");
+  for (auto v : d)
+    if (v == 0) throw Error(subject + " holds an empty array, shape " + tuple_str(d));
+  std::int64_t elems = 1;
+  for (auto v : d) {
+    if (v > (std::int64_t(1) << 48) / elems) throw Error(subject + " shape " + tuple_str(d) + " is too large");
+    elems *= v;
+  }
+  // numpy (nz, ny, nx) -> Shape{nx, ny, nz}: the last numpy axis is the fastest (x).
+  if (d.size() == 1) return Shape::d1(d[0]);
+  if (d.size() == 2) return Shape::d2(d[1], d[0]);
+  return Shape::d3(d[2], d[1], d[0]);
+}
 
 namespace {
 
@@ -261,28 +279,15 @@ namespace {
 NpyHeader read_header_of(const std::string& path) {
   const ParsedHeader ph = parse_header(path);
   NpyHeader out;
-  out.dtype = descr_dtype(ph.descr, path);
+  const std::string subject = "'" + path + "'";
+  out.dtype = array_dtype(ph.descr, subject, ".npy dtype");
   if (ph.fortran)
-    throw Error("'" + path + "' is stored in Fortran order; save it with np.save(path, np.ascontiguousarray(a))");
+    throw Error(subject + " is stored in Fortran order; save it with np.save(path, np.ascontiguousarray(a))");
   const auto& d = ph.dims;
-  if (d.empty()) throw Error("'" + path + "' holds a 0-d array (a scalar); repix reads 1-3 dimensional arrays");
-  if (d.size() > 3)
-    throw Error("'" + path + "' holds a " + std::to_string(d.size()) + "-d array, shape " + tuple_str(d) +
-                "; repix reads 1-3 dimensional arrays");
-  for (auto v : d)
-    if (v == 0) throw Error("'" + path + "' holds an empty array, shape " + tuple_str(d));
-  std::int64_t elems = 1;
-  for (auto v : d) {
-    if (v > (std::int64_t(1) << 48) / elems) throw Error("'" + path + "' shape " + tuple_str(d) + " is too large");
-    elems *= v;
-  }
-  // numpy (nz, ny, nx) -> Shape{nx, ny, nz}: the last numpy axis is the fastest (x).
-  if (d.size() == 1) out.shape = Shape::d1(d[0]);
-  else if (d.size() == 2) out.shape = Shape::d2(d[1], d[0]);
-  else out.shape = Shape::d3(d[2], d[1], d[0]);
+  out.shape = array_shape(d, subject);
   out.data_offset = ph.data_offset;
 
-  const std::int64_t need = elems * static_cast<std::int64_t>(dtype_size(out.dtype));
+  const std::int64_t need = out.shape.size() * static_cast<std::int64_t>(dtype_size(out.dtype));
   const std::int64_t have = detail::file_size(path) - ph.data_offset;
   if (have < need)
     throw Error("truncated .npy file '" + path + "': shape " + tuple_str(d) + " '" + ph.descr + "' needs " +

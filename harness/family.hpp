@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
+#include "core/image.hpp"
 #include "harness/args.hpp"
 #include "harness/bench.hpp"
 #include "harness/options.hpp"
@@ -27,6 +29,34 @@ struct Verdict {
   std::string text;
   nlohmann::json errors = nlohmann::json::object();
 };
+
+// An output of a run in memory (Family::run_in_memory): its name, its element type as NumPy
+// spells it ("<f4", "<i8", "|u1"), its shape in NumPy's order (slowest first) and its bytes, which
+// `owner` keeps alive (the Python module hands them to NumPy without a copy).
+struct Array {
+  std::string name;
+  std::string dtype;
+  std::vector<std::int64_t> shape;
+  const void* data = nullptr;
+  std::shared_ptr<const void> owner;
+};
+
+template <class T> constexpr const char* numpy_dtype();
+template <> constexpr const char* numpy_dtype<std::uint8_t>() { return "|u1"; }
+template <> constexpr const char* numpy_dtype<std::uint16_t>() { return "<u2"; }
+template <> constexpr const char* numpy_dtype<std::int32_t>() { return "<i4"; }
+template <> constexpr const char* numpy_dtype<std::int64_t>() { return "<i8"; }
+template <> constexpr const char* numpy_dtype<float>() { return "<f4"; }
+template <> constexpr const char* numpy_dtype<double>() { return "<f8"; }
+
+// A vector as an Array, moved (not copied) into the Array's keeping.
+template <class Vec>
+Array array_of(std::string name, Vec v, std::vector<std::int64_t> shape) {
+  auto held = std::make_shared<Vec>(std::move(v));
+  return {std::move(name), numpy_dtype<typename Vec::value_type>(), std::move(shape), held->data(), held};
+}
+// An image as an Array of its shape, moved into the Array's keeping.
+Array array_of(std::string name, HostImage img);
 
 class Family {
  public:
@@ -81,6 +111,17 @@ class Family {
   // ("error: ...", "no GPU", "absent: ...", "skipped: ...").
   virtual report::Result measure(Problem& p, const std::string& variant, const std::string& scope,
                                  const bench::Reps& reps, const cli::Args& options) const = 0;
+
+  // ---- `repix run` in memory: the Python module ----
+  // The run command on inputs already in memory (`inputs` in the family's input order), with its
+  // options as the command line names them ("variant" among them; absent: the command's default
+  // variant): the same checks, default variant and errors as `repix run <name>`, the outputs
+  // returned instead of written. Families the module does not reach yet throw.
+  virtual std::vector<Array> run_in_memory(std::vector<HostImage> inputs, const cli::Args& options) const {
+    (void)inputs;
+    (void)options;
+    throw Error(name() + " does not run in memory (from Python) yet; `repix run " + name() + "` runs it");
+  }
 };
 
 // Every family, in the order of the issues (families.cpp: one line each).

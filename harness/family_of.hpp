@@ -287,6 +287,17 @@ class FamilyOf : public Family {
   }
 
  protected:
+  // The options of a run in memory (run_in_memory), checked as `repix run`'s are (the same
+  // ranges and messages): the run's declared options and "variant", and `outputs`, the names of
+  // the family's optional outputs a caller may ask for (edt: "sites").
+  Options in_memory_options(const cli::Args& a, const std::vector<std::string>& outputs = {}) const {
+    std::vector<std::string> known = options::names(option_table(), options::kRun);
+    known.insert(known.end(), outputs.begin(), outputs.end());
+    known.push_back("variant");
+    a.only(known);
+    return options::parse(option_table(), a, options::kRun);
+  }
+
   // The head of a `repix run --json` record: the family, the variant and the options it ran with
   // (those the variant reads, defaults included, as a bench row records them).
   nlohmann::json run_record(const Variant& v, const Options& opt) const {

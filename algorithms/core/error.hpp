@@ -17,6 +17,12 @@ struct UnknownName : Error {
   using Error::Error;
 };
 
+// An input of an element type repix does not read (an int32 array, a float64 one): the command
+// line says it as any other error; the Python module raises TypeError for it.
+struct WrongType : Error {
+  using Error::Error;
+};
+
 // Raised when a CUDA call fails; out-of-memory gets its own type so callers can fall back
 // (for example to the streaming ECC variant) or report it as a clean message.
 struct CudaError : Error {

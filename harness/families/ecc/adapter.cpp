@@ -218,6 +218,32 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     return v.run(datasets::read_npy(path, pinned), opt);
   }
 
+  // The variant a run takes on an input of `dtype` and `shape`: --variant, else the fastest here
+  // (gpu-opt on a GPU, omp otherwise). An in-core GPU variant whose input exceeds the GPU's free
+  // memory hands over to the streaming variant.
+  const Variant& run_variant_for(const cli::Args& a, DType dtype, const Shape& shape) const {
+    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
+    if (v.gpu && !v.run_source && gpu_available() && !fits_on_gpu(dtype, shape)) {
+      std::fprintf(stderr, "repix run: input does not fit in GPU memory; using gpu-stream\n");
+      return find_variant("gpu-stream");
+    }
+    return v;
+  }
+
+  // The curve of one image in memory: its distinct values in the image's own element type, and
+  // the ECC at each (int64).
+  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+    const Options opt = in_memory_options(a);
+    const HostImage& img = in.at(0);
+    ecc::Curve curve = run_variant_for(a, img.dtype(), img.shape()).run(img, opt);
+    const std::int64_t n = static_cast<std::int64_t>(curve.values.size());
+    Array values = dispatch_dtype(img.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;  // integer images' values are whole numbers: exact
+      return array_of("values", std::vector<T>(curve.values.begin(), curve.values.end()), {n});
+    });
+    return {std::move(values), array_of("ecc", std::move(curve.ecc), {n})};
+  }
+
   std::vector<std::string> run_arguments() const override { return {"input", "output", "json", "plot"}; }
   std::vector<cli::OutputArg> run_outputs() const override {
     return {{"output", "", {".csv"}, "CSV (value,ecc)", false},
@@ -240,17 +266,11 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     std::string no_python;
     if (!plot.empty() && figures::find_python(&no_python).empty())  // said before the work, not after
       throw Error("--plot: " + no_python);
-    const Variant* v = &find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
     // A file or a dataset spec (`--input uniform:512x512:levels=4`), read as the other families
     // read theirs (datasets::spec_of). Streaming variants read the input as they go (never whole);
-    // the others load it. An in-core GPU variant asked for an input larger than the GPU's free
-    // memory hands over to the streaming variant.
+    // the others load it.
     const datasets::Spec spec = datasets::spec_of(input);
-    if (v->gpu && !v->run_source && gpu_available() &&
-        !fits_on_gpu(datasets::spec_dtype(spec), datasets::spec_shape(spec))) {
-      std::fprintf(stderr, "repix run: input does not fit in GPU memory; using gpu-stream\n");
-      v = &find_variant("gpu-stream");
-    }
+    const Variant* v = &run_variant_for(a, datasets::spec_dtype(spec), datasets::spec_shape(spec));
     const ecc::Curve curve = v->run_source ? v->run_source(*datasets::open_source(spec), opt)
                                            : v->run(datasets::generate(spec, v->gpu && gpu_available()), opt);
     nlohmann::json timeline;  // null unless --timeline and the variant recorded one

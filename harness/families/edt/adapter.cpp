@@ -120,6 +120,29 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
     return verdict(c, p.exact, p.exact ? "distances within 1e-6 relative" : "distances");
   }
 
+  // The variant a run takes: --variant, else an exact one, gpu-opt where a GPU exists, the exact
+  // CPU oracle otherwise.
+  const Variant& run_variant(const cli::Args& a) const {
+    return find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "seq-exact"));
+  }
+  Result checked_run(const Variant& v, const HostImage& img, const Options& opt) const {
+    edt::check_input(img);
+    return v.run(img, opt);
+  }
+
+  // One mask in memory: the distances (float32, the mask's shape), and where "sites" is asked
+  // for, the nearest sites (int64, the same shape).
+  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+    Options opt = in_memory_options(a, {"sites"});
+    opt.want_sites = a.has("sites");
+    const HostImage& img = in.at(0);
+    Result r = checked_run(run_variant(a), img, opt);
+    std::vector<Array> out;
+    out.push_back(array_of("distances", std::move(r.distance)));
+    if (opt.want_sites) out.push_back(array_of("sites", std::move(r.sites), out[0].shape));
+    return out;
+  }
+
   std::vector<std::string> run_arguments() const override { return {"input", "output", "sites", "json"}; }
   std::vector<cli::OutputArg> run_outputs() const override {
     return {{"output", "", {".npy"}, "float32 .npy", true}, {"sites", "", {".npy"}, "int64 .npy", true},
@@ -137,12 +160,10 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
     const std::string output = a.get("output"), sites_out = a.get("sites"), json_out = a.get("json");
     if (output.empty() && sites_out.empty() && json_out.empty())
       throw cli::UsageError("run edt needs --output, --sites and/or --json");
-    // The default is exact: gpu-opt where a GPU exists, the exact CPU oracle otherwise.
-    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "seq-exact"));
+    const Variant& v = run_variant(a);
     opt.want_sites = !sites_out.empty() || (!json_out.empty() && !v.exact);
     const HostImage img = datasets::load(input, v.gpu && gpu_available());
-    edt::check_input(img);
-    const Result r = v.run(img, opt);
+    const Result r = checked_run(v, img, opt);
     if (!output.empty()) datasets::write_npy(r.distance, output);
     if (!sites_out.empty()) datasets::write_npy_int64(r.sites.data(), img.shape(), sites_out);
     if (!json_out.empty()) {

@@ -1,0 +1,160 @@
+// repix._native: the families' run commands in memory (family::Family::run_in_memory), for the
+// functions of repix/__init__.py. Generic over the families: an input is checked by the same code
+// as an .npy file's (datasets::array_dtype, array_shape), then read in place; the options go
+// through the family's own option table, as a command line's do; the outputs come back as NumPy
+// arrays over the family's own buffers (no copy). The GIL is released while a family computes.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/gpu.hpp"
+#include "datasets/io.hpp"
+#include "harness/args.hpp"
+#include "harness/env.hpp"
+#include "harness/family.hpp"
+
+namespace nb = nanobind;
+
+namespace {
+
+using repix::DType;
+using repix::HostImage;
+using repix::Shape;
+
+// Hands a HostImage the caller's array as its storage: the variants read the NumPy array in place.
+class Borrowed final : public repix::HostMemorySource {
+ public:
+  Borrowed(const void* data, std::size_t bytes) : data_(const_cast<void*>(data)), bytes_(bytes) {}
+  void* allocate(std::size_t bytes) override { return bytes == bytes_ ? data_ : nullptr; }
+  bool release(void* p, std::size_t) noexcept override { return p == data_; }
+
+ private:
+  void* data_;
+  std::size_t bytes_;
+};
+
+using InputArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+
+// The inputs of one call: the arrays read in place, kept alive (and their lenders) until the
+// family is done with them.
+struct Inputs {
+  std::vector<InputArray> arrays;
+  std::deque<Borrowed> lenders;
+  std::vector<HostImage> images;
+};
+
+// `given` (anything numpy.asarray takes) as input `name`: refused as an .npy file of its type and
+// shape would be, then made C-contiguous and aligned (a copy only where it is not) and borrowed.
+void add_input(Inputs& in, const std::string& name, nb::handle given) {
+  const nb::module_ np = nb::module_::import_("numpy");
+  nb::object a = np.attr("asarray")(given);
+  const DType dtype = repix::datasets::array_dtype(nb::cast<std::string>(a.attr("dtype").attr("str")), name);
+  const Shape shape = repix::datasets::array_shape(nb::cast<std::vector<std::int64_t>>(a.attr("shape")), name);
+  a = np.attr("require")(a, nb::arg("requirements") = "CA");
+  const InputArray& array = in.arrays.emplace_back(nb::cast<InputArray>(a));
+  const std::size_t bytes = static_cast<std::size_t>(shape.size()) * repix::dtype_size(dtype);
+  Borrowed& lender = in.lenders.emplace_back(array.data(), bytes);
+  const HostImage& img = in.images.emplace_back(dtype, shape, lender);
+  if (img.raw() != array.data()) throw repix::Error("internal: input " + name + " was not read in place");
+}
+
+nb::dlpack::dtype dlpack_of(const std::string& descr) {
+  if (descr == "|u1") return nb::dtype<std::uint8_t>();
+  if (descr == "<u2") return nb::dtype<std::uint16_t>();
+  if (descr == "<i4") return nb::dtype<std::int32_t>();
+  if (descr == "<i8") return nb::dtype<std::int64_t>();
+  if (descr == "<f4") return nb::dtype<float>();
+  if (descr == "<f8") return nb::dtype<double>();
+  throw repix::Error("internal: output type " + descr + " has no NumPy counterpart here");
+}
+
+// An output as a NumPy array over the family's buffer, which the array keeps alive.
+nb::object to_numpy(const repix::family::Array& a) {
+  auto* keep = new std::shared_ptr<const void>(a.owner);
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<const void>*>(p); });
+  std::vector<std::size_t> shape(a.shape.begin(), a.shape.end());
+  nb::ndarray<nb::numpy> array(const_cast<void*>(a.data), shape.size(), shape.data(), owner, nullptr,
+                               dlpack_of(a.dtype));
+  return nb::cast(array);
+}
+
+// `repix run <family>` in memory: `inputs` (name, array) in the family's input order, `options`
+// as the command line names them, values as text. Returns the outputs in the family's order.
+nb::list run(const std::string& family, const std::vector<std::pair<std::string, nb::object>>& inputs,
+             const std::map<std::string, std::string>& options) {
+  const repix::family::Family& f = repix::family::find(family);
+  Inputs in;
+  for (const auto& [name, array] : inputs) add_input(in, name, array);
+  repix::cli::Args args;
+  for (const auto& [k, v] : options) args.options.emplace(k, v);
+  std::vector<repix::family::Array> out;
+  {
+    nb::gil_scoped_release computing;
+    out = f.run_in_memory(std::move(in.images), args);
+  }
+  nb::list result;
+  for (const auto& a : out) result.append(to_numpy(a));
+  return result;
+}
+
+std::vector<std::string> families() {
+  std::vector<std::string> out;
+  for (const auto& f : repix::family::all()) out.push_back(f->name());
+  return out;
+}
+
+// The variants of `family` this machine can run (GPU variants only where a GPU is usable).
+std::vector<std::string> variants(const std::string& family) {
+  std::vector<std::string> out;
+  const bool gpu = repix::gpu_available();
+  for (const auto& v : repix::family::find(family).variants())
+    if (!v.gpu || gpu) out.push_back(v.id);
+  return out;
+}
+
+// repix's errors as Python's: a wrong element type is a TypeError, a bad value (an input, an
+// option, a name) a ValueError, memory that does not fit a MemoryError, a failing CUDA call a
+// RuntimeError. The message is the command line's.
+void translate(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const repix::WrongType& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const repix::CudaOutOfMemory& e) {
+    PyErr_SetString(PyExc_MemoryError, e.what());
+  } catch (const repix::CudaError& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (const repix::Error& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const repix::cli::UsageError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::bad_alloc& e) {
+    PyErr_SetString(PyExc_MemoryError, repix::message_of(e).c_str());
+  }
+}
+
+}  // namespace
+
+NB_MODULE(_native, m) {
+  m.doc() = "repix's families in memory; use the functions of the repix package";
+  nb::register_exception_translator(translate);
+  m.def("tool_info", [] { return repix::env::tool_info().dump(); },
+        "The version and commit as repix's reports record them (JSON text).");
+  m.def("families", &families, "Every family, in repix's order.");
+  m.def("variants", &variants, nb::arg("family"), "The variants of a family this machine can run.");
+  m.def("gpu_available", &repix::gpu_available, "Whether a CUDA GPU is usable here.");
+  m.def("run", &run, nb::arg("family"), nb::arg("inputs"), nb::arg("options"),
+        "A family's run command in memory: [(name, array)] in, the outputs as NumPy arrays.");
+}
