@@ -3,11 +3,18 @@
 
 namespace repix::family {
 
+std::vector<std::int64_t> numpy_shape(const Shape& s) {
+  return s.ndim == 1   ? std::vector<std::int64_t>{s.nx}
+         : s.ndim == 2 ? std::vector<std::int64_t>{s.ny, s.nx}
+                       : std::vector<std::int64_t>{s.nz, s.ny, s.nx};
+}
+
 Array array_of(std::string name, HostImage img) {
-  const Shape& s = img.shape();
-  std::vector<std::int64_t> dims = s.ndim == 1 ? std::vector<std::int64_t>{s.nx}
-                                   : s.ndim == 2 ? std::vector<std::int64_t>{s.ny, s.nx}
-                                                 : std::vector<std::int64_t>{s.nz, s.ny, s.nx};
+  std::vector<std::int64_t> dims = numpy_shape(img.shape());
+  return array_of(std::move(name), std::move(img), std::move(dims));
+}
+
+Array array_of(std::string name, HostImage img, std::vector<std::int64_t> dims) {
   const char* dtype = dispatch_dtype(img.dtype(), [](auto tag) { return numpy_dtype<typename decltype(tag)::type>(); });
   auto held = std::make_shared<HostImage>(std::move(img));
   return {std::move(name), dtype, std::move(dims), held->raw(), held};

@@ -49,6 +49,8 @@ template <> constexpr const char* numpy_dtype<std::int64_t>() { return "<i8"; }
 template <> constexpr const char* numpy_dtype<float>() { return "<f4"; }
 template <> constexpr const char* numpy_dtype<double>() { return "<f8"; }
 
+// A shape in NumPy's order (slowest first).
+std::vector<std::int64_t> numpy_shape(const Shape& s);
 // A vector as an Array, moved (not copied) into the Array's keeping.
 template <class Vec>
 Array array_of(std::string name, Vec v, std::vector<std::int64_t> shape) {
@@ -57,6 +59,8 @@ Array array_of(std::string name, Vec v, std::vector<std::int64_t> shape) {
 }
 // An image as an Array of its shape, moved into the Array's keeping.
 Array array_of(std::string name, HostImage img);
+// The same, seen as `dims` (NumPy's order; as many elements as the image).
+Array array_of(std::string name, HostImage img, std::vector<std::int64_t> dims);
 
 class Family {
  public:

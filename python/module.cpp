@@ -10,6 +10,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -109,6 +110,31 @@ nb::list run(const std::string& family, const std::vector<std::pair<std::string,
   return result;
 }
 
+// The C++ side of the module's overhead benchmark: the same in-memory run as `run`, `reps` times
+// back to back in C++ alone (the arrays checked and borrowed once, as a C++ caller holding
+// HostImages would; the outputs dropped): the seconds of each call. What `run` takes beyond this
+// is what the Python call adds.
+std::vector<double> time_run(const std::string& family, const std::vector<std::pair<std::string, nb::object>>& inputs,
+                             const std::map<std::string, std::string>& options, int reps) {
+  const repix::family::Family& f = repix::family::find(family);
+  Inputs in;
+  for (const auto& [name, array] : inputs) add_input(in, name, array);
+  repix::cli::Args args;
+  for (const auto& [k, v] : options) args.options.emplace(k, v);
+  std::vector<double> seconds;
+  nb::gil_scoped_release computing;
+  for (int r = 0; r < reps; ++r) {
+    std::vector<HostImage> images;
+    for (std::size_t i = 0; i < in.images.size(); ++i)
+      images.emplace_back(in.images[i].dtype(), in.images[i].shape(), in.lenders[i]);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<repix::family::Array> out = f.run_in_memory(std::move(images), args);
+    out.clear();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return seconds;
+}
+
 std::vector<std::string> families() {
   std::vector<std::string> out;
   for (const auto& f : repix::family::all()) out.push_back(f->name());
@@ -155,6 +181,8 @@ NB_MODULE(_native, m) {
   m.def("families", &families, "Every family, in repix's order.");
   m.def("variants", &variants, nb::arg("family"), "The variants of a family this machine can run.");
   m.def("gpu_available", &repix::gpu_available, "Whether a CUDA GPU is usable here.");
+  m.def("time_run", &time_run, nb::arg("family"), nb::arg("inputs"), nb::arg("options"), nb::arg("reps"),
+        "The same run `reps` times in C++ alone: the seconds of each (the overhead benchmark's baseline).");
   m.def("run", &run, nb::arg("family"), nb::arg("inputs"), nb::arg("options"),
         "A family's run command in memory: [(name, array)] in, the outputs as NumPy arrays.");
 }

@@ -12,7 +12,10 @@ import json as _json
 
 from . import _native
 
-__all__ = ["__version__", "tool_info", "families", "variants", "ecc", "edt"]
+__all__ = [
+    "__version__", "tool_info", "families", "variants", "ecc", "reconstruct", "edt", "ranklet", "auto_mi", "ami",
+    "maxtree", "area_opening",
+]
 
 
 def tool_info():
@@ -57,19 +60,43 @@ def _text(name, value):
     return value
 
 
+def _int_text(name, value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    return str(value)
+
+
 def _options(variant, **given):
     # The command line's option names and text values: the family's own option table checks them
-    # (ranges, messages). None means the command line's default.
+    # (ranges, messages). None means the command line's default; a _Flag is a flag (--clip); a
+    # tuple or list of ints is the command line's comma list (--windows 4,8); a bool given for an
+    # int is a TypeError (True is an int to Python, not to repix).
     out = {}
     if variant is not None:
         out["variant"] = _text("variant", variant)
     for name, value in given.items():
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-        out[name] = str(value)
+        if isinstance(value, _Flag):
+            out[name] = "true" if value.on else "false"
+        elif isinstance(value, (tuple, list)):
+            if not value:
+                raise ValueError(f"{name} must name at least one value")
+            out[name] = ",".join(_int_text(name, v) for v in value)
+        else:
+            out[name] = _int_text(name, value)
     return out
+
+
+class _Flag:
+    def __init__(self, on):
+        self.on = on
+
+
+def _flag(name, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return _Flag(value)
 
 
 def ecc(image, *, variant=None, threads=None):
@@ -81,6 +108,18 @@ def ecc(image, *, variant=None, threads=None):
     """
     values, curve = _native.run("ecc", [("image", image)], _options(variant, threads=threads))
     return values, curve
+
+
+def reconstruct(marker, mask, *, connectivity=8, clip=False, variant=None):
+    """Grayscale reconstruction by dilation of `marker` under `mask` (2D, the same shape and type:
+    uint8, uint16 or float32, finite).
+
+    Returns an array like mask. A marker above the mask is refused (ValueError) unless clip=True,
+    which lowers it to the mask first. `connectivity`: 4 or 8. `variant`: one of
+    variants("reconstruct"); None, the fastest here.
+    """
+    options = _options(variant, connectivity=connectivity, clip=_flag("clip", clip))
+    return _native.run("reconstruct", [("marker", marker), ("mask", mask)], options)[0]
 
 
 def edt(mask, *, return_sites=False, variant=None):
@@ -95,3 +134,56 @@ def edt(mask, *, return_sites=False, variant=None):
         options["sites"] = ""
     out = _native.run("edt", [("mask", mask)], options)
     return (out[0], out[1]) if return_sites else out[0]
+
+
+def ranklet(image, *, windows=(4, 8, 16, 32), variant=None):
+    """The ranklet transform of a 2D uint8 image for each window size r (powers of two from 2 to
+    32, each once, in output order).
+
+    Returns float32 (len(windows), 3, H, W): for each window the horizontal, vertical and diagonal
+    ranklet of every pixel. `variant`: one of variants("ranklet"); None, the fastest here.
+    """
+    return _native.run("ranklet", [("image", image)], _options(variant, windows=windows))[0]
+
+
+def auto_mi(labels, *, variant=None):
+    """The auto-mutual information of a 2D uint8 label image over every lag.
+
+    Returns float64 (2,): horizontal, vertical. `variant`: one of variants("auto-mi"); None, the
+    fastest here.
+    """
+    return _native.run("auto-mi", [("labels", labels)], _options(variant))[0]
+
+
+def ami(image, *, windows=(4, 8, 16, 32), variant=None):
+    """The ranklet + auto-mutual-information texture descriptor of a 2D uint8 image (`windows` as
+    ranklet's).
+
+    Returns float64 (len(windows), 3, 2): [window, orientation H/V/D, direction
+    horizontal/vertical], the order of `repix run ami`'s CSV. `variant`: one of variants("ami");
+    None, the fastest here.
+    """
+    return _native.run("ami", [("image", image)], _options(variant, windows=windows))[0]
+
+
+def maxtree(image, *, connectivity=4, variant=None):
+    """The max-tree of a 2D uint8 or uint16 image as its parent image.
+
+    Returns int32 (int64 from 2^31 pixels), the image's shape, in normal form: a node's canonical
+    pixel is the smallest linear index among its pixels of its level; every other pixel points to
+    its node's canonical pixel, a canonical pixel to its parent node's, the root's to itself. `connectivity`: 4 or 8. `variant`: one of variants("maxtree"); None, the fastest here.
+    """
+    return _native.run("maxtree", [("image", image)], _options(variant, connectivity=connectivity))[0]
+
+
+def area_opening(image, area, *, connectivity=4, variant=None):
+    """The area opening of a 2D uint8 or uint16 image: each pixel takes the level of the deepest
+    node on its path to the root whose area is at least `area` pixels (>= 1); the root is always
+    kept, so nothing falls below min(image) (scikit-image's area_opening gives zeros where the whole
+    image is smaller than `area`).
+
+    Returns an array like image. `connectivity`: 4 or 8. `variant`: one of
+    variants("area-opening"); None, the fastest here.
+    """
+    options = _options(variant, area=area, connectivity=connectivity)
+    return _native.run("area-opening", [("image", image)], options)[0]

@@ -46,3 +46,30 @@ def edt(mask):
     points = np.indices(m.shape).reshape(m.ndim, -1).T
     d2 = ((points[:, None, :] - zeros[None, :, :]) ** 2).sum(axis=2).min(axis=1)
     return np.sqrt(d2).reshape(m.shape)
+
+
+def ranklet(image, windows):
+    """The ranklet planes by their definition (ranklet.hpp): for each window r (h = r / 2) the
+    window of pixel (y, x) is rows y-h+1 .. y+h, columns x-h+1 .. x+h, padded with 255; for each
+    orientation (H: left vs right half, V: top vs bottom, D: TL+BR vs TR+BL) the Mann-Whitney U of
+    the T half over the C half, over N^2/4. Returns float32 (len(windows), 3, H, W)."""
+    f = np.asarray(image).astype(np.int32)
+    out = np.empty((len(windows), 3) + f.shape, np.float32)
+    for w, r in enumerate(windows):
+        h = r // 2
+        padded = np.pad(f, ((h - 1, h), (h - 1, h)), constant_values=255)
+        win = np.lib.stride_tricks.sliding_window_view(padded, (r, r))  # (H, W, r, r)
+        tl, tr = win[..., :h, :h], win[..., :h, h:]
+        bl, br = win[..., h:, :h], win[..., h:, h:]
+        flat = lambda *qs: np.concatenate([q.reshape(f.shape + (-1,)) for q in qs], axis=-1)
+        for o, (t, c) in enumerate([(flat(tl, bl), flat(tr, br)), (flat(tl, tr), flat(bl, br)),
+                                    (flat(tl, br), flat(tr, bl))]):
+            diff = t[..., :, None] - c[..., None, :]
+            u = (diff > 0).sum(axis=(-2, -1)) + 0.5 * (diff == 0).sum(axis=(-2, -1))
+            out[w, o] = u / (r * r * r * r / 4)
+    return out
+
+
+def quantise(planes):
+    """Thesis Eq. 2.2 with q = 256: level min(256, floor(256 R) + 1)."""
+    return np.minimum(256, np.floor(256 * planes.astype(np.float64)).astype(np.int64) + 1)

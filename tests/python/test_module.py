@@ -47,3 +47,19 @@ def test_unknown_family_is_a_value_error():
         repix.variants("nope")
     with pytest.raises(TypeError):
         repix.variants(3)
+
+
+def test_calls_from_several_threads_agree():
+    # The GIL is released while a family computes: several threads run the same calls at once and
+    # each gets what a call alone gets.
+    from concurrent.futures import ThreadPoolExecutor
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    images = [rng.integers(0, 50, (40, 37), dtype=np.uint8) for _ in range(8)]
+    alone = [(repix.ecc(i)[1], repix.maxtree(i), repix.edt(i)) for i in images]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda i: (repix.ecc(i)[1], repix.maxtree(i), repix.edt(i)), images * 3))
+    for k, got in enumerate(together):
+        for a, b in zip(got, alone[k % len(images)]):
+            np.testing.assert_array_equal(a, b)

@@ -131,11 +131,29 @@ class AmiFamily final : public FamilyOf<ami::Variant> {
   std::string run_summary() const override {
     return "the ranklet + AMI descriptor of a uint8 2-D image (6 features per window) as window,orientation,direction,ami CSV";
   }
+  // The variant a run takes: --variant, else gpu-opt where a GPU exists, omp-hist otherwise.
+  const Variant& run_variant(const cli::Args& a) const {
+    return find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp-hist"));
+  }
+
+  // One image in memory: the descriptor, float64 (window, orientation H/V/D, direction
+  // horizontal/vertical), the CSV's order.
+  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+    const Options opt = in_memory_options(a);
+    const HostImage& img = in.at(0);
+    ami::check_input(img, opt);
+    Result r = run_variant(a).run(img, opt);
+    const std::int64_t windows = static_cast<std::int64_t>(r.windows.size());
+    std::vector<Array> out;
+    out.push_back(array_of("features", std::move(r.features), {windows, 3, 2}));
+    return out;
+  }
+
   int run_command(const cli::Args& a, const Options& opt) const override {
     const std::string input = a.need("input");
     const std::string output = a.get("output"), json_out = a.get("json");
     if (output.empty() && json_out.empty()) throw cli::UsageError("run ami needs --output and/or --json");
-    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp-hist"));
+    const Variant& v = run_variant(a);
     const HostImage img = datasets::load(input, v.gpu && gpu_available());
     ami::check_input(img, opt);  // before any work: one clear line, nothing written
     const auto t0 = std::chrono::steady_clock::now();

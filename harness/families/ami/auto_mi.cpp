@@ -194,12 +194,28 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
   std::string run_summary() const override {
     return "auto-mutual-information of a label image (uint8, or uint16 0..256) as direction,ami CSV";
   }
+  // The variant a run takes: --variant, else gpu-opt where a GPU exists, omp otherwise.
+  const Variant& run_variant(const cli::Args& a) const {
+    return find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
+  }
+
+  // One label image in memory: the auto-mutual information, float64 (horizontal, vertical).
+  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+    const Options opt = in_memory_options(a);
+    const HostImage& labels = in.at(0);
+    am::check_labels(labels);
+    const am::Features f = run_variant(a).run(labels, opt);
+    std::vector<Array> out;
+    out.push_back(array_of("auto_mi", std::vector<double>{f.horizontal, f.vertical}, {2}));
+    return out;
+  }
+
   int run_command(const cli::Args& a, const Options& opt) const override {
     const std::string input = a.need("input");
     const std::string output = a.get("output");
     const std::string json_out = a.get("json");
     if (output.empty() && json_out.empty()) throw cli::UsageError("run needs --output and/or --json");
-    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
+    const Variant& v = run_variant(a);
     const HostImage labels = datasets::load(input, v.gpu && gpu_available());
     am::check_labels(labels);  // before any work: one clear line, nothing written
     const am::Features f = v.run(labels, opt);

@@ -127,11 +127,29 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
   std::string run_summary() const override {
     return "float32 ranklet coefficients, shape (windows, 3, H, W), orientations H, V, D (uint8 2-D input)";
   }
+  // The variant a run takes: --variant, else gpu-opt where a GPU exists, seq-hist otherwise.
+  const Variant& run_variant(const cli::Args& a) const {
+    return find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "seq-hist"));
+  }
+
+  // One image in memory: the ranklet planes, float32 (windows, orientation H/V/D, rows, columns).
+  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+    const Options opt = in_memory_options(a);
+    const HostImage& img = in.at(0);
+    rk::check_input(img);
+    Result r = run_variant(a).run(img, opt);
+    const Shape& s = r.ranklet.shape();
+    std::vector<std::int64_t> dims{static_cast<std::int64_t>(r.windows.size()), rk::kOrientations, s.ny, s.nx};
+    std::vector<Array> out;
+    out.push_back(array_of("ranklet", std::move(r.ranklet), std::move(dims)));
+    return out;
+  }
+
   int run_command(const cli::Args& a, const Options& opt) const override {
     const std::string input = a.need("input");
     const std::string output = a.get("output"), json_out = a.get("json");
     if (output.empty() && json_out.empty()) throw cli::UsageError("run ranklet needs --output and/or --json");
-    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "seq-hist"));
+    const Variant& v = run_variant(a);
     const HostImage img = datasets::load(input, v.gpu && gpu_available());
     rk::check_input(img);
     const auto t0 = std::chrono::steady_clock::now();

@@ -94,11 +94,22 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
   std::string run_summary() const override {
     return "area opening of a 2-D uint8/uint16 image (same dtype; the root is always kept: never below min)";
   }
+  // One image and --area in memory: the opened image, of the image's type and shape.
+  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+    if (!a.has("area")) throw cli::UsageError("run area-opening needs --area A");
+    const Options opt = in_memory_options(a);
+    const HostImage& img = in.at(0);
+    maxtree::check_input(img, opt);
+    Result r = run_variant(a).run(img, opt);
+    std::vector<Array> out;
+    out.push_back(array_of("opened", std::move(r.image)));
+    return out;
+  }
+
   int run_command(const cli::Args& a, const Options& opt) const override {
     if (!a.has("area")) throw cli::UsageError("run area-opening needs --area A");
     const std::string input = a.need("input"), output = a.get("output"), json_out = a.get("json");
-    // No --variant: the fastest exact one the machine runs (gpu-opt with a GPU, omp without).
-    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
+    const Variant& v = run_variant(a);
     const HostImage img = load_checked(input, opt);
     const Result r = v.run(img, opt);
     if (!output.empty()) datasets::write_npy(r.image, output);

@@ -135,6 +135,11 @@ class Base : public FamilyOf<V> {
   nlohmann::json peer_params(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
   nlohmann::json peer_extra(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
 
+  // The variant a run takes: --variant, else the fastest exact one the machine runs (gpu-opt with a
+  // GPU, omp without).
+  const Variant& run_variant(const cli::Args& a) const {
+    return this->find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
+  }
   // The run command's input: any file or dataset spec, checked before any work.
   static HostImage load_checked(const std::string& input, const Options& opt) {
     HostImage img = datasets::load(input);

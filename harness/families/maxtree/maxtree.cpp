@@ -74,11 +74,24 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
   std::string run_summary() const override {
     return "max-tree parent image in normal form (int32; int64 from 2^31 pixels) of a 2-D uint8/uint16 image";
   }
+  // One image in memory: the parent image in normal form, int32 (int64 from 2^31 pixels), the
+  // image's shape.
+  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+    const Options opt = in_memory_options(a);
+    const HostImage& img = in.at(0);
+    maxtree::check_input(img, opt);
+    Result r = run_variant(a).run(img, opt);
+    const std::vector<std::int64_t> shape = numpy_shape(img.shape());
+    std::vector<Array> out;
+    if (r.parent.wide) out.push_back(array_of("parent", std::move(r.parent.wide_), shape));
+    else out.push_back(array_of("parent", std::move(r.parent.narrow), shape));
+    return out;
+  }
+
   int run_command(const cli::Args& a, const Options& opt) const override {
     const std::string input = a.need("input"), output = a.get("output"), json_out = a.get("json");
     if (output.empty() && json_out.empty()) throw cli::UsageError("run maxtree needs --output and/or --json");
-    // No --variant: the fastest exact one the machine runs (gpu-opt with a GPU, omp without).
-    const Variant& v = find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
+    const Variant& v = run_variant(a);
     const HostImage img = load_checked(input, opt);
     const Result r = v.run(img, opt);
     if (!output.empty()) {

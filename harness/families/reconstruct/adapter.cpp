@@ -175,7 +175,8 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
   std::string run_summary() const override {
     return "grayscale reconstruction by dilation (marker/mask: files or dataset specs)";
   }
-  int run_command(const cli::Args& a, const Options& opt) const override {
+  // The variant a run takes: --variant, else gpu-opt where a GPU exists, omp-tiled otherwise.
+  const Variant& run_variant(const cli::Args& a) const {
     std::string id = a.get("variant");
     if (id.empty()) {
       id = gpu_available() ? "gpu-opt" : "omp-tiled";
@@ -183,7 +184,21 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
       for (const auto& v : registry()) known = known || v.id == id;
       if (!known) id = "omp-tiled";
     }
-    const Variant& v = find_variant(id);
+    return find_variant(id);
+  }
+
+  // Marker and mask in memory: the reconstruction, an image of the mask's type and shape (the
+  // variant checks them against each other and the options, as a run from files does).
+  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+    const Options opt = in_memory_options(a);
+    Result r = run_variant(a).run(in.at(0), in.at(1), opt);
+    std::vector<Array> out;
+    out.push_back(array_of("reconstruction", std::move(r.image)));
+    return out;
+  }
+
+  int run_command(const cli::Args& a, const Options& opt) const override {
+    const Variant& v = run_variant(a);
     const std::string marker_in = a.need("marker"), mask_in = a.need("mask");
     const std::string output = a.get("output"), json_out = a.get("json");
     if (output.empty() && json_out.empty()) throw cli::UsageError("run needs --output and/or --json");

@@ -1,0 +1,204 @@
+"""The Python module's benchmark: what a Python call adds to the same run in C++, and each
+function against its best Python peer on this machine.
+
+usage: python3 overhead_and_peers.py --out REPORT.json [--reps N] [--quick]
+
+Overhead: for each function on a tiny (16x16) and a 1 Mpx (1024x1024) input, the median of
+--reps warm calls through `repix.<function>` (time.perf_counter around each call) against the
+median of the same run called --reps times from C++ alone (`repix._native.time_run`: the arrays
+borrowed once, no Python between calls). added = Python's median - C++'s median.
+
+Peers: each function and the peer that computes the same thing (scikit-image, SciPy, CuPy,
+scikit-learn), on the same input, outputs compared before timing; a peer not installed here is
+listed with that reason, never as a number. Medians of warm calls (CuPy: synchronised after each).
+
+Writes one JSON report (the machine, repix's version, every sample) and prints a Markdown table.
+"""
+
+import argparse
+import importlib
+import json
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import repix
+from repix import _native
+
+FAMILY = {"ecc": "ecc", "reconstruct": "reconstruct", "edt": "edt", "ranklet": "ranklet", "auto_mi": "auto-mi",
+          "ami": "ami", "maxtree": "maxtree", "area_opening": "area-opening"}
+
+
+def inputs(side):
+    rng = np.random.default_rng(7)
+    image = rng.integers(0, 256, (side, side), dtype=np.uint8)
+    mask = image
+    marker = (image * (rng.random(image.shape) < 0.01)).astype(np.uint8)
+    binary = (rng.random((side, side)) > 0.01).astype(np.uint8)
+    labels = rng.integers(0, 16, (side, side), dtype=np.uint8)
+    return {
+        "ecc": ([("image", image)], {}, lambda v: repix.ecc(image, variant=v)),
+        "reconstruct": ([("marker", marker), ("mask", mask)], {}, lambda v: repix.reconstruct(marker, mask, variant=v)),
+        "edt": ([("mask", binary)], {}, lambda v: repix.edt(binary, variant=v)),
+        "ranklet": ([("image", image)], {}, lambda v: repix.ranklet(image, variant=v)),
+        "auto_mi": ([("labels", labels)], {}, lambda v: repix.auto_mi(labels, variant=v)),
+        "ami": ([("image", image)], {}, lambda v: repix.ami(image, variant=v)),
+        "maxtree": ([("image", image)], {}, lambda v: repix.maxtree(image, variant=v)),
+        "area_opening": ([("image", image)], {"area": "100"}, lambda v: repix.area_opening(image, 100, variant=v)),
+    }
+
+
+def timed(call, reps, sync=None):
+    call()  # warm: the context, the caches
+    samples = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        call()
+        if sync:
+            sync()
+        samples.append(time.perf_counter() - t0)
+    return samples
+
+
+def overhead(reps, sides):
+    rows = []
+    for side in sides:
+        for name, (ins, opts, call) in inputs(side).items():
+            py = timed(lambda: call(None), reps)  # the default variant, the fastest here
+            _native.time_run(FAMILY[name], ins, opts, 1)  # warm
+            cpp = _native.time_run(FAMILY[name], ins, opts, reps)
+            rows.append({"function": name, "input": f"{side}x{side}", "python_s": py, "cpp_s": cpp,
+                         "python_median_s": statistics.median(py), "cpp_median_s": statistics.median(cpp),
+                         "added_us": 1e6 * (statistics.median(py) - statistics.median(cpp))})
+    return rows
+
+
+def nodes(image, parent):
+    """A parent image's node count (its canonical pixels): the same tree has the same count in any
+    canonical form (the exact normal form is the tests' business)."""
+    f, p = image.ravel(), parent.ravel()
+    return int(((p == np.arange(f.size)) | (f[p] != f)).sum())
+
+
+def have(module):
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        return str(e)
+
+
+def peers(reps, side, auto_mi_side):
+    rng = np.random.default_rng(7)
+    image = rng.integers(0, 256, (side, side), dtype=np.uint8)
+    marker = (image * (rng.random(image.shape) < 0.01)).astype(np.uint8)
+    binary = (rng.random((side, side)) > 0.01).astype(np.uint8)
+    labels = rng.integers(0, 16, (auto_mi_side, auto_mi_side), dtype=np.uint8)
+    skm = have("skimage.morphology")
+    ndi = have("scipy.ndimage")
+    cp = have("cupy")
+    metrics = have("sklearn.metrics")
+    rows = []
+
+    def row(function, peer, input_name, ours, theirs, same, sync=None, why=None):
+        r = {"function": function, "peer": peer, "input": input_name}
+        if why:
+            r["skipped"] = why
+            rows.append(r)
+            return
+        r["verified"] = bool(same())
+        r["ours_s"] = timed(ours, reps)
+        r["peer_s"] = timed(theirs, max(3, reps // 10), sync)
+        r["ours_median_s"] = statistics.median(r["ours_s"])
+        r["peer_median_s"] = statistics.median(r["peer_s"])
+        r["speedup"] = r["peer_median_s"] / r["ours_median_s"]
+        rows.append(r)
+
+    n = f"{side}x{side}"
+    fp = np.ones((3, 3), bool)
+    if isinstance(skm, str):
+        for f in ("reconstruct", "maxtree", "area_opening"):
+            row(f, "scikit-image", n, None, None, None, why=skm)
+    else:
+        row("reconstruct", "skimage.morphology.reconstruction", n, lambda: repix.reconstruct(marker, image),
+            lambda: skm.reconstruction(marker, image, footprint=fp),
+            lambda: np.array_equal(repix.reconstruct(marker, image), skm.reconstruction(marker, image, footprint=fp)))
+        row("maxtree", "skimage.morphology.max_tree", n, lambda: repix.maxtree(image),
+            lambda: skm.max_tree(image, connectivity=1),
+            lambda: nodes(image, repix.maxtree(image)) == nodes(image, skm.max_tree(image, connectivity=1)[0]))
+        row("area_opening", "skimage.morphology.area_opening", n, lambda: repix.area_opening(image, 100),
+            lambda: skm.area_opening(image, 100, connectivity=1),
+            lambda: np.array_equal(repix.area_opening(image, 100), skm.area_opening(image, 100, connectivity=1)))
+    if isinstance(ndi, str):
+        row("edt", "scipy.ndimage.distance_transform_edt", n, None, None, None, why=ndi)
+    else:
+        row("edt", "scipy.ndimage.distance_transform_edt", n, lambda: repix.edt(binary),
+            lambda: ndi.distance_transform_edt(binary),
+            lambda: np.allclose(repix.edt(binary), ndi.distance_transform_edt(binary), rtol=1e-6))
+    if isinstance(cp, str):
+        row("edt", "cupyx.scipy.ndimage.distance_transform_edt", n, None, None, None, why=cp)
+    else:
+        import cupyx.scipy.ndimage as cndi
+        on_gpu = cp.asarray(binary)
+        sync = cp.cuda.Device().synchronize
+        row("edt", "cupyx.scipy.ndimage.distance_transform_edt (CuPy array in and out; ours: NumPy)", n,
+            lambda: repix.edt(binary), lambda: cndi.distance_transform_edt(on_gpu),
+            lambda: np.allclose(repix.edt(binary), cp.asnumpy(cndi.distance_transform_edt(on_gpu)), rtol=1e-6),
+            sync=sync)
+    m = f"{auto_mi_side}x{auto_mi_side}"
+    if isinstance(metrics, str):
+        row("auto_mi", "sklearn.metrics.normalized_mutual_info_score", m, None, None, None, why=metrics)
+    else:
+        def sk_auto_mi():
+            a = labels
+            h = sum(metrics.normalized_mutual_info_score(a[:, :-i].ravel(), a[:, i:].ravel(), average_method="geometric")
+                    for i in range(1, a.shape[1]))
+            v = sum(metrics.normalized_mutual_info_score(a[:-i].ravel(), a[i:].ravel(), average_method="geometric")
+                    for i in range(1, a.shape[0]))
+            return np.array([h, v])
+        row("auto_mi", "sklearn.metrics.normalized_mutual_info_score, one call per lag", m,
+            lambda: repix.auto_mi(labels), sk_auto_mi,
+            lambda: np.allclose(repix.auto_mi(labels), sk_auto_mi(), rtol=1e-9))
+    for f in ("ecc", "ranklet", "ami"):
+        row(f, "none", n, None, None, None,
+            why="no Python package computing it is installed here (gpuecc, GUDHI: not on this machine)"
+            if f == "ecc" else "no Python library computes it")
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--reps", type=int, default=200)
+    ap.add_argument("--quick", action="store_true", help="tiny inputs only, few reps (a test of the script)")
+    a = ap.parse_args()
+    reps = 5 if a.quick else a.reps
+    sides = [16] if a.quick else [16, 1024]
+    report = {
+        "schema_version": 1, "kind": "python-bench", "repix": repix.tool_info(), "version": repix.__version__,
+        "gpu": _native.gpu_available(), "python": sys.version.split()[0], "numpy": np.__version__,
+        "machine": platform.machine(), "processor": platform.processor(), "node": platform.node(),
+        "overhead": overhead(reps, sides),
+        "peers": peers(max(5, reps // 20), 64 if a.quick else 1024, 32 if a.quick else 256),
+    }
+    with open(a.out, "w") as f:
+        json.dump(report, f, indent=1)
+    print("| function | input | Python call (us) | C++ call (us) | added (us) |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for r in report["overhead"]:
+        print(f"| {r['function']} | {r['input']} | {1e6 * r['python_median_s']:.1f} | {1e6 * r['cpp_median_s']:.1f} | {r['added_us']:.1f} |")
+    print()
+    print("| function | input | peer | repix (ms) | peer (ms) | repix faster | verified |")
+    print("| --- | --- | --- | ---: | ---: | ---: | --- |")
+    for r in report["peers"]:
+        if "skipped" in r:
+            print(f"| {r['function']} | {r['input']} | {r['peer']} | - | - | skipped: {r['skipped']} | - |")
+        else:
+            print(f"| {r['function']} | {r['input']} | {r['peer']} | {1e3 * r['ours_median_s']:.3f} | "
+                  f"{1e3 * r['peer_median_s']:.3f} | {r['speedup']:.1f}x | {'yes' if r['verified'] else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()
