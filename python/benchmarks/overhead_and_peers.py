@@ -4,13 +4,15 @@ function against its best Python peer on this machine.
 usage: python3 overhead_and_peers.py --out REPORT.json [--reps N] [--quick]
 
 Overhead: for each function on a tiny (16x16) and a 1 Mpx (1024x1024) input, the median of
---reps warm calls through `repix.<function>` (time.perf_counter around each call) against the
+--reps warm calls (fewer where they would take over 2 s; at least 3) through `repix.<function>` (time.perf_counter around each call) against the
 median of the same run called --reps times from C++ alone (`repix._native.time_run`: the arrays
 borrowed once, no Python between calls). added = Python's median - C++'s median.
 
 Peers: each function and the peer that computes the same thing (scikit-image, SciPy, CuPy,
-scikit-learn), on the same input, outputs compared before timing; a peer not installed here is
-listed with that reason, never as a number. Medians of warm calls (CuPy: synchronised after each).
+scikit-learn), on the same input (1024^2; 512^2 for scikit-image's max-tree and area opening,
+256^2 for scikit-learn's per-lag NMI), outputs compared before timing; a peer not installed here is
+listed with that reason, never as a number. Medians of warm calls, as above (CuPy: synchronised
+after each).
 
 Writes one JSON report (the machine, repix's version, every sample) and prints a Markdown table.
 """
@@ -18,6 +20,7 @@ Writes one JSON report (the machine, repix's version, every sample) and prints a
 import argparse
 import importlib
 import json
+import os
 import platform
 import statistics
 import sys
@@ -51,8 +54,16 @@ def inputs(side):
     }
 
 
-def timed(call, reps, sync=None):
+def timed(call, reps, sync=None, budget_s=2.0):
+    # At most `reps` samples after one warm call, fewer where they would take more than about
+    # budget_s (at least 3; one where a call takes over 10 x budget_s: scikit-image's max_tree of
+    # 1 Mpx of 8-bit noise took about 70 s a call on a 16-core Xeon).
+    t0 = time.perf_counter()
     call()  # warm: the context, the caches
+    if sync:
+        sync()
+    warm = time.perf_counter() - t0
+    reps = max(1 if warm > 10 * budget_s else 3, min(reps, int(budget_s / max(warm, 1e-9))))
     samples = []
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -69,7 +80,8 @@ def overhead(reps, sides):
         for name, (ins, opts, call) in inputs(side).items():
             py = timed(lambda: call(None), reps)  # the default variant, the fastest here
             _native.time_run(FAMILY[name], ins, opts, 1)  # warm
-            cpp = _native.time_run(FAMILY[name], ins, opts, reps)
+            cpp = _native.time_run(FAMILY[name], ins, opts, len(py))
+            log(f"overhead {name} {side}x{side}: {len(py)} calls each")
             rows.append({"function": name, "input": f"{side}x{side}", "python_s": py, "cpp_s": cpp,
                          "python_median_s": statistics.median(py), "cpp_median_s": statistics.median(cpp),
                          "added_us": 1e6 * (statistics.median(py) - statistics.median(cpp))})
@@ -83,6 +95,10 @@ def nodes(image, parent):
     return int(((p == np.arange(f.size)) | (f[p] != f)).sum())
 
 
+def log(line):
+    print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+
+
 def have(module):
     try:
         return importlib.import_module(module)
@@ -90,9 +106,12 @@ def have(module):
         return str(e)
 
 
-def peers(reps, side, auto_mi_side):
+def peers(reps, side, tree_side, auto_mi_side):
     rng = np.random.default_rng(7)
     image = rng.integers(0, 256, (side, side), dtype=np.uint8)
+    # scikit-image's max-tree grows faster than linearly on noise (0.09 s at 256^2, 0.83 s at
+    # 512^2 here; about 40 s a call at 1024^2 on a 16-core Xeon): its peers get a smaller image.
+    tree = rng.integers(0, 256, (tree_side, tree_side), dtype=np.uint8)
     marker = (image * (rng.random(image.shape) < 0.01)).astype(np.uint8)
     binary = (rng.random((side, side)) > 0.01).astype(np.uint8)
     labels = rng.integers(0, 16, (auto_mi_side, auto_mi_side), dtype=np.uint8)
@@ -110,7 +129,8 @@ def peers(reps, side, auto_mi_side):
             return
         r["verified"] = bool(same())
         r["ours_s"] = timed(ours, reps)
-        r["peer_s"] = timed(theirs, max(3, reps // 10), sync)
+        r["peer_s"] = timed(theirs, reps, sync)
+        log(f"peer {function} {peer}: {len(r['ours_s'])} / {len(r['peer_s'])} calls")
         r["ours_median_s"] = statistics.median(r["ours_s"])
         r["peer_median_s"] = statistics.median(r["peer_s"])
         r["speedup"] = r["peer_median_s"] / r["ours_median_s"]
@@ -125,12 +145,13 @@ def peers(reps, side, auto_mi_side):
         row("reconstruct", "skimage.morphology.reconstruction", n, lambda: repix.reconstruct(marker, image),
             lambda: skm.reconstruction(marker, image, footprint=fp),
             lambda: np.array_equal(repix.reconstruct(marker, image), skm.reconstruction(marker, image, footprint=fp)))
-        row("maxtree", "skimage.morphology.max_tree", n, lambda: repix.maxtree(image),
-            lambda: skm.max_tree(image, connectivity=1),
-            lambda: nodes(image, repix.maxtree(image)) == nodes(image, skm.max_tree(image, connectivity=1)[0]))
-        row("area_opening", "skimage.morphology.area_opening", n, lambda: repix.area_opening(image, 100),
-            lambda: skm.area_opening(image, 100, connectivity=1),
-            lambda: np.array_equal(repix.area_opening(image, 100), skm.area_opening(image, 100, connectivity=1)))
+        t = f"{tree_side}x{tree_side}"
+        row("maxtree", "skimage.morphology.max_tree", t, lambda: repix.maxtree(tree),
+            lambda: skm.max_tree(tree, connectivity=1),
+            lambda: nodes(tree, repix.maxtree(tree)) == nodes(tree, skm.max_tree(tree, connectivity=1)[0]))
+        row("area_opening", "skimage.morphology.area_opening", t, lambda: repix.area_opening(tree, 100),
+            lambda: skm.area_opening(tree, 100, connectivity=1),
+            lambda: np.array_equal(repix.area_opening(tree, 100), skm.area_opening(tree, 100, connectivity=1)))
     if isinstance(ndi, str):
         row("edt", "scipy.ndimage.distance_transform_edt", n, None, None, None, why=ndi)
     else:
@@ -180,11 +201,18 @@ def main():
         "schema_version": 1, "kind": "python-bench", "repix": repix.tool_info(), "version": repix.__version__,
         "gpu": _native.gpu_available(), "python": sys.version.split()[0], "numpy": np.__version__,
         "machine": platform.machine(), "processor": platform.processor(), "node": platform.node(),
-        "overhead": overhead(reps, sides),
-        "peers": peers(max(5, reps // 20), 64 if a.quick else 1024, 32 if a.quick else 256),
+        "overhead": [], "peers": [],
     }
-    with open(a.out, "w") as f:
-        json.dump(report, f, indent=1)
+
+    def save():  # after each part: a run cut short still leaves what it measured
+        with open(a.out + ".part", "w") as f:
+            json.dump(report, f, indent=1)
+        os.replace(a.out + ".part", a.out)
+
+    report["overhead"] = overhead(reps, sides)
+    save()
+    report["peers"] = peers(max(5, reps // 20), 64 if a.quick else 1024, 64 if a.quick else 512, 32 if a.quick else 256)
+    save()
     print("| function | input | Python call (us) | C++ call (us) | added (us) |")
     print("| --- | --- | ---: | ---: | ---: |")
     for r in report["overhead"]:
