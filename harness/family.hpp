@@ -121,6 +121,10 @@ class Family {
   // options as the command line names them ("variant" among them; absent: the command's default
   // variant): the same checks, default variant and errors as `repix run <name>`, the outputs
   // returned instead of written. Families the module does not reach yet throw.
+  // The run command's interface as data, for the Python module's functions and their help: its
+  // inputs and outputs (option names, in order; each output's format) and every option it takes
+  // (name, default as the command line writes it, help, whether it is a flag).
+  virtual nlohmann::json run_interface() const = 0;
   virtual std::vector<Array> run_in_memory(std::vector<HostImage> inputs, const cli::Args& options) const {
     (void)inputs;
     (void)options;

@@ -14,7 +14,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +35,7 @@
 #include "datasets/spec.hpp"
 #include "harness/bench.hpp"
 #include "harness/family.hpp"
+#include "harness/json_text.hpp"
 #include "harness/options.hpp"
 #include "harness/outputs.hpp"
 #include "harness/progress.hpp"
@@ -304,6 +307,138 @@ class FamilyOf : public Family {
     return {{"family", name()}, {"variant", v.id}, {"options", row_options_json(v, opt)}};
   }
 
+  // ---- `repix run`, declared once ----------------------------------------------------------------
+  // A family's run command as data: its inputs (the options naming them, in the order of the
+  // variants' inputs and of the Python function's array arguments), its outputs beside --json
+  // (each written to a file by the CLI, returned as an array by the Python module), its default
+  // variants. From it FamilyOf makes the CLI's run (help lines, loading, timing, the files, the
+  // --json record) and the Python module's run in memory (run_in_memory), so that both run the
+  // same variant with the same checks. A family whose run does more overrides those instead (ECC:
+  // specs too large to load are streamed, --plot).
+  struct RunOutput {
+    cli::OutputArg file;     // --option, extensions, format; the option's name is the array's
+    bool optional = false;   // Python returns it only when asked for (edt's sites)
+    std::function<void(const Result&, const Inputs&, const std::string& path)> write;
+    std::function<Array(Result&, const Inputs&)> array;
+  };
+  struct RunDeclaration {
+    std::vector<std::string> inputs;  // "input"; "marker", "mask"
+    std::vector<RunOutput> outputs;   // --json comes with every run
+    std::string synopsis;             // the help's first line after "run <family>"
+    std::string summary;              // what the run computes, one line
+    std::string gpu_default;          // the variant without --variant where a GPU is usable
+    std::string cpu_default;          // and where none is
+  };
+  virtual RunDeclaration run_declaration() const {
+    throw Error("internal: " + name() + " declares no run command");
+  }
+  // Hooks of a declared run, each called by the CLI and by Python alike: the arguments checked
+  // before anything is read (area-opening: --area is required), the options completed once the
+  // variant and the outputs asked for are known (edt: sites), the inputs checked (one clear
+  // line, nothing written), and what the --json record holds beyond the inputs, shape, dtype and
+  // milliseconds.
+  virtual void check_run_arguments(const cli::Args&) const {}
+  virtual void prepare_run(Options&, const Variant&, const std::set<std::string>& /*outputs asked for*/) const {}
+  virtual void check_run_inputs(const Inputs&, const Options&) const {}
+  virtual nlohmann::json run_record_extra(const Variant&, const Result&, const Inputs&, const Options&) const {
+    return nlohmann::json::object();
+  }
+
+  // The declared run's pieces, each overridable where a family's run is its own (ECC):
+  // `run_arguments()` are the run's options beside the declared ones (inputs, outputs, --json),
+  // `run_outputs()` those that are outputs with the extensions and format each is written in
+  // (checked together before the run: harness/outputs.hpp), the synopsis names them ("--variant V
+  // --input F --output OUT.csv [--json OUT.json]"), the summary says in a line what the command
+  // writes, and run_command chooses the variant, loads, runs and writes once the options are parsed.
+  const Variant& declared_run_variant(const cli::Args& a) const {
+    const RunDeclaration d = run_declaration();
+    return find_variant(a.get("variant", gpu_available() ? d.gpu_default : d.cpu_default));
+  }
+  virtual std::vector<std::string> run_arguments() const {
+    const RunDeclaration d = run_declaration();
+    std::vector<std::string> out = d.inputs;
+    for (const RunOutput& o : d.outputs) out.push_back(o.file.option);
+    out.push_back("json");
+    return out;
+  }
+  virtual std::vector<cli::OutputArg> run_outputs() const {
+    std::vector<cli::OutputArg> out;
+    for (const RunOutput& o : run_declaration().outputs) out.push_back(o.file);
+    out.push_back(cli::json_output());
+    return out;
+  }
+  virtual std::string run_synopsis() const { return run_declaration().synopsis; }
+  virtual std::string run_summary() const { return run_declaration().summary; }
+
+  virtual int run_command(const cli::Args& a, const Options& given) const {
+    const RunDeclaration d = run_declaration();
+    check_run_arguments(a);
+    const Variant& v = declared_run_variant(a);
+    std::set<std::string> asked;
+    for (const RunOutput& o : d.outputs)
+      if (!a.get(o.file.option).empty()) asked.insert(o.file.option);
+    const std::string json_out = a.get("json");
+    if (!json_out.empty()) asked.insert("json");
+    Options opt = given;
+    prepare_run(opt, v, asked);
+    Inputs in;
+    for (const auto& k : d.inputs) in.push_back(datasets::load(a.need(k), v.gpu && gpu_available()));
+    check_run_inputs(in, opt);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Result r = run_variant(v, in, opt);
+    const double ms = ms_since(t0);
+    for (const RunOutput& o : d.outputs)
+      if (asked.count(o.file.option)) o.write(r, in, a.get(o.file.option));
+    if (!json_out.empty()) {
+      nlohmann::json j = run_record(v, opt);
+      for (const auto& k : d.inputs) j[k] = a.get(k);
+      j["shape"] = in.back().shape().str();
+      j["dtype"] = dtype_name(in.back().dtype());
+      j["ms"] = ms;
+      j.update(run_record_extra(v, r, in, opt));
+      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
+    }
+    return 0;
+  }
+
+  nlohmann::json run_interface() const override {
+    nlohmann::json j = {{"family", name()}, {"summary", run_summary()}, {"inputs", nlohmann::json::array()},
+                        {"outputs", nlohmann::json::array()}, {"options", nlohmann::json::array()}};
+    const std::vector<cli::OutputArg> outs = run_outputs();
+    for (const auto& k : run_arguments()) {
+      auto o = std::find_if(outs.begin(), outs.end(), [&](const cli::OutputArg& x) { return x.option == k; });
+      if (o == outs.end()) j["inputs"].push_back(k);
+      else if (k != "json") j["outputs"].push_back({{"name", k}, {"format", o->format}});
+    }
+    for (const Option& o : option_table())
+      if (o.spec.commands & options::kRun)
+        j["options"].push_back({{"name", o.spec.name}, {"default", o.spec.default_text}, {"help", o.spec.help},
+                                {"flag", o.spec.flag}});
+    return j;
+  }
+
+  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+    const RunDeclaration d = run_declaration();
+    if (in.size() != d.inputs.size())
+      throw Error("internal: " + name() + " takes " + std::to_string(d.inputs.size()) + " arrays");
+    check_run_arguments(a);
+    std::vector<std::string> optional;
+    for (const RunOutput& o : d.outputs)
+      if (o.optional) optional.push_back(o.file.option);
+    Options opt = in_memory_options(a, optional);
+    const Variant& v = declared_run_variant(a);
+    std::set<std::string> asked;
+    for (const RunOutput& o : d.outputs)
+      if (!o.optional || a.has(o.file.option)) asked.insert(o.file.option);
+    prepare_run(opt, v, asked);
+    check_run_inputs(in, opt);
+    Result r = run_variant(v, in, opt);
+    std::vector<Array> out;
+    for (const RunOutput& o : d.outputs)
+      if (asked.count(o.file.option)) out.push_back(o.array(r, in));
+    return out;
+  }
+
   // ---- what the adapter supplies ---------------------------------------------------------------
 
   virtual const std::vector<Variant>& registry() const = 0;
@@ -340,17 +475,6 @@ class FamilyOf : public Family {
   // "kernel-scope output", "with-io output").
   virtual Verdict check(const Variant& v, const Inputs& in, const Result& reference, const Result& got,
                         const std::string& what) const = 0;
-  // The `repix run` command once its options are parsed: `run_arguments()` are its other options
-  // (inputs, outputs, --json); it chooses the variant, loads, runs and writes. The synopsis
-  // names them ("--variant V --input F --output OUT.csv [--json OUT.json]"), the summary says in
-  // a line what the command writes.
-  virtual std::vector<std::string> run_arguments() const = 0;
-  // Which of them are outputs, with the extensions and format each is written in (the rest are
-  // inputs): checked together before the run (harness/outputs.hpp).
-  virtual std::vector<cli::OutputArg> run_outputs() const = 0;
-  virtual std::string run_synopsis() const = 0;
-  virtual std::string run_summary() const = 0;
-  virtual int run_command(const cli::Args& a, const Options& opt) const = 0;
 
   // Optional knowledge (defaults: none).
   // Refuses a bench dataset before anything is generated (reconstruct: marker specs only).

@@ -179,6 +179,8 @@ NB_MODULE(_native, m) {
   m.def("tool_info", [] { return repix::env::tool_info().dump(); },
         "The version and commit as repix's reports record them (JSON text).");
   m.def("families", &families, "Every family, in repix's order.");
+  m.def("run_interface", [](const std::string& family) { return repix::family::find(family).run_interface().dump(); },
+        nb::arg("family"), "A family's run command as data (JSON text): inputs, outputs, options with their defaults.");
   m.def("variants", &variants, nb::arg("family"), "The variants of a family this machine can run.");
   m.def("gpu_available", &repix::gpu_available, "Whether a CUDA GPU is usable here.");
   m.def("time_run", &time_run, nb::arg("family"), nb::arg("inputs"), nb::arg("options"), nb::arg("reps"),

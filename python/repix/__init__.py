@@ -8,12 +8,13 @@ other bad input or option ValueError. The GIL is released while a family compute
     >>> values, ecc = repix.ecc(np.array([[0, 1], [1, 0]], dtype=np.uint8))
 """
 
+import inspect as _inspect
 import json as _json
 
 from . import _native
 
 __all__ = [
-    "__version__", "tool_info", "families", "variants", "ecc", "reconstruct", "edt", "ranklet", "auto_mi", "ami",
+    "__version__", "tool_info", "families", "variants", "run_interface", "ecc", "reconstruct", "edt", "ranklet", "auto_mi", "ami",
     "maxtree", "area_opening",
 ]
 
@@ -41,6 +42,13 @@ def __getattr__(name):
         __version__ = _version()
         return __version__
     raise AttributeError(f"module 'repix' has no attribute '{name}'")
+
+
+def run_interface(family):
+    """`repix run <family>` as data: its inputs and outputs (option names, in order), its summary
+    and every option it takes with its default as the command line writes it. The functions
+    here take those inputs as arrays and some of those options as keywords."""
+    return _json.loads(_native.run_interface(_text("family", family)))
 
 
 def families():
@@ -187,3 +195,21 @@ def area_opening(image, area, *, connectivity=4, variant=None):
     """
     options = _options(variant, area=area, connectivity=connectivity)
     return _native.run("area-opening", [("image", image)], options)[0]
+
+
+def _with_command_help(function, family):
+    # Each function's help ends with its run command's, from the same declaration as `repix help`.
+    declared = run_interface(family)
+    lines = [f"Same as `repix run {family}`: {declared['summary']}."]
+    taken = set(_inspect.signature(function).parameters)
+    for o in declared["options"]:
+        if o["name"] in taken:
+            default = "" if o["flag"] else f" (command line default: {o['default']})"
+            lines.append(f"  {o['name']}: {o['help']}{default}")
+    function.__doc__ = (function.__doc__ or "").rstrip() + "\n\n    " + "\n    ".join(lines) + "\n"
+
+
+for _function, _family in ((ecc, "ecc"), (reconstruct, "reconstruct"), (edt, "edt"), (ranklet, "ranklet"),
+                           (auto_mi, "auto-mi"), (ami, "ami"), (maxtree, "maxtree"), (area_opening, "area-opening")):
+    _with_command_help(_function, _family)
+del _function, _family

@@ -123,51 +123,27 @@ class AmiFamily final : public FamilyOf<ami::Variant> {
     return j;
   }
 
-  std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
-  std::vector<cli::OutputArg> run_outputs() const override {
-    return {{"output", "", {".csv"}, "CSV (window,orientation,direction,ami)", false}, cli::json_output()};
+  RunDeclaration run_declaration() const override {
+    return {{"input"},
+            {{{"output", "", {".csv"}, "CSV (window,orientation,direction,ami)", false},
+              false,
+              [](const Result& r, const Inputs&, const std::string& path) { ami::write_csv(r, path); },
+              // float64 (window, orientation H/V/D, direction horizontal/vertical): the CSV's order
+              [](Result& r, const Inputs&) {
+                const std::int64_t windows = static_cast<std::int64_t>(r.windows.size());
+                return array_of("output", std::move(r.features), {windows, 3, 2});
+              }}},
+            "--variant V --input IMG --output F.csv [--json F.json]",
+            "the ranklet + AMI descriptor of a uint8 2-D image (6 features per window) as window,orientation,direction,ami CSV",
+            "gpu-opt",
+            "omp-hist"};
   }
-  std::string run_synopsis() const override { return "--variant V --input IMG --output F.csv [--json F.json]"; }
-  std::string run_summary() const override {
-    return "the ranklet + AMI descriptor of a uint8 2-D image (6 features per window) as window,orientation,direction,ami CSV";
-  }
-  // The variant a run takes: --variant, else gpu-opt where a GPU exists, omp-hist otherwise.
-  const Variant& run_variant(const cli::Args& a) const {
-    return find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp-hist"));
-  }
-
-  // One image in memory: the descriptor, float64 (window, orientation H/V/D, direction
-  // horizontal/vertical), the CSV's order.
-  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
-    const Options opt = in_memory_options(a);
-    const HostImage& img = in.at(0);
-    ami::check_input(img, opt);
-    Result r = run_variant(a).run(img, opt);
-    const std::int64_t windows = static_cast<std::int64_t>(r.windows.size());
-    std::vector<Array> out;
-    out.push_back(array_of("features", std::move(r.features), {windows, 3, 2}));
-    return out;
-  }
-
-  int run_command(const cli::Args& a, const Options& opt) const override {
-    const std::string input = a.need("input");
-    const std::string output = a.get("output"), json_out = a.get("json");
-    if (output.empty() && json_out.empty()) throw cli::UsageError("run ami needs --output and/or --json");
-    const Variant& v = run_variant(a);
-    const HostImage img = datasets::load(input, v.gpu && gpu_available());
-    ami::check_input(img, opt);  // before any work: one clear line, nothing written
-    const auto t0 = std::chrono::steady_clock::now();
-    const Result r = v.run(img, opt);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (!output.empty()) ami::write_csv(r, output);
-    if (!json_out.empty()) {
-      nlohmann::json j = run_record(v, opt);
-      j.update({{"input", input}, {"shape", img.shape().str()}, {"windows", ami::ranklet::windows_text(r.windows)},
-                {"features", r.features}, {"order", "window, orientation H/V/D, direction horizontal/vertical"},
-                {"ms", ms}, {"stats", stats_json(r.stats)}});
-      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
-    }
-    return 0;
+  void check_run_inputs(const Inputs& in, const Options& opt) const override { ami::check_input(in.at(0), opt); }
+  nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs&, const Options&) const override {
+    return {{"windows", ami::ranklet::windows_text(r.windows)},
+            {"features", r.features},
+            {"order", "window, orientation H/V/D, direction horizontal/vertical"},
+            {"stats", stats_json(r.stats)}};
   }
 };
 

@@ -186,47 +186,22 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
     return {false, o.str(), errors};
   }
 
-  std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
-  std::vector<cli::OutputArg> run_outputs() const override {
-    return {{"output", "", {".csv"}, "CSV (direction,ami)", false}, cli::json_output()};
+  RunDeclaration run_declaration() const override {
+    return {{"input"},
+            {{{"output", "", {".csv"}, "CSV (direction,ami)", false},
+              false,
+              [](const Result& f, const Inputs&, const std::string& path) { am::write_csv(f, path); },
+              // float64 (horizontal, vertical)
+              [](Result& f, const Inputs&) { return array_of("output", std::vector<double>{f.horizontal, f.vertical}, {2}); }}},
+            "--variant V --input LABELS --output F.csv [--json F.json]",
+            "auto-mutual-information of a label image (uint8, or uint16 0..256) as direction,ami CSV",
+            "gpu-opt",
+            "omp"};
   }
-  std::string run_synopsis() const override { return "--variant V --input LABELS --output F.csv [--json F.json]"; }
-  std::string run_summary() const override {
-    return "auto-mutual-information of a label image (uint8, or uint16 0..256) as direction,ami CSV";
-  }
-  // The variant a run takes: --variant, else gpu-opt where a GPU exists, omp otherwise.
-  const Variant& run_variant(const cli::Args& a) const {
-    return find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
-  }
-
-  // One label image in memory: the auto-mutual information, float64 (horizontal, vertical).
-  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
-    const Options opt = in_memory_options(a);
-    const HostImage& labels = in.at(0);
-    am::check_labels(labels);
-    const am::Features f = run_variant(a).run(labels, opt);
-    std::vector<Array> out;
-    out.push_back(array_of("auto_mi", std::vector<double>{f.horizontal, f.vertical}, {2}));
-    return out;
-  }
-
-  int run_command(const cli::Args& a, const Options& opt) const override {
-    const std::string input = a.need("input");
-    const std::string output = a.get("output");
-    const std::string json_out = a.get("json");
-    if (output.empty() && json_out.empty()) throw cli::UsageError("run needs --output and/or --json");
-    const Variant& v = run_variant(a);
-    const HostImage labels = datasets::load(input, v.gpu && gpu_available());
-    am::check_labels(labels);  // before any work: one clear line, nothing written
-    const am::Features f = v.run(labels, opt);
-    if (!output.empty()) am::write_csv(f, output);
-    if (!json_out.empty()) {
-      nlohmann::json j = run_record(v, opt);
-      j.update({{"input", input}, {"horizontal", f.horizontal}, {"vertical", f.vertical},
-                {"nmi_horizontal", f.nmi_x}, {"nmi_vertical", f.nmi_y}, {"stats", stats_json(f.stats)}});
-      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
-    }
-    return 0;
+  void check_run_inputs(const Inputs& in, const Options&) const override { am::check_labels(in.at(0)); }
+  nlohmann::json run_record_extra(const Variant&, const Result& f, const Inputs&, const Options&) const override {
+    return {{"horizontal", f.horizontal}, {"vertical", f.vertical}, {"nmi_horizontal", f.nmi_x},
+            {"nmi_vertical", f.nmi_y}, {"stats", stats_json(f.stats)}};
   }
 };
 

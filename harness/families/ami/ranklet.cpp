@@ -119,59 +119,34 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
     return j;
   }
 
-  std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
-  std::vector<cli::OutputArg> run_outputs() const override {
-    return {{"output", "", {".npy"}, "float32 .npy", true}, cli::json_output()};
+  RunDeclaration run_declaration() const override {
+    return {{"input"},
+            {{{"output", "", {".npy"}, "float32 .npy", true},
+              false,
+              [](const Result& r, const Inputs&, const std::string& path) {
+                const Shape& s = r.ranklet.shape();
+                datasets::write_npy_float32(r.ranklet.data<float>(),
+                                            {static_cast<std::int64_t>(r.windows.size()), rk::kOrientations, s.ny, s.nx},
+                                            path);
+              },
+              // float32 (windows, orientation H/V/D, rows, columns)
+              [](Result& r, const Inputs&) {
+                const Shape& s = r.ranklet.shape();
+                std::vector<std::int64_t> dims{static_cast<std::int64_t>(r.windows.size()), rk::kOrientations, s.ny, s.nx};
+                return array_of("output", std::move(r.ranklet), std::move(dims));
+              }}},
+            "--variant V --input IMG --output R.npy [--json OUT.json]",
+            "float32 ranklet coefficients, shape (windows, 3, H, W), orientations H, V, D (uint8 2-D input)",
+            "gpu-opt",
+            "seq-hist"};
   }
-  std::string run_synopsis() const override { return "--variant V --input IMG --output R.npy [--json OUT.json]"; }
-  std::string run_summary() const override {
-    return "float32 ranklet coefficients, shape (windows, 3, H, W), orientations H, V, D (uint8 2-D input)";
-  }
-  // The variant a run takes: --variant, else gpu-opt where a GPU exists, seq-hist otherwise.
-  const Variant& run_variant(const cli::Args& a) const {
-    return find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "seq-hist"));
-  }
-
-  // One image in memory: the ranklet planes, float32 (windows, orientation H/V/D, rows, columns).
-  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
-    const Options opt = in_memory_options(a);
-    const HostImage& img = in.at(0);
-    rk::check_input(img);
-    Result r = run_variant(a).run(img, opt);
-    const Shape& s = r.ranklet.shape();
-    std::vector<std::int64_t> dims{static_cast<std::int64_t>(r.windows.size()), rk::kOrientations, s.ny, s.nx};
-    std::vector<Array> out;
-    out.push_back(array_of("ranklet", std::move(r.ranklet), std::move(dims)));
-    return out;
-  }
-
-  int run_command(const cli::Args& a, const Options& opt) const override {
-    const std::string input = a.need("input");
-    const std::string output = a.get("output"), json_out = a.get("json");
-    if (output.empty() && json_out.empty()) throw cli::UsageError("run ranklet needs --output and/or --json");
-    const Variant& v = run_variant(a);
-    const HostImage img = datasets::load(input, v.gpu && gpu_available());
-    rk::check_input(img);
-    const auto t0 = std::chrono::steady_clock::now();
-    const Result r = v.run(img, opt);
-    const double ms = ms_since(t0);
-    if (!output.empty()) {
-      const Shape& s = r.ranklet.shape();
-      datasets::write_npy_float32(r.ranklet.data<float>(),
-                                  {static_cast<std::int64_t>(r.windows.size()), rk::kOrientations, s.ny, s.nx}, output);
-    }
-    if (!json_out.empty()) {
-      nlohmann::json j = run_record(v, opt);
-      j.update({{"input", input},
-                {"shape", img.shape().str()},
-                {"windows", rk::windows_text(r.windows)},
-                {"orientations", "H,V,D"},
-                {"output_shape", {r.windows.size(), rk::kOrientations, img.shape().ny, img.shape().nx}},
-                {"ms", ms},
-                {"stats", stats_json(r.stats)}});
-      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
-    }
-    return 0;
+  void check_run_inputs(const Inputs& in, const Options&) const override { rk::check_input(in.at(0)); }
+  nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs& in, const Options&) const override {
+    const Shape& s = in.at(0).shape();
+    return {{"windows", rk::windows_text(r.windows)},
+            {"orientations", "H,V,D"},
+            {"output_shape", {r.windows.size(), rk::kOrientations, s.ny, s.nx}},
+            {"stats", stats_json(r.stats)}};
   }
 };
 

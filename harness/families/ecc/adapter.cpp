@@ -230,6 +230,8 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     return v;
   }
 
+  // ECC's run is written out here rather than declared (FamilyOf::RunDeclaration): a dataset spec
+  // too large to load is streamed from its generator by gpu-stream, and --plot draws the curve.
   // The curve of one image in memory: its distinct values in the image's own element type, and
   // the ECC at each (int64).
   std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {

@@ -120,67 +120,43 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
     return verdict(c, p.exact, p.exact ? "distances within 1e-6 relative" : "distances");
   }
 
-  // The variant a run takes: --variant, else an exact one, gpu-opt where a GPU exists, the exact
-  // CPU oracle otherwise.
-  const Variant& run_variant(const cli::Args& a) const {
-    return find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "seq-exact"));
+  // The default is exact: gpu-opt where a GPU exists, the exact CPU oracle otherwise.
+  RunDeclaration run_declaration() const override {
+    return {{"input"},
+            {{{"output", "", {".npy"}, "float32 .npy", true},
+              false,
+              [](const Result& r, const Inputs&, const std::string& path) { datasets::write_npy(r.distance, path); },
+              [](Result& r, const Inputs&) { return array_of("output", std::move(r.distance)); }},
+             {{"sites", "", {".npy"}, "int64 .npy", true},
+              true,
+              [](const Result& r, const Inputs& in, const std::string& path) {
+                datasets::write_npy_int64(r.sites.data(), in.at(0).shape(), path);
+              },
+              [](Result& r, const Inputs& in) {
+                return array_of("sites", std::move(r.sites), numpy_shape(in.at(0).shape()));
+              }}},
+            "--variant V --input MASK --output OUT.npy [--sites SITES.npy] [--json OUT.json]",
+            "float32 distance to the nearest zero pixel; sites: int64 index of that pixel",
+            "gpu-opt",
+            "seq-exact"};
   }
-  Result checked_run(const Variant& v, const HostImage& img, const Options& opt) const {
-    edt::check_input(img);
-    return v.run(img, opt);
+  // Sites where they are written, and for a propagation variant's --json record (its error
+  // against the exact EDT is measured through them).
+  void prepare_run(Options& opt, const Variant& v, const std::set<std::string>& asked) const override {
+    opt.want_sites = asked.count("sites") > 0 || (asked.count("json") > 0 && !v.exact);
   }
-
-  // One mask in memory: the distances (float32, the mask's shape), and where "sites" is asked
-  // for, the nearest sites (int64, the same shape).
-  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
-    Options opt = in_memory_options(a, {"sites"});
-    opt.want_sites = a.has("sites");
-    const HostImage& img = in.at(0);
-    Result r = checked_run(run_variant(a), img, opt);
-    std::vector<Array> out;
-    out.push_back(array_of("distances", std::move(r.distance)));
-    if (opt.want_sites) out.push_back(array_of("sites", std::move(r.sites), out[0].shape));
-    return out;
-  }
-
-  std::vector<std::string> run_arguments() const override { return {"input", "output", "sites", "json"}; }
-  std::vector<cli::OutputArg> run_outputs() const override {
-    return {{"output", "", {".npy"}, "float32 .npy", true}, {"sites", "", {".npy"}, "int64 .npy", true},
-            cli::json_output()};
-  }
-  std::string run_synopsis() const override {
-    return "--variant V --input MASK --output OUT.npy [--sites SITES.npy] [--json OUT.json]";
-  }
-  std::string run_summary() const override {
-    return "float32 distance to the nearest zero pixel; sites: int64 index of that pixel";
-  }
-  int run_command(const cli::Args& a, const Options& given) const override {
-    Options opt = given;
-    const std::string input = a.need("input");
-    const std::string output = a.get("output"), sites_out = a.get("sites"), json_out = a.get("json");
-    if (output.empty() && sites_out.empty() && json_out.empty())
-      throw cli::UsageError("run edt needs --output, --sites and/or --json");
-    const Variant& v = run_variant(a);
-    opt.want_sites = !sites_out.empty() || (!json_out.empty() && !v.exact);
-    const HostImage img = datasets::load(input, v.gpu && gpu_available());
-    const Result r = checked_run(v, img, opt);
-    if (!output.empty()) datasets::write_npy(r.distance, output);
-    if (!sites_out.empty()) datasets::write_npy_int64(r.sites.data(), img.shape(), sites_out);
-    if (!json_out.empty()) {
-      nlohmann::json j = run_record(v, opt);
-      j.update({{"input", input}, {"shape", img.shape().str()}, {"exact", v.exact},
-                {"stats", edt_checks::stats_json(r.stats)}});
-      // Propagation variants: their error against the exact EDT, and the property checks.
-      if (!v.exact) {
-        const Result exact = find_variant("seq-exact").run(img, {});
-        const edt::Check c = edt::check_propagation(img, exact, r);
-        j["errors"] = c.errors();
-        j["properties_ok"] = c.ok;
-        if (!c.ok) j["first_violation"] = c.first_violation;
-      }
-      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
+  void check_run_inputs(const Inputs& in, const Options&) const override { edt::check_input(in.at(0)); }
+  nlohmann::json run_record_extra(const Variant& v, const Result& r, const Inputs& in, const Options&) const override {
+    nlohmann::json j = {{"exact", v.exact}, {"stats", edt_checks::stats_json(r.stats)}};
+    // Propagation variants: their error against the exact EDT, and the property checks.
+    if (!v.exact) {
+      const Result exact = find_variant("seq-exact").run(in.at(0), {});
+      const edt::Check c = edt::check_propagation(in.at(0), exact, r);
+      j["errors"] = c.errors();
+      j["properties_ok"] = c.ok;
+      if (!c.ok) j["first_violation"] = c.first_violation;
     }
-    return 0;
+    return j;
   }
 };
 

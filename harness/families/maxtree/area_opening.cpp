@@ -86,39 +86,25 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
     return j;
   }
 
-  std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
-  std::vector<cli::OutputArg> run_outputs() const override {
-    return {{"output", "", {".npy"}, ".npy (the input's dtype)", true}, cli::json_output()};
+  // No --variant: the fastest exact one the machine runs (gpu-opt with a GPU, omp without).
+  RunDeclaration run_declaration() const override {
+    return {{"input"},
+            {{{"output", "", {".npy"}, ".npy (the input's dtype)", true},
+              false,
+              [](const Result& r, const Inputs&, const std::string& path) { datasets::write_npy(r.image, path); },
+              [](Result& r, const Inputs&) { return array_of("output", std::move(r.image)); }}},
+            "--variant V --input IMG --area A [--output OUT.npy] [--json OUT.json]",
+            "area opening of a 2-D uint8/uint16 image (same dtype; the root is always kept: never below min)",
+            "gpu-opt",
+            "omp"};
   }
-  std::string run_synopsis() const override { return "--variant V --input IMG --area A [--output OUT.npy] [--json OUT.json]"; }
-  std::string run_summary() const override {
-    return "area opening of a 2-D uint8/uint16 image (same dtype; the root is always kept: never below min)";
-  }
-  // One image and --area in memory: the opened image, of the image's type and shape.
-  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+  void check_run_arguments(const cli::Args& a) const override {
     if (!a.has("area")) throw cli::UsageError("run area-opening needs --area A");
-    const Options opt = in_memory_options(a);
-    const HostImage& img = in.at(0);
-    maxtree::check_input(img, opt);
-    Result r = run_variant(a).run(img, opt);
-    std::vector<Array> out;
-    out.push_back(array_of("opened", std::move(r.image)));
-    return out;
   }
-
-  int run_command(const cli::Args& a, const Options& opt) const override {
-    if (!a.has("area")) throw cli::UsageError("run area-opening needs --area A");
-    const std::string input = a.need("input"), output = a.get("output"), json_out = a.get("json");
-    const Variant& v = run_variant(a);
-    const HostImage img = load_checked(input, opt);
-    const Result r = v.run(img, opt);
-    if (!output.empty()) datasets::write_npy(r.image, output);
-    if (!json_out.empty()) {
-      nlohmann::json j = run_json(v, input, img, opt, r.stats);
-      j["area"] = opt.area;
-      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
-    }
-    return 0;
+  nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs&, const Options& opt) const override {
+    nlohmann::json j = run_record_common(opt, r.stats);
+    j["area"] = opt.area;
+    return j;
   }
 };
 

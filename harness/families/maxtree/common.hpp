@@ -135,23 +135,10 @@ class Base : public FamilyOf<V> {
   nlohmann::json peer_params(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
   nlohmann::json peer_extra(const Options& o) const override { return {{"connectivity", o.connectivity}}; }
 
-  // The variant a run takes: --variant, else the fastest exact one the machine runs (gpu-opt with a
-  // GPU, omp without).
-  const Variant& run_variant(const cli::Args& a) const {
-    return this->find_variant(a.get("variant", gpu_available() ? "gpu-opt" : "omp"));
-  }
-  // The run command's input: any file or dataset spec, checked before any work.
-  static HostImage load_checked(const std::string& input, const Options& opt) {
-    HostImage img = datasets::load(input);
-    maxtree::check_input(img, opt);
-    return img;
-  }
-  nlohmann::json run_json(const Variant& v, const std::string& input, const HostImage& img, const Options& opt,
-                          const maxtree::Stats& s) const {
-    nlohmann::json j = this->run_record(v, opt);
-    j.update({{"input", input}, {"shape", img.shape().str()}, {"dtype", dtype_name(img.dtype())},
-              {"connectivity", opt.connectivity}, {"stats", maxtree_common::stats_json(s)}});
-    return j;
+  // A run's input, checked before any work; the --json record's part common to both families.
+  void check_run_inputs(const Inputs& in, const Options& opt) const override { maxtree::check_input(in.at(0), opt); }
+  static nlohmann::json run_record_common(const Options& opt, const maxtree::Stats& s) {
+    return {{"connectivity", opt.connectivity}, {"stats", maxtree_common::stats_json(s)}};
   }
 };
 

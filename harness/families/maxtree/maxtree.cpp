@@ -64,47 +64,30 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
     return check(find_variant("seq"), in, ref, Result{mapped, {}}, "mapped to the normal form");
   }
 
-  std::vector<std::string> run_arguments() const override { return {"input", "output", "json"}; }
-  std::vector<cli::OutputArg> run_outputs() const override {
-    return {{"output", "", {".npy"}, "int32/int64 .npy", true}, cli::json_output()};
+  // No --variant: the fastest exact one the machine runs (gpu-opt with a GPU, omp without).
+  RunDeclaration run_declaration() const override {
+    return {{"input"},
+            {{{"output", "", {".npy"}, "int32/int64 .npy", true},
+              false,
+              [](const Result& r, const Inputs&, const std::string& path) {
+                if (r.parent.wide) datasets::write_npy_int64(r.parent.wide_.data(), r.parent.shape, path);
+                else datasets::write_npy_int32(r.parent.narrow.data(), r.parent.shape, path);
+              },
+              [](Result& r, const Inputs& in) {
+                const std::vector<std::int64_t> shape = numpy_shape(in.at(0).shape());
+                return r.parent.wide ? array_of("output", std::move(r.parent.wide_), shape)
+                                     : array_of("output", std::move(r.parent.narrow), shape);
+              }}},
+            "--variant V --input IMG --output PARENT.npy [--json OUT.json]",
+            "max-tree parent image in normal form (int32; int64 from 2^31 pixels) of a 2-D uint8/uint16 image",
+            "gpu-opt",
+            "omp"};
   }
-  std::string run_synopsis() const override {
-    return "--variant V --input IMG --output PARENT.npy [--json OUT.json]";
-  }
-  std::string run_summary() const override {
-    return "max-tree parent image in normal form (int32; int64 from 2^31 pixels) of a 2-D uint8/uint16 image";
-  }
-  // One image in memory: the parent image in normal form, int32 (int64 from 2^31 pixels), the
-  // image's shape.
-  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
-    const Options opt = in_memory_options(a);
-    const HostImage& img = in.at(0);
-    maxtree::check_input(img, opt);
-    Result r = run_variant(a).run(img, opt);
-    const std::vector<std::int64_t> shape = numpy_shape(img.shape());
-    std::vector<Array> out;
-    if (r.parent.wide) out.push_back(array_of("parent", std::move(r.parent.wide_), shape));
-    else out.push_back(array_of("parent", std::move(r.parent.narrow), shape));
-    return out;
-  }
-
-  int run_command(const cli::Args& a, const Options& opt) const override {
-    const std::string input = a.need("input"), output = a.get("output"), json_out = a.get("json");
-    if (output.empty() && json_out.empty()) throw cli::UsageError("run maxtree needs --output and/or --json");
-    const Variant& v = run_variant(a);
-    const HostImage img = load_checked(input, opt);
-    const Result r = v.run(img, opt);
-    if (!output.empty()) {
-      if (r.parent.wide) datasets::write_npy_int64(r.parent.wide_.data(), r.parent.shape, output);
-      else datasets::write_npy_int32(r.parent.narrow.data(), r.parent.shape, output);
-    }
-    if (!json_out.empty()) {
-      nlohmann::json j = run_json(v, input, img, opt, r.stats);
-      j["nodes"] = maxtree::count_nodes(img, r.parent);
-      j["index_dtype"] = r.parent.wide ? "int64" : "int32";
-      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
-    }
-    return 0;
+  nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs& in, const Options& opt) const override {
+    nlohmann::json j = run_record_common(opt, r.stats);
+    j["nodes"] = maxtree::count_nodes(in.at(0), r.parent);
+    j["index_dtype"] = r.parent.wide ? "int64" : "int32";
+    return j;
   }
 };
 

@@ -3,15 +3,12 @@
 // reference is seq and every output must equal it pixel for pixel; GPx/s with marker and mask
 // read (2 x dtype bytes per pixel); each result's `extra` holds the run's queue counters and the
 // connectivity. Peers (scikit-image) get the connectivity and are held to the same exactness.
-#include <chrono>
 #include <cstring>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
 #include "datasets/datasets.hpp"
 #include "harness/family_of.hpp"
 #include "harness/families/reconstruct/checks.hpp"
-#include "harness/json_text.hpp"
 #include "reconstruct/reconstruct.hpp"
 
 namespace repix::family {
@@ -164,65 +161,21 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
     return {false, why};
   }
 
-  std::vector<std::string> run_arguments() const override { return {"marker", "mask", "output", "json"}; }
-  std::vector<cli::OutputArg> run_outputs() const override {
-    return {{"output", "", datasets::save_extensions(), "an image of the mask's type (\"-\": .npy)", true},
-            cli::json_output()};
+  RunDeclaration run_declaration() const override {
+    return {{"marker", "mask"},
+            {{{"output", "", datasets::save_extensions(), "an image of the mask's type (\"-\": .npy)", true},
+              false,
+              [](const Result& r, const Inputs&, const std::string& path) { datasets::save(r.image, path); },
+              [](Result& r, const Inputs&) { return array_of("output", std::move(r.image)); }}},
+            "--variant V --marker M.npy --mask K.npy --output OUT.npy [--json STATS.json]",
+            "grayscale reconstruction by dilation (marker/mask: files or dataset specs)",
+            "gpu-opt",
+            "omp-tiled"};
   }
-  std::string run_synopsis() const override {
-    return "--variant V --marker M.npy --mask K.npy --output OUT.npy [--json STATS.json]";
-  }
-  std::string run_summary() const override {
-    return "grayscale reconstruction by dilation (marker/mask: files or dataset specs)";
-  }
-  // The variant a run takes: --variant, else gpu-opt where a GPU exists, omp-tiled otherwise.
-  const Variant& run_variant(const cli::Args& a) const {
-    std::string id = a.get("variant");
-    if (id.empty()) {
-      id = gpu_available() ? "gpu-opt" : "omp-tiled";
-      bool known = false;
-      for (const auto& v : registry()) known = known || v.id == id;
-      if (!known) id = "omp-tiled";
-    }
-    return find_variant(id);
-  }
-
-  // Marker and mask in memory: the reconstruction, an image of the mask's type and shape (the
-  // variant checks them against each other and the options, as a run from files does).
-  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
-    const Options opt = in_memory_options(a);
-    Result r = run_variant(a).run(in.at(0), in.at(1), opt);
-    std::vector<Array> out;
-    out.push_back(array_of("reconstruction", std::move(r.image)));
-    return out;
-  }
-
-  int run_command(const cli::Args& a, const Options& opt) const override {
-    const Variant& v = run_variant(a);
-    const std::string marker_in = a.need("marker"), mask_in = a.need("mask");
-    const std::string output = a.get("output"), json_out = a.get("json");
-    if (output.empty() && json_out.empty()) throw cli::UsageError("run needs --output and/or --json");
-    // Files or dataset specs (`--marker noise-mask:512x512:marker=opening`); pinned for GPU uploads.
-    const bool pinned = v.gpu && gpu_available();
-    const HostImage marker = datasets::load(marker_in, pinned);
-    const HostImage mask = datasets::load(mask_in, pinned);
-    const auto t0 = std::chrono::steady_clock::now();
-    const Result r = v.run(marker, mask, opt);
-    const double ms = ms_since(t0);
-    if (!output.empty()) datasets::save(r.image, output);
-    if (!json_out.empty()) {
-      nlohmann::json j = run_record(v, opt);
-      j.update({{"marker", marker_in},
-                {"mask", mask_in},
-                {"shape", mask.shape().str()},
-                {"dtype", dtype_name(mask.dtype())},
-                {"connectivity", opt.connectivity},
-                {"clip", opt.clip},
-                {"ms", ms},
-                {"stats", reconstruct_checks::stats_json(r.stats)}});
-      write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
-    }
-    return 0;
+  // The variant checks marker and mask against each other and the options (types, shapes, a
+  // marker above the mask unless --clip).
+  nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs&, const Options& opt) const override {
+    return {{"connectivity", opt.connectivity}, {"clip", opt.clip}, {"stats", reconstruct_checks::stats_json(r.stats)}};
   }
 };
 
