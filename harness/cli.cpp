@@ -27,6 +27,7 @@
 #include "core/gpu.hpp"
 #include "core/host_limits.hpp"
 #include "core/nvtx.hpp"
+#include "harness/distributed/comm.hpp"
 #include "harness/ncu.hpp"
 #include "harness/sass.hpp"
 #include "harness/figures.hpp"
@@ -547,7 +548,7 @@ int dispatch(int argc, char** argv) {
     return cmd_bench(argc, argv, Args::parse(argc, argv, 2, flags));
   }
   std::vector<std::string> flags = family_flags();
-  flags.insert(flags.end(), {"quick", "ncu", "all-launches", "no-figures"});
+  flags.insert(flags.end(), {"quick", "ncu", "all-launches", "no-figures", "distributed"});
   if (cmd == "experiment") {
     const Args a = Args::parse(argc, argv, 2, {"plan", "no-peers", "no-figures"});
     if (!a.passthrough.empty()) throw UsageError("--benchmark_* options belong to `repix bench`");
@@ -580,6 +581,8 @@ int main(int argc, char** argv) {
   // spelt as \xHH (json_text.hpp).
   try {
     code = dispatch(argc, argv);
+  } catch (const distributed::SaidByRoot& e) {  // a rank other than 0: rank 0 says it
+    return e.code;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "repix: usage error: %s (see `repix help`)\n", json_text::printable(e.what()).c_str());
     return 2;

@@ -20,4 +20,11 @@ Array array_of(std::string name, HostImage img, std::vector<std::int64_t> dims) 
   return {std::move(name), dtype, std::move(dims), held->raw(), held};
 }
 
+std::string distributed_families() {
+  std::string out;
+  for (const auto& f : all())
+    if (f->has_distributed_run()) out += (out.empty() ? "" : ", ") + f->name();
+  return out.empty() ? "none" : out;
+}
+
 }  // namespace repix::family

@@ -121,6 +121,8 @@ class Family {
   // options as the command line names them ("variant" among them; absent: the command's default
   // variant): the same checks, default variant and errors as `repix run <name>`, the outputs
   // returned instead of written. Families the module does not reach yet throw.
+  // Whether `repix run <family> --distributed` runs (under mpirun: harness/distributed/).
+  virtual bool has_distributed_run() const { return false; }
   // The run command's interface as data, for the Python module's functions and their help: its
   // inputs and outputs (option names, in order; each output's format) and every option it takes
   // (name, default as the command line writes it, help, whether it is a flag).
@@ -134,6 +136,8 @@ class Family {
 
 // Every family, in the order of the issues (families.cpp: one line each).
 const std::vector<std::unique_ptr<Family>>& all();
+// The families with a distributed run, comma-separated ("none" when none has).
+std::string distributed_families();
 // Throws repix::Error listing the known families.
 const Family& find(const std::string& name);
 

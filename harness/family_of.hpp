@@ -34,6 +34,7 @@
 #include "datasets/io.hpp"
 #include "datasets/spec.hpp"
 #include "harness/bench.hpp"
+#include "harness/distributed/comm.hpp"
 #include "harness/family.hpp"
 #include "harness/json_text.hpp"
 #include "harness/options.hpp"
@@ -91,6 +92,8 @@ class FamilyOf : public Family {
       if (s.size() - s.rfind('\n') + u.size() > 100) s += "\n       ";
       s += " " + u;
     }
+    if (has_distributed_run())
+      s += "\n        [--distributed]  under mpirun: every rank reads and computes its part (docs/distributed.md)";
     return s + "\n        " + run_summary();
   }
 
@@ -105,7 +108,12 @@ class FamilyOf : public Family {
     std::vector<std::string> known = options::names(option_table(), options::kRun);
     for (const auto& k : run_arguments()) known.push_back(k);
     known.push_back("variant");
+    known.push_back("distributed");
     a.only(known);
+    const bool distributed = a.get("distributed", "0") != "0";
+    if (distributed && !has_distributed_run())
+      throw Error(name() + " has no distributed run yet (`repix run FAMILY --distributed` runs: " +
+                  distributed_families() + ")");
     if (a.positional.size() != 1)  // the family, and a stray word (a value whose option was lost)
       throw cli::UsageError("run " + name() + " takes options only; '" + a.positional.back() +
                             "' is not one (an option's value given without its --name?)");
@@ -125,7 +133,16 @@ class FamilyOf : public Family {
     int code = 0;
     {
       progress::Heartbeat beat("repix run: " + name() + "/" + a.get("variant", "(default variant)") + " still running");
-      code = run_command(a, opt);
+      if (!distributed) {
+        code = run_command(a, opt);
+      } else {
+        try {
+          code = run_distributed(a, opt);
+        } catch (const cli::UsageError& e) {  // every rank has it: rank 0 says it
+          if (distributed::Comm::world().root()) throw;
+          throw distributed::SaidByRoot(e.what(), 2);
+        }
+      }
     }
     set.commit();
     return code;
@@ -437,6 +454,13 @@ class FamilyOf : public Family {
     for (const RunOutput& o : d.outputs)
       if (asked.count(o.file.option)) out.push_back(o.array(r, in));
     return out;
+  }
+
+  // `mpirun -np N repix run <family> --distributed ...`: every rank runs this with the same
+  // arguments; the family's decomposition (which part each rank reads, computes and how the parts
+  // merge) over harness/distributed/comm.hpp. Families without one say so.
+  virtual int run_distributed(const cli::Args&, const Options&) const {
+    throw Error("internal: " + name() + " has no distributed run");
   }
 
   // ---- what the adapter supplies ---------------------------------------------------------------

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "datasets/datasets.hpp"
 #include "ecc/ecc.hpp"
+#include "harness/families/ecc/distributed.hpp"
 #include "harness/family_of.hpp"
 #include "harness/figures.hpp"
 #include "harness/json_text.hpp"
@@ -229,6 +230,9 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
     }
     return v;
   }
+
+  bool has_distributed_run() const override { return true; }
+  int run_distributed(const cli::Args& a, const Options& opt) const override { return ecc_distributed::run(a, opt); }
 
   // ECC's run is written out here rather than declared (FamilyOf::RunDeclaration): a dataset spec
   // too large to load is streamed from its generator by gpu-stream, and --plot draws the curve.

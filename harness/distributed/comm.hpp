@@ -1,0 +1,56 @@
+// The ranks of one `mpirun` (distributed runs, issue 42), behind an interface without MPI's types
+// so that a build without MPI compiles the same callers: comm_mpi.cpp where CMake found MPI,
+// comm_none.cpp (every call a clear error) where it did not.
+//
+// One rank per GPU, or per CPU group on a machine without one. The world communicator is set up
+// on first use (MPI_Init_thread, FUNNELED) and finalised at exit; a rank that fails says why in
+// one line and the ranks agree on the first failure before any output is written (first_error).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace repix::distributed {
+
+// An error every rank has, which rank 0 says: the other ranks exit with `code` without a line of
+// their own, so that `mpirun -np 4` prints one line, not four.
+struct SaidByRoot : Error {
+  SaidByRoot(const std::string& what, int exit_code) : Error(what), code(exit_code) {}
+  int code;
+};
+
+// Whether this build has MPI; the library's own version line where it has ("Open MPI v4.1.4, ...").
+bool built_with_mpi();
+std::string mpi_library();
+
+class Comm {
+ public:
+  // MPI_COMM_WORLD. Throws repix::Error ("this build of repix has no MPI ...") without MPI.
+  static Comm& world();
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool root() const { return rank_ == 0; }
+  void barrier() const;
+  double wtime() const;  // seconds, MPI_Wtime
+  // The element-wise sum of every rank's `v` (all of one length), at the root; others unchanged.
+  void sum_to_root(std::vector<std::int64_t>& v) const;
+  // Every rank's bytes, in rank order, at the root (empty elsewhere).
+  std::vector<std::vector<char>> gather_to_root(const std::vector<char>& mine) const;
+  // Every rank's double, in rank order, at the root (empty elsewhere).
+  std::vector<double> gather_to_root(double mine) const;
+  // The message of the lowest rank that has one ("" when none has), on every rank.
+  std::string first_error(const std::string& mine) const;
+
+ private:
+  Comm(int rank, int size) : rank_(rank), size_(size) {}
+  int rank_ = 0, size_ = 1;
+};
+
+// Rank `rank`'s part of `count` slabs among `size` ranks: [first, last), contiguous, in rank
+// order, sizes differing by at most one; a rank past `count` gets an empty part.
+std::pair<std::int64_t, std::int64_t> part(std::int64_t count, int rank, int size);
+
+}  // namespace repix::distributed

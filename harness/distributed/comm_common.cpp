@@ -1,0 +1,12 @@
+// The pieces of harness/distributed/comm.hpp that do not talk to MPI.
+#include "harness/distributed/comm.hpp"
+
+namespace repix::distributed {
+
+std::pair<std::int64_t, std::int64_t> part(std::int64_t count, int rank, int size) {
+  const std::int64_t base = count / size, extra = count % size;
+  const std::int64_t first = rank * base + (rank < extra ? rank : extra);
+  return {first, first + base + (rank < extra ? 1 : 0)};
+}
+
+}  // namespace repix::distributed

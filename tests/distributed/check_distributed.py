@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Distributed runs against the single-process result, under mpirun with CPU ranks (CTest
+distributed.*, where the build has MPI).
+
+usage: check_distributed.py --repix BIN --mpirun MPIEXEC [--ranks 1,2,3]
+
+For every family with a distributed run (ecc so far) and every case: `repix run FAMILY` alone and
+`mpirun -np N repix run FAMILY --distributed` for each N, outputs compared byte for byte; the
+--json record's rank layout checked; uneven splits, ranks with an empty part, every dtype, 2-D
+and 3-D, generated and file inputs. A bad input is one error line from mpirun, exit 1 and no
+output file.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ECC_CASES = [
+    "uniform:64x48:levels=16:dtype=uint8:seed=1",              # 2-D uint8, rows split
+    "uniform:33x7x5:levels=1000:dtype=uint16:seed=2",          # 3-D uint16, 5 planes: 2+2+1 on 3 ranks
+    "uniform:9x8x2:levels=50:dtype=float32:seed=3",            # 2 planes: rank 2 of 3 gets none
+    "grf:48x40:alpha=3:seed=4",                                # float32, ties-free smooth field
+    "uniform:17x1:levels=5:dtype=uint8:seed=5",                # one row: ranks 1 and 2 get none
+    "const:6x5x4:value=7:dtype=uint16",                        # one value everywhere
+    "checker:10x10x3:period=2:dtype=uint8",                    # plateaus across the cuts
+]
+
+
+def mpirun_cmd(mpirun, n):
+    cmd = [mpirun, "-np", str(n), "--oversubscribe"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return cmd
+
+
+def run(cmd, **kw):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, **kw)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repix", required=True)
+    ap.add_argument("--mpirun", required=True)
+    ap.add_argument("--ranks", default="1,2,3")
+    a = ap.parse_args()
+    ranks = [int(r) for r in a.ranks.split(",")]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        npy = os.path.join(tmp, "volume.npy")
+        r = run([a.repix, "gen", "uniform:12x11x7:levels=300:dtype=uint16:seed=9", "-o", npy])
+        if r.returncode != 0:
+            sys.exit(f"repix gen failed: {r.stderr}")
+        for spec in ECC_CASES + [npy]:
+            ref = os.path.join(tmp, "ref.csv")
+            r = run([a.repix, "run", "ecc", "--variant", "seq", "--input", spec, "--output", ref])
+            if r.returncode != 0:
+                failures.append(f"{spec}: single process failed: {r.stderr.strip()}")
+                continue
+            want = open(ref).read()
+            for n in ranks:
+                out, rec = os.path.join(tmp, f"d{n}.csv"), os.path.join(tmp, f"d{n}.json")
+                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "ecc", "--distributed", "--input", spec,
+                                                   "--output", out, "--json", rec])
+                if r.returncode != 0:
+                    failures.append(f"{spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
+                    continue
+                if open(out).read() != want:
+                    failures.append(f"{spec} on {n} ranks: the curve differs from the single process's")
+                j = json.load(open(rec))
+                d = j["distributed"]
+                parts = [p["slabs"] for p in d["parts"]]
+                covered = [s for f, l in parts for s in range(f, l)]
+                if d["ranks"] != n or len(parts) != n or covered != sorted(set(covered)) or not d["mpi"]:
+                    failures.append(f"{spec} on {n} ranks: rank layout {d}")
+                print(f"ok  ecc {spec} on {n} ranks ({len([p for p in parts if p[0] == p[1]])} empty parts)")
+        # A NaN in one rank's part: one error line (rank 0's words), exit 1, nothing written.
+        bad = os.path.join(tmp, "nan.npy")
+        with open(bad, "wb") as f:
+            header = "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 4), }"
+            header += " " * (63 - len(header)) + "\n"
+            f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+            import struct
+            values = [float(i) for i in range(24)]
+            values[21] = float("nan")  # row 5: the last rank's part
+            f.write(struct.pack("<24f", *values))
+        out = os.path.join(tmp, "bad.csv")
+        r = run(mpirun_cmd(a.mpirun, 3) + [a.repix, "run", "ecc", "--distributed", "--input", bad, "--output", out])
+        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
+        # The place is the whole image's (row 5), not the rank's part's.
+        if r.returncode == 0 or len(lines) != 1 or "NaN in the input at (x=1, y=5)" not in lines[0] or os.path.exists(out):
+            failures.append(f"NaN input: exit {r.returncode}, stderr {r.stderr!r}, output written: {os.path.exists(out)}")
+        else:
+            print(f"ok  NaN input refused in one line: {lines[0]}")
+    # A family without a distributed run says so (without mpirun: before any MPI call).
+    r = run([a.repix, "run", "maxtree", "--distributed", "--input", "uniform:8x8:levels=4:dtype=uint8:seed=1"])
+    if r.returncode != 1 or "maxtree has no distributed run yet" not in r.stderr or "runs: ecc" not in r.stderr:
+        failures.append(f"maxtree --distributed: exit {r.returncode}, {r.stderr!r}")
+    else:
+        print("ok  maxtree --distributed refused:", r.stderr.strip())
+    for f in failures:
+        print("FAIL", f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
