@@ -91,6 +91,13 @@ nb::object to_numpy(const repix::family::Array& a) {
   return nb::cast(array);
 }
 
+// A run's options as the command line's parsed arguments (names without "--", values as text).
+repix::cli::Args args_of(const std::map<std::string, std::string>& options) {
+  repix::cli::Args args;
+  for (const auto& [k, v] : options) args.options.emplace(k, v);
+  return args;
+}
+
 // `repix run <family>` in memory: `inputs` (name, array) in the family's input order, `options`
 // as the command line names them, values as text. Returns the outputs in the family's order.
 nb::list run(const std::string& family, const std::vector<std::pair<std::string, nb::object>>& inputs,
@@ -98,8 +105,7 @@ nb::list run(const std::string& family, const std::vector<std::pair<std::string,
   const repix::family::Family& f = repix::family::find(family);
   Inputs in;
   for (const auto& [name, array] : inputs) add_input(in, name, array);
-  repix::cli::Args args;
-  for (const auto& [k, v] : options) args.options.emplace(k, v);
+  const repix::cli::Args args = args_of(options);
   std::vector<repix::family::Array> out;
   {
     nb::gil_scoped_release computing;
@@ -119,8 +125,7 @@ std::vector<double> time_run(const std::string& family, const std::vector<std::p
   const repix::family::Family& f = repix::family::find(family);
   Inputs in;
   for (const auto& [name, array] : inputs) add_input(in, name, array);
-  repix::cli::Args args;
-  for (const auto& [k, v] : options) args.options.emplace(k, v);
+  const repix::cli::Args args = args_of(options);
   std::vector<double> seconds;
   nb::gil_scoped_release computing;
   for (int r = 0; r < reps; ++r) {

@@ -38,13 +38,12 @@ FAMILY = {"ecc": "ecc", "reconstruct": "reconstruct", "edt": "edt", "ranklet": "
 def inputs(side):
     rng = np.random.default_rng(7)
     image = rng.integers(0, 256, (side, side), dtype=np.uint8)
-    mask = image
     marker = (image * (rng.random(image.shape) < 0.01)).astype(np.uint8)
     binary = (rng.random((side, side)) > 0.01).astype(np.uint8)
     labels = rng.integers(0, 16, (side, side), dtype=np.uint8)
     return {
         "ecc": ([("image", image)], {}, lambda v: repix.ecc(image, variant=v)),
-        "reconstruct": ([("marker", marker), ("mask", mask)], {}, lambda v: repix.reconstruct(marker, mask, variant=v)),
+        "reconstruct": ([("marker", marker), ("mask", image)], {}, lambda v: repix.reconstruct(marker, image, variant=v)),
         "edt": ([("mask", binary)], {}, lambda v: repix.edt(binary, variant=v)),
         "ranklet": ([("image", image)], {}, lambda v: repix.ranklet(image, variant=v)),
         "auto_mi": ([("labels", labels)], {}, lambda v: repix.auto_mi(labels, variant=v)),

@@ -232,7 +232,7 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
   }
 
   bool has_distributed_run() const override { return true; }
-  int run_distributed(const cli::Args& a, const Options& opt) const override { return ecc_distributed::run(a, opt); }
+  int run_distributed(const cli::Args& a, const Options&) const override { return ecc_distributed::run(a); }
 
   // ECC's run is written out here rather than declared (FamilyOf::RunDeclaration): a dataset spec
   // too large to load is streamed from its generator by gpu-stream, and --plot draws the curve.
@@ -294,7 +294,9 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
       }
     }
     if (!output.empty()) ecc::write_csv(curve, output);
-    // The run's record: its --json, and what its --plot is drawn from.
+    if (json_out.empty() && plot.empty()) return 0;
+    // The run's record: its --json, and what its --plot is drawn from (built only for them: a
+    // float32 volume's curve can hold as many values as voxels).
     nlohmann::json record = run_record(*v, opt);
     record["input"] = input;
     record["values"] = curve.values;

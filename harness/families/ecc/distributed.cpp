@@ -13,6 +13,7 @@
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "ecc/cpu_accumulate.hpp"
+#include "ecc/ecc.hpp"
 #include "harness/distributed/comm.hpp"
 #include "harness/json_text.hpp"
 
@@ -107,8 +108,7 @@ Sums merge(const std::vector<std::vector<char>>& parts) {
 
 }  // namespace
 
-int run(const cli::Args& a, const ecc::Options& opt) {
-  (void)opt;
+int run(const cli::Args& a) {
   distributed::Comm& comm = distributed::Comm::world();
   if (a.has("variant"))
     throw cli::UsageError("--distributed runs every rank's part with the family's CPU slab code; --variant does not apply");

@@ -1,6 +1,5 @@
 // ECC's distributed run (`mpirun -np N repix run ecc --distributed --input F --output OUT.csv`).
 #pragma once
-#include "ecc/ecc.hpp"
 #include "harness/args.hpp"
 
 namespace repix::family::ecc_distributed {
@@ -15,6 +14,6 @@ namespace repix::family::ecc_distributed {
 // their sums (gathered, merged by value). The curve is exactly the single-process one; rank 0
 // writes --output and --json (the rank layout, the MPI library, every rank's time between two
 // barriers). Returns the exit code on every rank.
-int run(const cli::Args& a, const ecc::Options& opt);
+int run(const cli::Args& a);
 
 }  // namespace repix::family::ecc_distributed
