@@ -57,8 +57,9 @@ def timed(call, reps, sync=None, budget_s=2.0):
     # At most `reps` samples after one warm call, fewer where they would take more than about
     # budget_s (at least 3; one where a call takes over 10 x budget_s: scikit-image's max_tree of
     # 1 Mpx of 8-bit noise took about 70 s a call on a 16-core Xeon).
+    call()  # warm: the CUDA context, the caches (the first call of a process pays them)
     t0 = time.perf_counter()
-    call()  # warm: the context, the caches
+    call()  # the estimate of one call, which bounds the samples
     if sync:
         sync()
     warm = time.perf_counter() - t0
