@@ -6,9 +6,11 @@
 // only the family's knowledge (its inputs, reference, verification, stats JSON, outputs,
 // options). A new family is an adapter plus one line in families.cpp.
 #pragma once
+#include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +41,21 @@ struct Array {
   std::vector<std::int64_t> shape;
   const void* data = nullptr;
   std::shared_ptr<const void> owner;
+  bool on_device = false;  // run_on_device's: `data` is the caller's device array
+};
+
+// An input of a run on the device (Family::run_on_device): device memory of the current device.
+struct DeviceImage {
+  DType dtype = DType::u8;
+  Shape shape;
+  const void* data = nullptr;
+};
+// The caller's side of a run on the device: its stream, and `allocate`, which makes an array of
+// the caller's of that element type (NumPy's spelling) and shape (NumPy's order) on the current
+// device and returns its data pointer (the Python module: a CuPy array, from CuPy's memory pool).
+struct DeviceCall {
+  cudaStream_t stream = nullptr;
+  std::function<void*(const std::string& dtype, const std::vector<std::int64_t>& shape)> allocate;
 };
 
 template <class T> constexpr const char* numpy_dtype();
@@ -116,22 +133,28 @@ class Family {
   virtual report::Result measure(Problem& p, const std::string& variant, const std::string& scope,
                                  const bench::Reps& reps, const cli::Args& options) const = 0;
 
-  // ---- `repix run` in memory: the Python module ----
-  // The run command on inputs already in memory (`inputs` in the family's input order), with its
-  // options as the command line names them ("variant" among them; absent: the command's default
-  // variant): the same checks, default variant and errors as `repix run <name>`, the outputs
-  // returned instead of written. Families the module does not reach yet throw.
   // Whether `repix run <family> --distributed` runs (under mpirun: harness/distributed/).
   virtual bool has_distributed_run() const { return false; }
+
+  // ---- `repix run` in memory: the Python module ----
   // The run command's interface as data, for the Python module's functions and their help: its
   // inputs and outputs (option names, in order; each output's format) and every option it takes
   // (name, default as the command line writes it, help, whether it is a flag).
   virtual nlohmann::json run_interface() const = 0;
-  virtual std::vector<Array> run_in_memory(std::vector<HostImage> inputs, const cli::Args& options) const {
-    (void)inputs;
-    (void)options;
-    throw Error(name() + " does not run in memory (from Python) yet; `repix run " + name() + "` runs it");
-  }
+  // The run command on inputs already in memory (`inputs` in the family's input order), with its
+  // options as the command line names them ("variant" among them; absent: the command's default
+  // variant): the same checks, default variant and errors as `repix run <name>`, the outputs
+  // returned instead of written.
+  virtual std::vector<Array> run_in_memory(std::vector<HostImage> inputs, const cli::Args& options) const = 0;
+  // The same on inputs in device memory of the current device, read in place on `call.stream`
+  // (the caller's: CuPy's current stream) with a GPU variant's plan, kept for the next call
+  // with the same variant, options and input type and shape. Outputs that the plan leaves on
+  // the device are copied (device to device, on the stream) into arrays of the caller's
+  // (call.allocate) and come back with `on_device` set; those finished on the host (a curve, a
+  // few features) come back as host arrays. A CPU variant is refused: its input must be on the
+  // host.
+  virtual std::vector<Array> run_on_device(const std::vector<DeviceImage>& inputs, const cli::Args& options,
+                                           const DeviceCall& call) const = 0;
 };
 
 // Every family, in the order of the issues (families.cpp: one line each).

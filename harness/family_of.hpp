@@ -29,6 +29,7 @@
 #include "core/gpu.hpp"
 #include "core/host_limits.hpp"
 #include "core/nvtx.hpp"
+#include "core/reuse_cache.hpp"
 #include "core/variant.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
@@ -324,6 +325,79 @@ class FamilyOf : public Family {
     return {{"family", name()}, {"variant", v.id}, {"options", row_options_json(v, opt)}};
   }
 
+  // A run on device inputs needs a GPU variant with a plan (one that reads device-resident
+  // inputs).
+  void check_device_variant(const Variant& v) const {
+    if (!v.gpu)
+      throw Error(name() + ": variant " + v.id + " runs on the CPU, and the input is in GPU memory: give it a host " +
+                  "array (cupy.asnumpy) or a GPU variant");
+    if (!v.make_plan)
+      throw Error(name() + ": variant " + v.id + " reads host memory only (it has no kernel scope); give it a host " +
+                  "array (cupy.asnumpy) or another GPU variant");
+  }
+
+  // run_on_device's engine, for the declared runs and the families whose run is their own (ECC):
+  // `v`'s plan, set up for these inputs' type and shape or reused from the last call with the same
+  // variant, options, outputs (`names`, in order) and device, computes on the inputs in place on
+  // call.stream; the outputs its device_outputs() names are copied into the caller's arrays on the
+  // stream, or where it names none (the output is finished on the host), `host_outputs` makes
+  // them from result(). The plan goes back to its cache with an event on the stream, which the next call's stream
+  // waits for, so a plan is never reused before this call's copies out of it have run.
+  template <class HostOutputs>
+  std::vector<Array> run_plan_on_device(const Variant& v, const std::vector<DeviceImage>& in, const Options& opt,
+                                        const std::vector<std::string>& names, const DeviceCall& call,
+                                        HostOutputs&& host_outputs) const {
+    struct Cached {
+      std::unique_ptr<Plan> plan;
+      CudaEvent done{cudaEventDisableTiming};
+    };
+    int device = 0;
+    REPIX_CUDA(cudaGetDevice(&device));
+    const std::string key = name() + "|" + v.id + "|" + dtype_name(in.at(0).dtype) + "|" + in.at(0).shape.str() + "|" +
+                            std::to_string(device) + "|" + row_options_json(v, opt).dump() + "|" +
+                            nlohmann::json(names).dump();
+    auto& cache = reuse_cache<std::string, Cached>();
+    std::unique_ptr<Cached> c = cache.take(key);
+    if (c) {
+      REPIX_CUDA(cudaStreamWaitEvent(call.stream, c->done.get(), 0));
+    } else {
+      c = std::make_unique<Cached>();
+      c->plan = v.make_plan();
+      c->plan->setup({in.at(0).dtype, in.at(0).shape}, opt, call.stream);
+    }
+    DeviceInputs device_inputs;
+    for (const DeviceImage& img : in) device_inputs.push_back(img.data);
+    {
+      nvtx::Range range((name() + "/" + v.id).c_str());
+      c->plan->compute(device_inputs, call.stream);
+    }
+    std::vector<Array> out;
+    const std::vector<DeviceOutput> on_device = c->plan->device_outputs();
+    if (on_device.empty()) {
+      Result r = c->plan->result(call.stream);
+      out = host_outputs(r);
+    } else {
+      if (on_device.size() != names.size())
+        throw Error("internal: " + name() + "/" + v.id + " left " + std::to_string(on_device.size()) +
+                    " outputs on the device for " + std::to_string(names.size()) + " asked for");
+      for (std::size_t i = 0; i < on_device.size(); ++i) {
+        const DeviceOutput& o = on_device[i];
+        void* dst = call.allocate(o.dtype, o.shape);
+        if (o.bytes) REPIX_CUDA(cudaMemcpyAsync(dst, o.data, o.bytes, cudaMemcpyDeviceToDevice, call.stream));
+        Array a;
+        a.name = names[i];
+        a.dtype = o.dtype;
+        a.shape = o.shape;
+        a.data = dst;
+        a.on_device = true;
+        out.push_back(std::move(a));
+      }
+    }
+    c->done.record(call.stream);
+    cache.put(key, std::move(c));
+    return out;
+  }
+
   // ---- `repix run`, declared once ----------------------------------------------------------------
   // A family's run command as data: its inputs (the options naming them, in the order of the
   // variants' inputs and of the Python function's array arguments), its outputs beside --json
@@ -336,7 +410,7 @@ class FamilyOf : public Family {
     cli::OutputArg file;     // --option, extensions, format; the option's name is the array's
     bool optional = false;   // Python returns it only when asked for (edt's sites)
     std::function<void(const Result&, const Inputs&, const std::string& path)> write;
-    std::function<Array(Result&, const Inputs&)> array;
+    std::function<Array(Result&, const Shape& inputs)> array;  // the inputs' shape
   };
   struct RunDeclaration {
     std::vector<std::string> inputs;  // "input"; "marker", "mask"
@@ -357,6 +431,12 @@ class FamilyOf : public Family {
   virtual void check_run_arguments(const cli::Args&) const {}
   virtual void prepare_run(Options&, const Variant&, const std::set<std::string>& /*outputs asked for*/) const {}
   virtual void check_run_inputs(const Inputs&, const Options&) const {}
+  // check_run_inputs for inputs in device memory (run_on_device): the same checks and messages,
+  // the values' ones made on the device (core/gpu/first_where.hpp). Every family whose run
+  // reaches the device says its own; none is assumed.
+  virtual void check_device_inputs(const std::vector<DeviceImage>&, const Options&, cudaStream_t) const {
+    throw Error("internal: " + name() + " declares no checks of device inputs");
+  }
   virtual nlohmann::json run_record_extra(const Variant&, const Result&, const Inputs&, const Options&) const {
     return nlohmann::json::object();
   }
@@ -452,8 +532,36 @@ class FamilyOf : public Family {
     Result r = run_variant(v, in, opt);
     std::vector<Array> out;
     for (const RunOutput& o : d.outputs)
-      if (asked.count(o.file.option)) out.push_back(o.array(r, in));
+      if (asked.count(o.file.option)) out.push_back(o.array(r, in.back().shape()));
     return out;
+  }
+
+  std::vector<Array> run_on_device(const std::vector<DeviceImage>& in, const cli::Args& a,
+                                   const DeviceCall& call) const override {
+    const RunDeclaration d = run_declaration();
+    if (in.size() != d.inputs.size())
+      throw Error("internal: " + name() + " takes " + std::to_string(d.inputs.size()) + " arrays");
+    check_run_arguments(a);
+    std::vector<std::string> optional;
+    for (const RunOutput& o : d.outputs)
+      if (o.optional) optional.push_back(o.file.option);
+    Options opt = in_memory_options(a, optional);
+    const Variant& v = declared_run_variant(a);
+    std::set<std::string> asked;
+    for (const RunOutput& o : d.outputs)
+      if (!o.optional || a.has(o.file.option)) asked.insert(o.file.option);
+    prepare_run(opt, v, asked);
+    check_device_variant(v);
+    check_device_inputs(in, opt, call.stream);
+    std::vector<std::string> names;
+    for (const RunOutput& o : d.outputs)
+      if (asked.count(o.file.option)) names.push_back(o.file.option);
+    return run_plan_on_device(v, in, opt, names, call, [&](Result& r) {
+      std::vector<Array> out;
+      for (const RunOutput& o : d.outputs)
+        if (asked.count(o.file.option)) out.push_back(o.array(r, in.back().shape()));
+      return out;
+    });
   }
 
   // `mpirun -np N repix run <family> --distributed ...`: every rank runs this with the same

@@ -1,5 +1,5 @@
-// repix._native: the families' run commands in memory (family::Family::run_in_memory), for the
-// functions of repix/__init__.py. Generic over the families: an input is checked by the same code
+// repix._native: the families' run commands in memory (family::Family::run_in_memory, and
+// run_on_device for CuPy arrays), for the functions of repix/__init__.py. Generic over the families: an input is checked by the same code
 // as an .npy file's (datasets::array_dtype, array_shape), then read in place; the options go
 // through the family's own option table, as a command line's do; the outputs come back as NumPy
 // arrays over the family's own buffers (no copy). The GIL is released while a family computes.
@@ -8,14 +8,17 @@
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <chrono>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <new>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -140,6 +143,88 @@ std::vector<double> time_run(const std::string& family, const std::vector<std::p
   return seconds;
 }
 
+// ---- the CuPy path: inputs in device memory, read in place ----------------------------------
+
+// An input in device memory as Python describes it: (name, data pointer, NumPy dtype string,
+// shape). repix/__init__.py makes it from a CuPy array (or anything CuPy takes in place: DLPack,
+// __cuda_array_interface__), C-contiguous, on the current device.
+using DeviceInputArg = std::tuple<std::string, std::uintptr_t, std::string, std::vector<std::int64_t>>;
+
+std::vector<repix::family::DeviceImage> device_images(const std::vector<DeviceInputArg>& inputs) {
+  std::vector<repix::family::DeviceImage> out;
+  for (const auto& [name, data, descr, dims] : inputs) {
+    repix::family::DeviceImage img;
+    img.dtype = repix::datasets::array_dtype(descr, name);
+    img.shape = repix::datasets::array_shape(dims, name);
+    img.data = reinterpret_cast<const void*>(data);
+    out.push_back(img);
+  }
+  return out;
+}
+
+// `repix run <family>` on device inputs, on the caller's stream (CuPy's current stream, as an
+// integer). `allocate(dtype, shape)` makes an output array on the device and returns (array, its
+// data pointer); outputs the family leaves on the device come back as those arrays, the others
+// (finished on the host) as NumPy arrays, which the caller moves to the device.
+nb::list run_device(const std::string& family, const std::vector<DeviceInputArg>& inputs,
+                    const std::map<std::string, std::string>& options, std::uintptr_t stream, nb::callable allocate) {
+  const repix::family::Family& f = repix::family::find(family);
+  const std::vector<repix::family::DeviceImage> images = device_images(inputs);
+  const repix::cli::Args args = args_of(options);
+  std::vector<nb::object> made;  // the arrays allocate() made, in the order of the device outputs
+  repix::family::DeviceCall call;
+  call.stream = reinterpret_cast<cudaStream_t>(stream);
+  call.allocate = [&](const std::string& dtype, const std::vector<std::int64_t>& shape) {
+    nb::gil_scoped_acquire python;
+    nb::tuple got = nb::cast<nb::tuple>(allocate(dtype, shape));
+    made.push_back(got[0]);
+    return reinterpret_cast<void*>(nb::cast<std::uintptr_t>(got[1]));
+  };
+  std::vector<repix::family::Array> out;
+  {
+    nb::gil_scoped_release computing;
+    out = f.run_on_device(images, args, call);
+  }
+  nb::list result;
+  std::size_t next = 0;
+  for (const auto& a : out) {
+    if (a.on_device) result.append(made.at(next++));
+    else result.append(to_numpy(a));
+  }
+  return result;
+}
+
+// The C++ side of the overhead benchmark's CuPy rows: the device run `reps` times in C++ alone on
+// the caller's stream, each call synchronised, its device outputs copied into buffers allocated
+// once (as a C++ caller reusing its output arrays would): the seconds of each call.
+std::vector<double> time_run_device(const std::string& family, const std::vector<DeviceInputArg>& inputs,
+                                    const std::map<std::string, std::string>& options, std::uintptr_t stream, int reps) {
+  const repix::family::Family& f = repix::family::find(family);
+  const std::vector<repix::family::DeviceImage> images = device_images(inputs);
+  const repix::cli::Args args = args_of(options);
+  std::vector<repix::DeviceBuffer<unsigned char>> outputs;
+  std::size_t next = 0;
+  repix::family::DeviceCall call;
+  call.stream = reinterpret_cast<cudaStream_t>(stream);
+  call.allocate = [&](const std::string& dtype, const std::vector<std::int64_t>& shape) {
+    std::size_t bytes = dtype == "|u1" ? 1 : dtype == "<u2" ? 2 : dtype == "<f4" || dtype == "<i4" ? 4 : 8;
+    for (const std::int64_t d : shape) bytes *= static_cast<std::size_t>(d);
+    if (next == outputs.size()) outputs.emplace_back(bytes);
+    return static_cast<void*>(outputs.at(next++).get());
+  };
+  std::vector<double> seconds;
+  nb::gil_scoped_release computing;
+  for (int r = 0; r < reps; ++r) {
+    next = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<repix::family::Array> out = f.run_on_device(images, args, call);
+    REPIX_CUDA(cudaStreamSynchronize(call.stream));
+    out.clear();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return seconds;
+}
+
 std::vector<std::string> families() {
   std::vector<std::string> out;
   for (const auto& f : repix::family::all()) out.push_back(f->name());
@@ -192,4 +277,12 @@ NB_MODULE(_native, m) {
         "The same run `reps` times in C++ alone: the seconds of each (the overhead benchmark's baseline).");
   m.def("run", &run, nb::arg("family"), nb::arg("inputs"), nb::arg("options"),
         "A family's run command in memory: [(name, array)] in, the outputs as NumPy arrays.");
+  m.def("run_device", &run_device, nb::arg("family"), nb::arg("inputs"), nb::arg("options"), nb::arg("stream"),
+        nb::arg("allocate"),
+        "A family's run command on device arrays read in place: [(name, pointer, dtype, shape)] in, on `stream`; "
+        "device outputs in arrays made by allocate(dtype, shape) -> (array, pointer), the others as NumPy arrays.");
+  m.def("time_run_device", &time_run_device, nb::arg("family"), nb::arg("inputs"), nb::arg("options"),
+        nb::arg("stream"), nb::arg("reps"),
+        "The same device run `reps` times in C++ alone, each synchronised: the seconds of each (the overhead "
+        "benchmark's baseline for device arrays).");
 }

@@ -85,6 +85,7 @@ inline std::size_t feature_index(std::size_t w, int o, int d) {
 // Throws repix::Error (one line) unless `img` is a non-empty 2-D uint8 image and the windows are
 // valid (ranklet's checks).
 void check_input(const HostImage& img, const Options& opt);
+void check_input(const InputDesc& in, const Options& opt);  // the same (it reads no values)
 
 // The stored label of a ranklet value R of window r: Q - 1 = min(256, floor(256 R) + 1) - 1, 0..255
 // (exact: ranklet::quantise). The host's quantise_plane and the GPU plan's kernel both use it.

@@ -92,8 +92,10 @@ const char* orientation_name(int o) {
 
 const char* direction_name(int d) { return d == 0 ? "horizontal" : "vertical"; }
 
-void check_input(const HostImage& img, const Options& opt) {
-  ranklet::check_input(img);
+void check_input(const HostImage& img, const Options& opt) { check_input(InputDesc{img.dtype(), img.shape()}, opt); }
+
+void check_input(const InputDesc& in, const Options& opt) {
+  ranklet::check_input(in);
   ranklet::check_windows(opt.windows);
 }
 

@@ -10,22 +10,28 @@
 namespace repix::edt {
 
 void check_input(const HostImage& input) {
-  const Shape& s = input.shape();
+  check_description(input.shape());
+  if (input.dtype() != DType::f32) return;
+  const float* p = input.data<float>();
+  const std::int64_t n = input.size();
+  std::int64_t first = n;  // smallest non-finite index, so the message does not depend on threads
+#pragma omp parallel for reduction(min : first) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(p[i]) && i < first) first = i;
+  if (first < n) throw_nonfinite(input.shape(), first, std::isnan(p[first]));
+}
+
+void check_description(const Shape& s) {
   if (s.size() <= 0) throw Error("edt: empty image");
   if (s.ndim != 2)
     throw Error("edt: needs a 2D image, got " + std::to_string(s.ndim) + "D shape " + s.str());
   if (s.nx > kMaxSide || s.ny > kMaxSide)
     throw Error("edt: image " + s.str() + " has a side over 2^30 pixels");
-  if (input.dtype() != DType::f32) return;
-  const float* p = input.data<float>();
-  const std::int64_t n = s.size();
-  std::int64_t first = n;  // smallest non-finite index, so the message does not depend on threads
-#pragma omp parallel for reduction(min : first) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(p[i]) && i < first) first = i;
-  if (first < n)
-    throw Error(std::string("edt: input has ") + (std::isnan(p[first]) ? "NaN" : "inf") + " at x=" +
-                std::to_string(first % s.nx) + ", y=" + std::to_string(first / s.nx));
+}
+
+void throw_nonfinite(const Shape& s, std::int64_t i, bool is_nan) {
+  throw Error(std::string("edt: input has ") + (is_nan ? "NaN" : "inf") + " at x=" + std::to_string(i % s.nx) +
+              ", y=" + std::to_string(i / s.nx));
 }
 
 std::vector<std::uint8_t> background_mask(const HostImage& input, int threads) {

@@ -64,5 +64,9 @@ const Variant& find_variant(const std::string& id);
 
 // Throws repix::Error (one line) for empty or non-2D input, NaN/inf.
 void check_input(const HostImage& input);
+// Its checks that read no values (an input elsewhere: on the device), and the error of the one
+// that does, for callers that find the element themselves.
+void check_description(const Shape& shape);
+[[noreturn]] void throw_nonfinite(const Shape& shape, std::int64_t index, bool is_nan);
 
 }  // namespace repix::edt

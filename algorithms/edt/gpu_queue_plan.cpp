@@ -66,6 +66,10 @@ class QueuePlan final : public DevicePlan {
     r.stats = tile_.stats();
     return r;
   }
+  std::vector<DeviceOutput> device_outputs() const override {
+    if (!computed_) throw Error("internal: edt plan device_outputs() before compute()");
+    return device_outputs_of(shape_, distance_.get(), want_sites_ ? linear_sites_.get() : nullptr);
+  }
 
  private:
   iwpp::QueuePolicy policy_;

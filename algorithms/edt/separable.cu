@@ -163,6 +163,10 @@ class SeparablePlan final : public DevicePlan {
     r.stats.fallback_rows = fallback_rows;
     return r;
   }
+  std::vector<DeviceOutput> device_outputs() const override {
+    if (!computed_) throw Error("internal: edt plan device_outputs() before compute()");
+    return device_outputs_of(shape_, dist_.get(), want_sites_ ? sites_.get() : nullptr);
+  }
 
  private:
   void release() {
@@ -193,6 +197,12 @@ Variant variant(const char* id, const char* step, const char* description, RowPh
 }
 
 }  // namespace separable
+
+std::vector<DeviceOutput> device_outputs_of(const Shape& shape, const float* d_distance, const void* d_linear_sites) {
+  std::vector<DeviceOutput> out{image_output(d_distance, "<f4", sizeof(float), shape)};
+  if (d_linear_sites) out.push_back(image_output(d_linear_sites, "<i8", sizeof(std::int64_t), shape));
+  return out;
+}
 
 Result download_result(const Shape& shape, const float* d_distance, const void* d_linear_sites, cudaStream_t stream) {
   static_assert(sizeof(long long) == sizeof(std::int64_t), "sites are 64-bit on host and device");

@@ -13,6 +13,9 @@ namespace repix::edt {
 // A plan's result: its device distances (float32, the shape's size) and, when d_linear_sites is
 // not null, its linear sites (64-bit integers), copied to the host. Synchronises the stream.
 Result download_result(const Shape& shape, const float* d_distance, const void* d_linear_sites, cudaStream_t stream);
+// The same outputs where they lie (DevicePlan::device_outputs): the distances, and the sites when
+// the plan makes them.
+std::vector<DeviceOutput> device_outputs_of(const Shape& shape, const float* d_distance, const void* d_linear_sites);
 
 // A GPU variant's `run`: inside an `nvtx_name` range, checks the input, fails with one line where
 // there is no GPU, then the plan end to end (core/plan_end_to_end.hpp).

@@ -221,6 +221,8 @@ class EngineBase {
   // The area opening of the image compute() last saw (the same `image`), into `out` (the image's
   // element type, one per pixel, device memory), asynchronously on s; stats().filter_ms times it.
   virtual void area_filter(const void* image, std::int64_t min_area, void* out, cudaStream_t s) = 0;
+  // The parent image of the last compute() on the device (int32, or int64 for wide indices).
+  virtual const void* device_parent() const = 0;
 };
 
 template <class T, class I>
@@ -317,6 +319,10 @@ class Engine : public EngineBase {
     area_filtered_ = true;
   }
 
+  const void* device_parent() const override {
+    if (!computed_) throw Error("internal: maxtree GPU plan read before compute()");
+    return out_;
+  }
   Stats stats() const override {
     Stats st;
     if (!computed_) return st;
@@ -517,6 +523,8 @@ class Plan final : public DevicePlan {
   void setup(const InputDesc& in, const Options& opt, cudaStream_t s) override {
     check_input(in, opt);
     engine_ = make_engine<Build>(in, opt, s);
+    in_ = in;
+    wide_ = opt.wide_index || in.shape.size() >= (std::int64_t(1) << 31);  // make_engine's choice
   }
   void compute(const DeviceInputs& in, cudaStream_t s) override {
     if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
@@ -532,9 +540,16 @@ class Plan final : public DevicePlan {
     return engine_->compute_to_host(in.at(0), s);
   }
   Stats stats() const override { return engine_ ? engine_->stats() : Stats{}; }
+  std::vector<DeviceOutput> device_outputs() const override {
+    if (!engine_) throw Error("internal: maxtree GPU plan used before setup()");
+    return {wide_ ? image_output(engine_->device_parent(), "<i8", sizeof(std::int64_t), in_.shape)
+                  : image_output(engine_->device_parent(), "<i4", sizeof(std::int32_t), in_.shape)};
+  }
 
  private:
   std::unique_ptr<EngineBase> engine_;
+  InputDesc in_;
+  bool wide_ = false;
 };
 
 // The area opening's device plan on the same engine: the tree, then the engine's area filter into
@@ -564,6 +579,10 @@ class AreaPlan final : public AreaDevicePlan {
     return r;
   }
   Stats stats() const override { return engine_ ? engine_->stats() : Stats{}; }
+  std::vector<DeviceOutput> device_outputs() const override {
+    if (!engine_) throw Error("internal: maxtree GPU area plan used before setup()");
+    return {image_output(out_.get(), in_.dtype, in_.shape)};
+  }
 
  private:
   std::unique_ptr<EngineBase> engine_;

@@ -55,16 +55,12 @@ void check_values(const HostImage& marker, const HostImage& mask, bool clip, int
     for (const auto& [img, name] : {std::pair{mk, "marker"}, std::pair{ms, "mask"}}) {
       const float* d = img;
       const std::int64_t i = first_where(n, threads, [d](std::int64_t k) { return !std::isfinite(d[k]); });
-      if (i < n)
-        throw Error(std::string(std::isnan(d[i]) ? "NaN" : "infinity") + " in the " + name + " at " +
-                    where(mask.shape(), i) + ": reconstruction needs finite values");
+      if (i < n) throw_nonfinite(name, mask.shape(), i, std::isnan(d[i]));
     }
   }
   if (clip) return;
   const std::int64_t i = first_where(n, threads, [mk, ms](std::int64_t k) { return ms[k] < mk[k]; });
-  if (i < n)
-    throw Error("marker above mask at " + where(mask.shape(), i) + " (" + value_text(mk[i]) + " > " +
-                value_text(ms[i]) + "): reconstruction needs marker <= mask; clip the marker (--clip) to allow it");
+  if (i < n) throw_marker_above(mask.shape(), i, mk[i], ms[i]);
 }
 
 }  // namespace
@@ -82,26 +78,44 @@ namespace detail {
 int thread_count(const Options& opt) { return opt.threads > 0 ? opt.threads : omp_get_max_threads(); }
 
 void check_inputs_threads(const HostImage& marker, const HostImage& mask, const Options& opt, int threads) {
-  if (opt.connectivity != 4 && opt.connectivity != 8)
-    throw Error("connectivity must be 4 or 8, got " + std::to_string(opt.connectivity));
-  for (const auto& [img, name] : {std::pair{&marker, "marker"}, std::pair{&mask, "mask"}}) {
-    if (img->size() <= 0) throw Error(std::string("the ") + name + " is empty");
-    if (img->shape().ndim != 2)
-      throw Error(std::string("the ") + name + " is " + std::to_string(img->shape().ndim) + "D (" +
-                  img->shape().str() + "): reconstruction takes 2D images");
-  }
-  if (marker.shape() != mask.shape())
-    throw Error("marker and mask shapes differ: " + marker.shape().str() + " vs " + mask.shape().str());
-  if (marker.dtype() != mask.dtype())
-    throw Error("marker and mask dtypes differ: " + dtype_name(marker.dtype()) + " vs " + dtype_name(mask.dtype()));
-  // Packed queue entries hold x and y in 32 bits each.
-  if (mask.shape().nx >= (std::int64_t(1) << 32) || mask.shape().ny >= (std::int64_t(1) << 32))
-    throw Error("image " + mask.shape().str() + " is too large (at most 2^32-1 pixels per side)");
+  check_descriptions({marker.dtype(), marker.shape()}, {mask.dtype(), mask.shape()}, opt);
   threads = std::max(1, threads);
   dispatch_dtype(mask.dtype(), [&](auto tag) {
     check_values<typename decltype(tag)::type>(marker, mask, opt.clip, threads);
   });
 }
+
+}  // namespace detail
+
+void check_descriptions(const InputDesc& marker, const InputDesc& mask, const Options& opt) {
+  if (opt.connectivity != 4 && opt.connectivity != 8)
+    throw Error("connectivity must be 4 or 8, got " + std::to_string(opt.connectivity));
+  for (const auto& [img, name] : {std::pair{&marker, "marker"}, std::pair{&mask, "mask"}}) {
+    if (img->shape.size() <= 0) throw Error(std::string("the ") + name + " is empty");
+    if (img->shape.ndim != 2)
+      throw Error(std::string("the ") + name + " is " + std::to_string(img->shape.ndim) + "D (" + img->shape.str() +
+                  "): reconstruction takes 2D images");
+  }
+  if (marker.shape != mask.shape)
+    throw Error("marker and mask shapes differ: " + marker.shape.str() + " vs " + mask.shape.str());
+  if (marker.dtype != mask.dtype)
+    throw Error("marker and mask dtypes differ: " + dtype_name(marker.dtype) + " vs " + dtype_name(mask.dtype));
+  // Packed queue entries hold x and y in 32 bits each.
+  if (mask.shape.nx >= (std::int64_t(1) << 32) || mask.shape.ny >= (std::int64_t(1) << 32))
+    throw Error("image " + mask.shape.str() + " is too large (at most 2^32-1 pixels per side)");
+}
+
+void throw_nonfinite(const std::string& name, const Shape& shape, std::int64_t i, bool is_nan) {
+  throw Error(std::string(is_nan ? "NaN" : "infinity") + " in the " + name + " at " + where(shape, i) +
+              ": reconstruction needs finite values");
+}
+
+void throw_marker_above(const Shape& shape, std::int64_t i, double marker, double mask) {
+  throw Error("marker above mask at " + where(shape, i) + " (" + value_text(marker) + " > " + value_text(mask) +
+              "): reconstruction needs marker <= mask; clip the marker (--clip) to allow it");
+}
+
+namespace detail {
 
 namespace {
 template <class T>

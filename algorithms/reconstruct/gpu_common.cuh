@@ -312,6 +312,10 @@ class Plan final : public DevicePlan {
     if (!computed_) throw Error("internal: reconstruct plan device_result() before compute()");
     return {out_.get(), stats_};
   }
+  std::vector<DeviceOutput> device_outputs() const override {
+    if (!computed_) throw Error("internal: reconstruct plan device_outputs() before compute()");
+    return {image_output(out_.get(), dtype_, shape_)};
+  }
 
  private:
   bool ready_ = false, computed_ = false;

@@ -81,5 +81,10 @@ const Variant& find_variant(const std::string& id);
 // Throws repix::Error (one line) for: empty or non-2D images, shape or dtype mismatch, NaN/inf,
 // connectivity other than 4/8, and (unless opt.clip) the first pixel where marker > mask.
 void check_inputs(const HostImage& marker, const HostImage& mask, const Options& opt);
+// The checks of check_inputs that read no values (options, shapes, types), for inputs elsewhere
+// (on the device), and the errors of those that do, for callers that find the element themselves.
+void check_descriptions(const InputDesc& marker, const InputDesc& mask, const Options& opt);
+[[noreturn]] void throw_nonfinite(const std::string& name, const Shape& shape, std::int64_t index, bool is_nan);
+[[noreturn]] void throw_marker_above(const Shape& shape, std::int64_t index, double marker, double mask);
 
 }  // namespace repix::reconstruct

@@ -1,8 +1,14 @@
-"""repix from Python: the command line's families on NumPy arrays, in memory.
+"""repix from Python: the command line's families on NumPy and CuPy arrays, in memory.
 
 Each function is `repix run <family>` without the files: the same checks, default variant (the
 fastest this machine can run) and error messages. A wrong element type raises TypeError, any
 other bad input or option ValueError. The GIL is released while a family computes.
+
+NumPy in, NumPy out. A CuPy array (or any GPU array CuPy takes in place: __cuda_array_interface__,
+DLPack) is read where it lies, on CuPy's current stream and the array's device, by a GPU variant;
+the result comes back as CuPy arrays on that device. Outputs the GPU leaves in device memory
+(images, distances, parents, ranklet planes) never pass through the host; the ECC curve and the
+AMI features are finished on the host from the device's histograms and moved to the device.
 
     >>> import numpy as np, repix
     >>> values, ecc = repix.ecc(np.array([[0, 1], [1, 0]], dtype=np.uint8))
@@ -62,6 +68,47 @@ def variants(family):
     return _native.variants(_text("family", family))
 
 
+def _on_gpu(array):
+    # kDLCUDA (2) and kDLCUDAManaged (13) in DLPack's device types.
+    if hasattr(array, "__cuda_array_interface__"):
+        return True
+    device = getattr(array, "__dlpack_device__", None)
+    return device is not None and device()[0] in (2, 13)
+
+
+def _run(family, inputs, options):
+    # NumPy (or anything numpy.asarray takes) goes to the host run; GPU arrays to the device run.
+    on_gpu = [_on_gpu(array) for _, array in inputs]
+    if not any(on_gpu):
+        return _native.run(family, inputs, options)
+    if not all(on_gpu):
+        names = " and ".join(name for name, _ in inputs)
+        raise TypeError(f"{names} must all be host arrays or all GPU arrays")
+    try:
+        import cupy
+    except ImportError as e:
+        raise TypeError(f"a GPU array needs CuPy to be read in place ({e})") from None
+    arrays = []
+    for name, array in inputs:
+        a = array if isinstance(array, cupy.ndarray) else (
+            cupy.asarray(array) if hasattr(array, "__cuda_array_interface__") else cupy.from_dlpack(array))
+        arrays.append((name, cupy.ascontiguousarray(a)))  # a device copy only where it is not
+    device = arrays[0][1].device
+    for name, a in arrays[1:]:
+        if a.device != device:
+            raise ValueError(f"{arrays[0][0]} is on GPU {device.id} and {name} on GPU {a.device.id}")
+
+    def allocate(dtype, shape):
+        out = cupy.empty(tuple(shape), dtype=dtype)
+        return out, out.data.ptr
+
+    with device:
+        described = [(name, a.data.ptr, a.dtype.str, list(a.shape)) for name, a in arrays]
+        stream = cupy.cuda.get_current_stream().ptr
+        out = _native.run_device(family, described, options, stream, allocate)
+        return [o if isinstance(o, cupy.ndarray) else cupy.asarray(o) for o in out]
+
+
 def _text(name, value):
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__}")
@@ -114,7 +161,7 @@ def ecc(image, *, variant=None, threads=None):
     into 0.0), and the ECC at each (int64). `variant`: one of variants("ecc"); None, the fastest
     here. `threads`: the OpenMP threads of the CPU variants (None or 0: OpenMP's default).
     """
-    values, curve = _native.run("ecc", [("image", image)], _options(variant, threads=threads))
+    values, curve = _run("ecc", [("image", image)], _options(variant, threads=threads))
     return values, curve
 
 
@@ -127,7 +174,7 @@ def reconstruct(marker, mask, *, connectivity=8, clip=False, variant=None):
     variants("reconstruct"); None, the fastest here.
     """
     options = _options(variant, connectivity=connectivity, clip=_flag("clip", clip))
-    return _native.run("reconstruct", [("marker", marker), ("mask", mask)], options)[0]
+    return _run("reconstruct", [("marker", marker), ("mask", mask)], options)[0]
 
 
 def edt(mask, *, return_sites=False, variant=None):
@@ -140,7 +187,7 @@ def edt(mask, *, return_sites=False, variant=None):
     options = _options(variant)
     if return_sites:
         options["sites"] = ""
-    out = _native.run("edt", [("mask", mask)], options)
+    out = _run("edt", [("mask", mask)], options)
     return (out[0], out[1]) if return_sites else out[0]
 
 
@@ -151,7 +198,7 @@ def ranklet(image, *, windows=(4, 8, 16, 32), variant=None):
     Returns float32 (len(windows), 3, H, W): for each window the horizontal, vertical and diagonal
     ranklet of every pixel. `variant`: one of variants("ranklet"); None, the fastest here.
     """
-    return _native.run("ranklet", [("image", image)], _options(variant, windows=windows))[0]
+    return _run("ranklet", [("image", image)], _options(variant, windows=windows))[0]
 
 
 def auto_mi(labels, *, variant=None):
@@ -160,7 +207,7 @@ def auto_mi(labels, *, variant=None):
     Returns float64 (2,): horizontal, vertical. `variant`: one of variants("auto-mi"); None, the
     fastest here.
     """
-    return _native.run("auto-mi", [("labels", labels)], _options(variant))[0]
+    return _run("auto-mi", [("labels", labels)], _options(variant))[0]
 
 
 def ami(image, *, windows=(4, 8, 16, 32), variant=None):
@@ -171,7 +218,7 @@ def ami(image, *, windows=(4, 8, 16, 32), variant=None):
     horizontal/vertical], the order of `repix run ami`'s CSV. `variant`: one of variants("ami");
     None, the fastest here.
     """
-    return _native.run("ami", [("image", image)], _options(variant, windows=windows))[0]
+    return _run("ami", [("image", image)], _options(variant, windows=windows))[0]
 
 
 def maxtree(image, *, connectivity=4, variant=None):
@@ -181,7 +228,7 @@ def maxtree(image, *, connectivity=4, variant=None):
     pixel is the smallest linear index among its pixels of its level; every other pixel points to
     its node's canonical pixel, a canonical pixel to its parent node's, the root's to itself. `connectivity`: 4 or 8. `variant`: one of variants("maxtree"); None, the fastest here.
     """
-    return _native.run("maxtree", [("image", image)], _options(variant, connectivity=connectivity))[0]
+    return _run("maxtree", [("image", image)], _options(variant, connectivity=connectivity))[0]
 
 
 def area_opening(image, area, *, connectivity=4, variant=None):
@@ -194,7 +241,7 @@ def area_opening(image, area, *, connectivity=4, variant=None):
     variants("area-opening"); None, the fastest here.
     """
     options = _options(variant, area=area, connectivity=connectivity)
-    return _native.run("area-opening", [("image", image)], options)[0]
+    return _run("area-opening", [("image", image)], options)[0]
 
 
 def _with_command_help(function, family):

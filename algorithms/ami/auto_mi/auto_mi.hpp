@@ -81,6 +81,12 @@ const Variant& find_variant(const std::string& id);
 // Throws repix::Error (one line) unless `img` is a non-empty 2-D uint8 image, or uint16 with
 // every value <= 256.
 void check_labels(const HostImage& img);
+// The largest label of a uint16 image.
+constexpr int kMaxLabel = 256;
+// check_labels' checks that read no values (labels elsewhere: on the device), and the error of
+// the one that does, for callers that find the label themselves.
+void check_label_description(const InputDesc& in);
+[[noreturn]] void throw_label_above(const Shape& shape, std::int64_t index, int label);
 // Bins per label axis: 256 for uint8, 257 for uint16 (labels 0..256).
 int label_bins(DType dtype);
 // Pairs of both directions on an h x w image: h w (w-1)/2 + w h (h-1)/2.

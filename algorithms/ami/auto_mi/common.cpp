@@ -14,19 +14,26 @@
 namespace repix::ami::auto_mi {
 
 void check_labels(const HostImage& img) {
-  const Shape& s = img.shape();
-  if (s.ndim != 2)
-    throw Error("auto-mi: the label image must be 2-D, got " + std::to_string(s.ndim) + "-D");
-  if (img.dtype() != DType::u8 && img.dtype() != DType::u16)
-    throw Error("auto-mi: labels must be uint8, or uint16 with values 0..256; got " + dtype_name(img.dtype()));
-  if (s.size() == 0) throw Error("auto-mi: the label image is empty");
+  check_label_description({img.dtype(), img.shape()});
   if (img.dtype() == DType::u16) {
     const std::uint16_t* d = img.data<std::uint16_t>();
     for (std::int64_t i = 0; i < img.size(); ++i)
-      if (d[i] > 256)
-        throw Error("auto-mi: label " + std::to_string(d[i]) + " at (y=" + std::to_string(i / s.nx) +
-                    ", x=" + std::to_string(i % s.nx) + ") is above 256");
+      if (d[i] > kMaxLabel) throw_label_above(img.shape(), i, d[i]);
   }
+}
+
+void check_label_description(const InputDesc& in) {
+  const Shape& s = in.shape;
+  if (s.ndim != 2)
+    throw Error("auto-mi: the label image must be 2-D, got " + std::to_string(s.ndim) + "-D");
+  if (in.dtype != DType::u8 && in.dtype != DType::u16)
+    throw Error("auto-mi: labels must be uint8, or uint16 with values 0..256; got " + dtype_name(in.dtype));
+  if (s.size() == 0) throw Error("auto-mi: the label image is empty");
+}
+
+void throw_label_above(const Shape& s, std::int64_t i, int label) {
+  throw Error("auto-mi: label " + std::to_string(label) + " at (y=" + std::to_string(i / s.nx) + ", x=" +
+              std::to_string(i % s.nx) + ") is above 256");
 }
 
 int label_bins(DType dtype) { return dtype == DType::u8 ? 256 : 257; }

@@ -11,14 +11,16 @@
 
 namespace repix::ami::ranklet {
 
-void check_input(const HostImage& img) {
-  if (img.shape().ndim != 2)
-    throw Error("the ranklet transform takes a 2-D image; got " + std::to_string(img.shape().ndim) + "-D, shape " +
-                img.shape().str());
-  if (img.dtype() != DType::u8)
-    throw Error("the ranklet transform takes a uint8 image; got " + dtype_name(img.dtype()) +
+void check_input(const HostImage& img) { check_input(InputDesc{img.dtype(), img.shape()}); }
+
+void check_input(const InputDesc& in) {
+  if (in.shape.ndim != 2)
+    throw Error("the ranklet transform takes a 2-D image; got " + std::to_string(in.shape.ndim) + "-D, shape " +
+                in.shape.str());
+  if (in.dtype != DType::u8)
+    throw Error("the ranklet transform takes a uint8 image; got " + dtype_name(in.dtype) +
                 " (convert with a.astype(np.uint8) after scaling to 0..255)");
-  if (img.size() <= 0) throw Error("empty image (shape " + img.shape().str() + ")");
+  if (in.shape.size() <= 0) throw Error("empty image (shape " + in.shape.str() + ")");
 }
 
 void check_windows(const std::vector<int>& windows) {

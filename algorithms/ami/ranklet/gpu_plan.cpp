@@ -41,6 +41,12 @@ Result PlanBase::result(cudaStream_t stream) {
   return r;
 }
 
+std::vector<DeviceOutput> PlanBase::device_outputs() const {
+  if (!computed_) throw Error("internal: ranklet plan device_outputs() before compute()");
+  const std::vector<std::int64_t> leading{static_cast<std::int64_t>(opt_.windows.size()), kOrientations};
+  return {image_output(out_.get(), "<f4", sizeof(float), shape_, leading)};
+}
+
 Stats PlanBase::stats() const {
   Stats s;
   if (computed_) s.kernel_ms = stop_->ms_since(*start_);

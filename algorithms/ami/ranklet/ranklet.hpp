@@ -78,6 +78,7 @@ const Variant& find_variant(const std::string& id);
 
 // Throws repix::Error (one line) unless `img` is a non-empty 2-D uint8 image.
 void check_input(const HostImage& img);
+void check_input(const InputDesc& in);  // the same (it reads no values), for an input elsewhere
 // Throws repix::Error (one line) unless `windows` is non-empty, each a power of two in 2..32, none
 // twice.
 void check_windows(const std::vector<int>& windows);

@@ -63,6 +63,7 @@ class PlanBase : public DevicePlan {
   void compute(const DeviceInputs& in, cudaStream_t stream) override;
   Result result(cudaStream_t stream) override;
   Stats stats() const override;
+  std::vector<DeviceOutput> device_outputs() const override;
   // The planes of the last compute(), on the device (window w, orientation o at (3w + o) H W
   // floats): for a pipeline that quantises them there (quantise()) instead of downloading them.
   const float* device_output() const { return out_.get(); }

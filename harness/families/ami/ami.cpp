@@ -129,7 +129,7 @@ class AmiFamily final : public FamilyOf<ami::Variant> {
               false,
               [](const Result& r, const Inputs&, const std::string& path) { ami::write_csv(r, path); },
               // float64 (window, orientation H/V/D, direction horizontal/vertical): the CSV's order
-              [](Result& r, const Inputs&) {
+              [](Result& r, const Shape&) {
                 const std::int64_t windows = static_cast<std::int64_t>(r.windows.size());
                 return array_of("output", std::move(r.features), {windows, 3, 2});
               }}},
@@ -139,6 +139,9 @@ class AmiFamily final : public FamilyOf<ami::Variant> {
             "omp-hist"};
   }
   void check_run_inputs(const Inputs& in, const Options& opt) const override { ami::check_input(in.at(0), opt); }
+  void check_device_inputs(const std::vector<DeviceImage>& in, const Options& opt, cudaStream_t) const override {
+    ami::check_input(InputDesc{in.at(0).dtype, in.at(0).shape}, opt);
+  }
   nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs&, const Options&) const override {
     return {{"windows", ami::ranklet::windows_text(r.windows)},
             {"features", r.features},

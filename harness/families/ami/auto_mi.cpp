@@ -11,6 +11,7 @@
 #include "ami/auto_mi/auto_mi.hpp"
 #include "ami/auto_mi/nmi_core.hpp"
 #include "core/atomic_file.hpp"
+#include "core/gpu/first_where.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/families/ami/shared.hpp"
@@ -192,13 +193,22 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
               false,
               [](const Result& f, const Inputs&, const std::string& path) { am::write_csv(f, path); },
               // float64 (horizontal, vertical)
-              [](Result& f, const Inputs&) { return array_of("output", std::vector<double>{f.horizontal, f.vertical}, {2}); }}},
+              [](Result& f, const Shape&) { return array_of("output", std::vector<double>{f.horizontal, f.vertical}, {2}); }}},
             "--variant V --input LABELS --output F.csv [--json F.json]",
             "auto-mutual-information of a label image (uint8, or uint16 0..256) as direction,ami CSV",
             "gpu-opt",
             "omp"};
   }
   void check_run_inputs(const Inputs& in, const Options&) const override { am::check_labels(in.at(0)); }
+  void check_device_inputs(const std::vector<DeviceImage>& in, const Options&, cudaStream_t s) const override {
+    const DeviceImage& labels = in.at(0);
+    am::check_label_description({labels.dtype, labels.shape});
+    if (labels.dtype != DType::u16) return;
+    std::uint16_t label = 0;
+    const std::int64_t n = labels.shape.size();
+    const std::int64_t i = gpu::first_above(static_cast<const std::uint16_t*>(labels.data), n, am::kMaxLabel, &label, s);
+    if (i < n) am::throw_label_above(labels.shape, i, label);
+  }
   nlohmann::json run_record_extra(const Variant&, const Result& f, const Inputs&, const Options&) const override {
     return {{"horizontal", f.horizontal}, {"vertical", f.vertical}, {"nmi_horizontal", f.nmi_x},
             {"nmi_vertical", f.nmi_y}, {"stats", stats_json(f.stats)}};

@@ -130,7 +130,7 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
                                             path);
               },
               // float32 (windows, orientation H/V/D, rows, columns)
-              [](Result& r, const Inputs&) {
+              [](Result& r, const Shape&) {
                 const Shape& s = r.ranklet.shape();
                 std::vector<std::int64_t> dims{static_cast<std::int64_t>(r.windows.size()), rk::kOrientations, s.ny, s.nx};
                 return array_of("output", std::move(r.ranklet), std::move(dims));
@@ -141,6 +141,9 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
             "seq-hist"};
   }
   void check_run_inputs(const Inputs& in, const Options&) const override { rk::check_input(in.at(0)); }
+  void check_device_inputs(const std::vector<DeviceImage>& in, const Options&, cudaStream_t) const override {
+    rk::check_input(InputDesc{in.at(0).dtype, in.at(0).shape});
+  }
   nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs& in, const Options&) const override {
     const Shape& s = in.at(0).shape();
     return {{"windows", rk::windows_text(r.windows)},

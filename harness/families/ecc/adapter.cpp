@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/gpu/first_where.hpp"
 #include "datasets/datasets.hpp"
 #include "ecc/ecc.hpp"
 #include "harness/families/ecc/distributed.hpp"
@@ -241,9 +242,32 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
   std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
     const Options opt = in_memory_options(a);
     const HostImage& img = in.at(0);
-    ecc::Curve curve = run_variant_for(a, img.dtype(), img.shape()).run(img, opt);
+    return curve_arrays(run_variant_for(a, img.dtype(), img.shape()).run(img, opt), img.dtype());
+  }
+  // On the device: gpu-opt's plan (or the GPU variant named) on the image in place. The checks of
+  // ecc::check_input, made there; the curve is finished on the host (a value and a count per
+  // distinct value).
+  std::vector<Array> run_on_device(const std::vector<DeviceImage>& in, const cli::Args& a,
+                                   const DeviceCall& call) const override {
+    const Options opt = in_memory_options(a);
+    const DeviceImage& img = in.at(0);
+    const Variant& v = find_variant(a.get("variant", "gpu-opt"));
+    check_device_variant(v);
+    const std::int64_t n = img.shape.size();
+    if (n <= 0) throw Error("empty image");
+    if (img.dtype == DType::f32) {
+      bool is_nan = false;
+      const std::int64_t i = gpu::first_nonfinite(static_cast<const float*>(img.data), n, &is_nan, call.stream);
+      if (i < n) ecc::throw_nonfinite(img.shape, i, is_nan);
+    }
+    return run_plan_on_device(v, in, opt, {"values", "ecc"}, call,
+                              [&](ecc::Curve& curve) { return curve_arrays(std::move(curve), img.dtype); });
+  }
+  // The curve as run_in_memory's arrays: its distinct values in the image's own element type, and
+  // the ECC at each (int64).
+  static std::vector<Array> curve_arrays(ecc::Curve curve, DType dtype) {
     const std::int64_t n = static_cast<std::int64_t>(curve.values.size());
-    Array values = dispatch_dtype(img.dtype(), [&](auto tag) {
+    Array values = dispatch_dtype(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;  // integer images' values are whole numbers: exact
       return array_of("values", std::vector<T>(curve.values.begin(), curve.values.end()), {n});
     });

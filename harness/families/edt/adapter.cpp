@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/gpu/first_where.hpp"
 #include "datasets/datasets.hpp"
 #include "edt/edt.hpp"
 #include "edt/verify.hpp"
@@ -126,14 +127,14 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
             {{{"output", "", {".npy"}, "float32 .npy", true},
               false,
               [](const Result& r, const Inputs&, const std::string& path) { datasets::write_npy(r.distance, path); },
-              [](Result& r, const Inputs&) { return array_of("output", std::move(r.distance)); }},
+              [](Result& r, const Shape&) { return array_of("output", std::move(r.distance)); }},
              {{"sites", "", {".npy"}, "int64 .npy", true},
               true,
               [](const Result& r, const Inputs& in, const std::string& path) {
                 datasets::write_npy_int64(r.sites.data(), in.at(0).shape(), path);
               },
-              [](Result& r, const Inputs& in) {
-                return array_of("sites", std::move(r.sites), numpy_shape(in.at(0).shape()));
+              [](Result& r, const Shape& shape) {
+                return array_of("sites", std::move(r.sites), numpy_shape(shape));
               }}},
             "--variant V --input MASK --output OUT.npy [--sites SITES.npy] [--json OUT.json]",
             "float32 distance to the nearest zero pixel; sites: int64 index of that pixel",
@@ -146,6 +147,14 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
     opt.want_sites = asked.count("sites") > 0 || (asked.count("json") > 0 && !v.exact);
   }
   void check_run_inputs(const Inputs& in, const Options&) const override { edt::check_input(in.at(0)); }
+  void check_device_inputs(const std::vector<DeviceImage>& in, const Options&, cudaStream_t s) const override {
+    const DeviceImage& mask = in.at(0);
+    edt::check_description(mask.shape);
+    if (mask.dtype != DType::f32) return;
+    bool is_nan = false;
+    const std::int64_t i = gpu::first_nonfinite(static_cast<const float*>(mask.data), mask.shape.size(), &is_nan, s);
+    if (i < mask.shape.size()) edt::throw_nonfinite(mask.shape, i, is_nan);
+  }
   nlohmann::json run_record_extra(const Variant& v, const Result& r, const Inputs& in, const Options&) const override {
     nlohmann::json j = {{"exact", v.exact}, {"stats", edt_checks::stats_json(r.stats)}};
     // Propagation variants: their error against the exact EDT, and the property checks.

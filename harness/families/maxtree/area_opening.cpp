@@ -92,7 +92,7 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
             {{{"output", "", {".npy"}, ".npy (the input's dtype)", true},
               false,
               [](const Result& r, const Inputs&, const std::string& path) { datasets::write_npy(r.image, path); },
-              [](Result& r, const Inputs&) { return array_of("output", std::move(r.image)); }}},
+              [](Result& r, const Shape&) { return array_of("output", std::move(r.image)); }}},
             "--variant V --input IMG --area A [--output OUT.npy] [--json OUT.json]",
             "area opening of a 2-D uint8/uint16 image (same dtype; the root is always kept: never below min)",
             "gpu-opt",
@@ -100,6 +100,10 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
   }
   void check_run_arguments(const cli::Args& a) const override {
     if (!a.has("area")) throw cli::UsageError("run area-opening needs --area A");
+  }
+  // The variants check their input (maxtree::check_area_input); on the device, the same here.
+  void check_device_inputs(const std::vector<DeviceImage>& in, const Options& opt, cudaStream_t) const override {
+    maxtree::check_area_input(InputDesc{in.at(0).dtype, in.at(0).shape}, opt);
   }
   nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs&, const Options& opt) const override {
     nlohmann::json j = run_record_common(opt, r.stats);

@@ -73,8 +73,8 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
                 if (r.parent.wide) datasets::write_npy_int64(r.parent.wide_.data(), r.parent.shape, path);
                 else datasets::write_npy_int32(r.parent.narrow.data(), r.parent.shape, path);
               },
-              [](Result& r, const Inputs& in) {
-                const std::vector<std::int64_t> shape = numpy_shape(in.at(0).shape());
+              [](Result& r, const Shape& input_shape) {
+                const std::vector<std::int64_t> shape = numpy_shape(input_shape);
                 return r.parent.wide ? array_of("output", std::move(r.parent.wide_), shape)
                                      : array_of("output", std::move(r.parent.narrow), shape);
               }}},
@@ -82,6 +82,10 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
             "max-tree parent image in normal form (int32; int64 from 2^31 pixels) of a 2-D uint8/uint16 image",
             "gpu-opt",
             "omp"};
+  }
+  // The variants check their input (maxtree::check_input); on the device, the same here.
+  void check_device_inputs(const std::vector<DeviceImage>& in, const Options& opt, cudaStream_t) const override {
+    maxtree::check_input(InputDesc{in.at(0).dtype, in.at(0).shape}, opt);
   }
   nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs& in, const Options& opt) const override {
     nlohmann::json j = run_record_common(opt, r.stats);

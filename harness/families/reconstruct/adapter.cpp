@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "core/gpu/first_where.hpp"
 #include "datasets/datasets.hpp"
 #include "harness/family_of.hpp"
 #include "harness/families/reconstruct/checks.hpp"
@@ -166,14 +167,30 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
             {{{"output", "", datasets::save_extensions(), "an image of the mask's type (\"-\": .npy)", true},
               false,
               [](const Result& r, const Inputs&, const std::string& path) { datasets::save(r.image, path); },
-              [](Result& r, const Inputs&) { return array_of("output", std::move(r.image)); }}},
+              [](Result& r, const Shape&) { return array_of("output", std::move(r.image)); }}},
             "--variant V --marker M.npy --mask K.npy --output OUT.npy [--json STATS.json]",
             "grayscale reconstruction by dilation (marker/mask: files or dataset specs)",
             "gpu-opt",
             "omp-tiled"};
   }
   // The variant checks marker and mask against each other and the options (types, shapes, a
-  // marker above the mask unless --clip).
+  // marker above the mask unless --clip); on the device, the same checks here.
+  void check_device_inputs(const std::vector<DeviceImage>& in, const Options& opt, cudaStream_t s) const override {
+    const DeviceImage& marker = in.at(0);
+    const DeviceImage& mask = in.at(1);
+    reconstruct::check_descriptions({marker.dtype, marker.shape}, {mask.dtype, mask.shape}, opt);
+    const std::int64_t n = mask.shape.size();
+    if (mask.dtype == DType::f32)
+      for (const DeviceImage* img : {&marker, &mask}) {
+        bool is_nan = false;
+        const std::int64_t i = gpu::first_nonfinite(static_cast<const float*>(img->data), n, &is_nan, s);
+        if (i < n) reconstruct::throw_nonfinite(img == &marker ? "marker" : "mask", mask.shape, i, is_nan);
+      }
+    if (opt.clip) return;
+    double above = 0, below = 0;
+    const std::int64_t i = gpu::first_greater(mask.dtype, marker.data, mask.data, n, &above, &below, s);
+    if (i < n) reconstruct::throw_marker_above(mask.shape, i, above, below);
+  }
   nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs&, const Options& opt) const override {
     return {{"connectivity", opt.connectivity}, {"clip", opt.clip}, {"stats", reconstruct_checks::stats_json(r.stats)}};
   }
