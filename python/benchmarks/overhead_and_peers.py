@@ -4,9 +4,12 @@ function against its best Python peer on this machine.
 usage: python3 overhead_and_peers.py --out REPORT.json [--reps N] [--quick]
 
 Overhead: for each function on a tiny (16x16) and a 1 Mpx (1024x1024) input, the median of
---reps warm calls (fewer where they would take over 2 s; at least 3) through `repix.<function>` (time.perf_counter around each call) against the
-median of the same run called --reps times from C++ alone (`repix._native.time_run`: the arrays
-borrowed once, no Python between calls). added = Python's median - C++'s median.
+--reps warm calls (fewer where they would take over 2 s; at least 3) through `repix.<function>`
+(time.perf_counter around each call) against the median of the same run called --reps times from
+C++ alone (`repix._native.time_run`: the arrays borrowed once, no Python between calls). added =
+Python's median - C++'s median. Where a GPU and CuPy are here, the same again with CuPy arrays
+(the call and a synchronisation of CuPy's stream against `repix._native.time_run_device`, the
+device run synchronised after each call, its outputs copied into buffers allocated once).
 
 Peers: each function and the peer that computes the same thing (scikit-image, SciPy, CuPy,
 scikit-learn), on the same input (1024^2; 512^2 for scikit-image's max-tree and area opening,
@@ -35,12 +38,14 @@ FAMILY = {"ecc": "ecc", "reconstruct": "reconstruct", "edt": "edt", "ranklet": "
           "ami": "ami", "maxtree": "maxtree", "area_opening": "area-opening"}
 
 
-def inputs(side):
+def inputs(side, xp=np):
+    # xp: numpy, or cupy for the same arrays on the device.
     rng = np.random.default_rng(7)
     image = rng.integers(0, 256, (side, side), dtype=np.uint8)
     marker = (image * (rng.random(image.shape) < 0.01)).astype(np.uint8)
     binary = (rng.random((side, side)) > 0.01).astype(np.uint8)
     labels = rng.integers(0, 16, (side, side), dtype=np.uint8)
+    image, marker, binary, labels = (xp.asarray(a) for a in (image, marker, binary, labels))
     return {
         "ecc": ([("image", image)], {}, lambda v: repix.ecc(image, variant=v)),
         "reconstruct": ([("marker", marker), ("mask", image)], {}, lambda v: repix.reconstruct(marker, image, variant=v)),
@@ -74,17 +79,27 @@ def timed(call, reps, sync=None, budget_s=2.0):
     return samples
 
 
-def overhead(reps, sides):
+def overhead(reps, sides, cupy=None):
     rows = []
     for side in sides:
-        for name, (ins, opts, call) in inputs(side).items():
-            py = timed(lambda: call(None), reps)  # the default variant, the fastest here
-            _native.time_run(FAMILY[name], ins, opts, 1)  # warm
-            cpp = _native.time_run(FAMILY[name], ins, opts, len(py))
-            log(f"overhead {name} {side}x{side}: {len(py)} calls each")
-            rows.append({"function": name, "input": f"{side}x{side}", "python_s": py, "cpp_s": cpp,
-                         "python_median_s": statistics.median(py), "cpp_median_s": statistics.median(cpp),
-                         "added_us": 1e6 * (statistics.median(py) - statistics.median(cpp))})
+        for kind, xp in (("numpy", np), ("cupy", cupy)):
+            if xp is None:
+                continue
+            for name, (ins, opts, call) in inputs(side, xp).items():
+                if kind == "numpy":
+                    py = timed(lambda: call(None), reps)  # the default variant, the fastest here
+                    _native.time_run(FAMILY[name], ins, opts, 1)  # warm
+                    cpp = _native.time_run(FAMILY[name], ins, opts, len(py))
+                else:
+                    stream = cupy.cuda.get_current_stream()
+                    py = timed(lambda: call(None), reps, stream.synchronize)
+                    described = [(k, a.data.ptr, a.dtype.str, list(a.shape)) for k, a in ins]
+                    _native.time_run_device(FAMILY[name], described, opts, stream.ptr, 1)  # warm
+                    cpp = _native.time_run_device(FAMILY[name], described, opts, stream.ptr, len(py))
+                log(f"overhead {name} {side}x{side} {kind}: {len(py)} calls each")
+                rows.append({"function": name, "input": f"{side}x{side}", "arrays": kind, "python_s": py, "cpp_s": cpp,
+                             "python_median_s": statistics.median(py), "cpp_median_s": statistics.median(cpp),
+                             "added_us": 1e6 * (statistics.median(py) - statistics.median(cpp))})
     return rows
 
 
@@ -168,6 +183,21 @@ def peers(reps, side, tree_side, auto_mi_side):
             lambda: repix.edt(binary), lambda: cndi.distance_transform_edt(on_gpu),
             lambda: np.allclose(repix.edt(binary), cp.asnumpy(cndi.distance_transform_edt(on_gpu)), rtol=1e-6),
             sync=sync)
+        row("edt", "cupyx.scipy.ndimage.distance_transform_edt (CuPy in and out, both)", n,
+            lambda: (repix.edt(on_gpu), sync()), lambda: cndi.distance_transform_edt(on_gpu),
+            lambda: bool(cp.allclose(repix.edt(on_gpu), cndi.distance_transform_edt(on_gpu), rtol=1e-6)),
+            sync=sync)
+        d_image, d_marker = cp.asarray(image), cp.asarray(marker)
+        if not isinstance(skm, str):
+            row("reconstruct", "skimage.morphology.reconstruction (ours: CuPy in and out)", n,
+                lambda: (repix.reconstruct(d_marker, d_image), sync()),
+                lambda: skm.reconstruction(marker, image, footprint=fp),
+                lambda: np.array_equal(cp.asnumpy(repix.reconstruct(d_marker, d_image)),
+                                       skm.reconstruction(marker, image, footprint=fp)))
+            d_tree = cp.asarray(tree)
+            row("maxtree", "skimage.morphology.max_tree (ours: CuPy in and out)", f"{tree_side}x{tree_side}",
+                lambda: (repix.maxtree(d_tree), sync()), lambda: skm.max_tree(tree, connectivity=1),
+                lambda: nodes(tree, cp.asnumpy(repix.maxtree(d_tree))) == nodes(tree, skm.max_tree(tree, connectivity=1)[0]))
     m = f"{auto_mi_side}x{auto_mi_side}"
     if isinstance(metrics, str):
         row("auto_mi", "sklearn.metrics.normalized_mutual_info_score", m, None, None, None, why=metrics)
@@ -182,9 +212,19 @@ def peers(reps, side, tree_side, auto_mi_side):
         row("auto_mi", "sklearn.metrics.normalized_mutual_info_score, one call per lag", m,
             lambda: repix.auto_mi(labels), sk_auto_mi,
             lambda: np.allclose(repix.auto_mi(labels), sk_auto_mi(), rtol=1e-9))
+    hg = have("higra")
+    if isinstance(hg, str):
+        row("maxtree", "higra.component_tree_max_tree", f"{tree_side}x{tree_side}", None, None, None, why=hg)
+    else:
+        graph = hg.get_4_adjacency_graph(tree.shape)
+        row("maxtree", "higra.component_tree_max_tree", f"{tree_side}x{tree_side}", lambda: repix.maxtree(tree),
+            lambda: hg.component_tree_max_tree(graph, tree),
+            lambda: nodes(tree, repix.maxtree(tree)) == hg.component_tree_max_tree(graph, tree)[0].num_vertices()
+            - tree.size)
     for f in ("ecc", "ranklet", "ami"):
         row(f, "none", n, None, None, None,
-            why="no Python package computing it is installed here (gpuecc, GUDHI: not on this machine)"
+            why="no Python package computing it is installed here (gpuecc: no wheel on PyPI for CPython "
+                "3.12 x86_64; GUDHI: not on this machine)"
             if f == "ecc" else "no Python library computes it")
     return rows
 
@@ -209,14 +249,17 @@ def main():
             json.dump(report, f, indent=1)
         os.replace(a.out + ".part", a.out)
 
-    report["overhead"] = overhead(reps, sides)
+    cupy = have("cupy") if _native.gpu_available() else "no GPU here"
+    report["cupy"] = cupy.__version__ if not isinstance(cupy, str) else "not used: " + cupy
+    report["overhead"] = overhead(reps, sides, None if isinstance(cupy, str) else cupy)
     save()
     report["peers"] = peers(max(5, reps // 20), 64 if a.quick else 1024, 64 if a.quick else 512, 32 if a.quick else 256)
     save()
-    print("| function | input | Python call (us) | C++ call (us) | added (us) |")
-    print("| --- | --- | ---: | ---: | ---: |")
+    print("| function | input | arrays | Python call (us) | C++ call (us) | added (us) |")
+    print("| --- | --- | --- | ---: | ---: | ---: |")
     for r in report["overhead"]:
-        print(f"| {r['function']} | {r['input']} | {1e6 * r['python_median_s']:.1f} | {1e6 * r['cpp_median_s']:.1f} | {r['added_us']:.1f} |")
+        print(f"| {r['function']} | {r['input']} | {r['arrays']} | {1e6 * r['python_median_s']:.1f} | "
+              f"{1e6 * r['cpp_median_s']:.1f} | {r['added_us']:.1f} |")
     print()
     print("| function | input | peer | repix (ms) | peer (ms) | repix faster | verified |")
     print("| --- | --- | --- | ---: | ---: | ---: | --- |")

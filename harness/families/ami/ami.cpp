@@ -139,6 +139,8 @@ class AmiFamily final : public FamilyOf<ami::Variant> {
             "omp-hist"};
   }
   void check_run_inputs(const Inputs& in, const Options& opt) const override { ami::check_input(in.at(0), opt); }
+  // Its GPU variants' end-to-end run is their plan's after these checks.
+  bool keeps_plan_for_host_inputs() const override { return true; }
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options& opt, cudaStream_t) const override {
     ami::check_input(InputDesc{in.at(0).dtype, in.at(0).shape}, opt);
   }

@@ -200,6 +200,8 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
             "omp"};
   }
   void check_run_inputs(const Inputs& in, const Options&) const override { am::check_labels(in.at(0)); }
+  // Its GPU variants' end-to-end run is their plan's after these checks.
+  bool keeps_plan_for_host_inputs() const override { return true; }
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options&, cudaStream_t s) const override {
     const DeviceImage& labels = in.at(0);
     am::check_label_description({labels.dtype, labels.shape});

@@ -141,6 +141,8 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
             "seq-hist"};
   }
   void check_run_inputs(const Inputs& in, const Options&) const override { rk::check_input(in.at(0)); }
+  // Its GPU variants' end-to-end run is their plan's after these checks.
+  bool keeps_plan_for_host_inputs() const override { return true; }
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options&, cudaStream_t) const override {
     rk::check_input(InputDesc{in.at(0).dtype, in.at(0).shape});
   }

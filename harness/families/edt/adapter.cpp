@@ -147,6 +147,8 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
     opt.want_sites = asked.count("sites") > 0 || (asked.count("json") > 0 && !v.exact);
   }
   void check_run_inputs(const Inputs& in, const Options&) const override { edt::check_input(in.at(0)); }
+  // Its GPU variants' end-to-end run is their plan's after these checks.
+  bool keeps_plan_for_host_inputs() const override { return true; }
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options&, cudaStream_t s) const override {
     const DeviceImage& mask = in.at(0);
     edt::check_description(mask.shape);
