@@ -3,6 +3,12 @@
 
 namespace repix::family {
 
+std::size_t bytes_of(const Array& a) {
+  std::size_t bytes = static_cast<std::size_t>(std::stoul(a.dtype.substr(2)));  // "<f8": 8
+  for (const std::int64_t d : a.shape) bytes *= static_cast<std::size_t>(d);
+  return bytes;
+}
+
 std::vector<std::int64_t> numpy_shape(const Shape& s) {
   return s.ndim == 1   ? std::vector<std::int64_t>{s.nx}
          : s.ndim == 2 ? std::vector<std::int64_t>{s.ny, s.nx}

@@ -66,6 +66,8 @@ template <> constexpr const char* numpy_dtype<std::int64_t>() { return "<i8"; }
 template <> constexpr const char* numpy_dtype<float>() { return "<f4"; }
 template <> constexpr const char* numpy_dtype<double>() { return "<f8"; }
 
+// The bytes of an Array's elements.
+std::size_t bytes_of(const Array& a);
 // A shape in NumPy's order (slowest first).
 std::vector<std::int64_t> numpy_shape(const Shape& s);
 // A vector as an Array, moved (not copied) into the Array's keeping.
@@ -148,11 +150,10 @@ class Family {
   virtual std::vector<Array> run_in_memory(std::vector<HostImage> inputs, const cli::Args& options) const = 0;
   // The same on inputs in device memory of the current device, read in place on `call.stream`
   // (the caller's: CuPy's current stream) with a GPU variant's plan, kept for the next call
-  // with the same variant, options and input type and shape. Outputs that the plan leaves on
-  // the device are copied (device to device, on the stream) into arrays of the caller's
-  // (call.allocate) and come back with `on_device` set; those finished on the host (a curve, a
-  // few features) come back as host arrays. A CPU variant is refused: its input must be on the
-  // host.
+  // with the same variant, options and input type and shape. Every output comes back in an
+  // array of the caller's (call.allocate), with `on_device` set: copied device to device on the
+  // stream where the plan leaves it on the device, up from the host where the plan finishes it
+  // there (a curve, a few features). A CPU variant is refused: its input must be on the host.
   virtual std::vector<Array> run_on_device(const std::vector<DeviceImage>& inputs, const cli::Args& options,
                                            const DeviceCall& call) const = 0;
 };

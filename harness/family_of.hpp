@@ -62,7 +62,8 @@ class FamilyOf : public Family {
 
   std::vector<registry::VariantInfo> variants() const override {
     std::vector<registry::VariantInfo> out;
-    for (const Variant& v : registry()) out.push_back({name(), v.id, v.gpu, v.step, v.description});
+    for (const Variant& v : registry())
+      out.push_back({name(), v.id, v.gpu, v.step, v.description, v.gpu && static_cast<bool>(v.make_plan)});
     return out;
   }
 
@@ -334,7 +335,7 @@ class FamilyOf : public Family {
                   "array (cupy.asnumpy) or a GPU variant");
     if (!v.make_plan)
       throw Error(name() + ": variant " + v.id + " reads host memory only (it has no kernel scope); give it a host " +
-                  "array (cupy.asnumpy) or another GPU variant");
+                  "array (cupy.asnumpy) or a variant of repix.variants(\"" + name() + "\", device_arrays=True)");
   }
 
   // run_on_device's engine, for the declared runs and the families whose run is their own (ECC):
@@ -342,7 +343,7 @@ class FamilyOf : public Family {
   // variant, options, outputs (`names`, in order) and device, computes on the inputs in place on
   // call.stream; the outputs its device_outputs() names are copied into the caller's arrays on the
   // stream, or where it names none (the output is finished on the host), `host_outputs` makes
-  // them from result(). The plan goes back to its cache with an event on the stream, which the next call's stream
+  // them from result() and they are copied up into the caller's arrays. The plan goes back to its cache with an event on the stream, which the next call's stream
   // waits for, so a plan is never reused before this call's copies out of it have run.
   template <class HostOutputs>
   std::vector<Array> run_plan_on_device(const Variant& v, const std::vector<DeviceImage>& in, const Options& opt,
@@ -372,26 +373,33 @@ class FamilyOf : public Family {
       nvtx::Range range((name() + "/" + v.id).c_str());
       c->plan->compute(device_inputs, call.stream);
     }
+    // Each output into an array of the caller's: from the plan's device buffers (device to device),
+    // or where the plan finishes it on the host, from there (a pageable copy: the host array may
+    // go once the call returns).
     std::vector<Array> out;
+    auto to_caller = [&](const std::string& output, const std::string& dtype, const std::vector<std::int64_t>& shape,
+                         const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+      void* dst = call.allocate(dtype, shape);
+      if (bytes) REPIX_CUDA(cudaMemcpyAsync(dst, src, bytes, kind, call.stream));
+      Array a;
+      a.name = output;
+      a.dtype = dtype;
+      a.shape = shape;
+      a.data = dst;
+      a.on_device = true;
+      out.push_back(std::move(a));
+    };
     const std::vector<DeviceOutput> on_device = c->plan->device_outputs();
     if (on_device.empty()) {
       Result r = c->plan->result(call.stream);
-      out = host_outputs(r);
+      for (const Array& a : host_outputs(r)) to_caller(a.name, a.dtype, a.shape, a.data, bytes_of(a), cudaMemcpyHostToDevice);
     } else {
       if (on_device.size() != names.size())
         throw Error("internal: " + name() + "/" + v.id + " left " + std::to_string(on_device.size()) +
                     " outputs on the device for " + std::to_string(names.size()) + " asked for");
       for (std::size_t i = 0; i < on_device.size(); ++i) {
         const DeviceOutput& o = on_device[i];
-        void* dst = call.allocate(o.dtype, o.shape);
-        if (o.bytes) REPIX_CUDA(cudaMemcpyAsync(dst, o.data, o.bytes, cudaMemcpyDeviceToDevice, call.stream));
-        Array a;
-        a.name = names[i];
-        a.dtype = o.dtype;
-        a.shape = o.shape;
-        a.data = dst;
-        a.on_device = true;
-        out.push_back(std::move(a));
+        to_caller(names[i], o.dtype, o.shape, o.data, o.bytes, cudaMemcpyDeviceToDevice);
       }
     }
     c->done.record(call.stream);

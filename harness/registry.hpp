@@ -13,6 +13,8 @@ struct VariantInfo {
   bool gpu = false;
   std::string step;
   std::string description;
+  bool kernel_scope = false;  // a GPU variant with a plan: timed on device-resident data, and the
+                              // one kind that reads device arrays in place (Python's CuPy path)
 };
 
 std::vector<std::string> families();

@@ -164,8 +164,7 @@ std::vector<repix::family::DeviceImage> device_images(const std::vector<DeviceIn
 
 // `repix run <family>` on device inputs, on the caller's stream (CuPy's current stream, as an
 // integer). `allocate(dtype, shape)` makes an output array on the device and returns (array, its
-// data pointer); outputs the family leaves on the device come back as those arrays, the others
-// (finished on the host) as NumPy arrays, which the caller moves to the device.
+// data pointer); every output comes back as one of those arrays (Family::run_on_device).
 nb::list run_device(const std::string& family, const std::vector<DeviceInputArg>& inputs,
                     const std::map<std::string, std::string>& options, std::uintptr_t stream, nb::callable allocate) {
   const repix::family::Family& f = repix::family::find(family);
@@ -185,12 +184,9 @@ nb::list run_device(const std::string& family, const std::vector<DeviceInputArg>
     nb::gil_scoped_release computing;
     out = f.run_on_device(images, args, call);
   }
+  if (made.size() != out.size()) throw repix::Error("internal: " + family + " made outputs off the device");
   nb::list result;
-  std::size_t next = 0;
-  for (const auto& a : out) {
-    if (a.on_device) result.append(made.at(next++));
-    else result.append(to_numpy(a));
-  }
+  for (const nb::object& a : made) result.append(a);
   return result;
 }
 
@@ -231,12 +227,13 @@ std::vector<std::string> families() {
   return out;
 }
 
-// The variants of `family` this machine can run (GPU variants only where a GPU is usable).
-std::vector<std::string> variants(const std::string& family) {
+// The variants of `family` this machine can run (GPU variants only where a GPU is usable); with
+// `device_arrays`, only those that read device arrays in place (GPU variants with a plan).
+std::vector<std::string> variants(const std::string& family, bool device_arrays) {
   std::vector<std::string> out;
   const bool gpu = repix::gpu_available();
   for (const auto& v : repix::family::find(family).variants())
-    if (!v.gpu || gpu) out.push_back(v.id);
+    if ((!v.gpu || gpu) && (!device_arrays || v.kernel_scope)) out.push_back(v.id);
   return out;
 }
 
@@ -271,7 +268,8 @@ NB_MODULE(_native, m) {
   m.def("families", &families, "Every family, in repix's order.");
   m.def("run_interface", [](const std::string& family) { return repix::family::find(family).run_interface().dump(); },
         nb::arg("family"), "A family's run command as data (JSON text): inputs, outputs, options with their defaults.");
-  m.def("variants", &variants, nb::arg("family"), "The variants of a family this machine can run.");
+  m.def("variants", &variants, nb::arg("family"), nb::arg("device_arrays") = false,
+        "The variants of a family this machine can run (with device_arrays: those that read GPU arrays in place).");
   m.def("gpu_available", &repix::gpu_available, "Whether a CUDA GPU is usable here.");
   m.def("time_run", &time_run, nb::arg("family"), nb::arg("inputs"), nb::arg("options"), nb::arg("reps"),
         "The same run `reps` times in C++ alone: the seconds of each (the overhead benchmark's baseline).");
@@ -280,7 +278,7 @@ NB_MODULE(_native, m) {
   m.def("run_device", &run_device, nb::arg("family"), nb::arg("inputs"), nb::arg("options"), nb::arg("stream"),
         nb::arg("allocate"),
         "A family's run command on device arrays read in place: [(name, pointer, dtype, shape)] in, on `stream`; "
-        "device outputs in arrays made by allocate(dtype, shape) -> (array, pointer), the others as NumPy arrays.");
+        "the outputs in arrays made by allocate(dtype, shape) -> (array, pointer).");
   m.def("time_run_device", &time_run_device, nb::arg("family"), nb::arg("inputs"), nb::arg("options"),
         nb::arg("stream"), nb::arg("reps"),
         "The same device run `reps` times in C++ alone, each synchronised: the seconds of each (the overhead "

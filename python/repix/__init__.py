@@ -62,10 +62,13 @@ def families():
     return _native.families()
 
 
-def variants(family):
+def variants(family, *, device_arrays=False):
     """The variants of `family` this machine can run (GPU variants where a GPU is usable), in
-    ablation order."""
-    return _native.variants(_text("family", family))
+    ablation order; with device_arrays=True, only those that read CuPy arrays in place (the GPU
+    variants with a kernel scope: not the multi-device or streaming ones)."""
+    if not isinstance(device_arrays, bool):
+        raise TypeError(f"device_arrays must be a bool, got {type(device_arrays).__name__}")
+    return _native.variants(_text("family", family), device_arrays)
 
 
 def _on_gpu(array):
@@ -83,7 +86,7 @@ def _run(family, inputs, options):
         return _native.run(family, inputs, options)
     if not all(on_gpu):
         names = " and ".join(name for name, _ in inputs)
-        raise TypeError(f"{names} must all be host arrays or all GPU arrays")
+        raise TypeError(f"{names} must be all host arrays or all GPU arrays")
     try:
         import cupy
     except ImportError as e:
@@ -105,8 +108,7 @@ def _run(family, inputs, options):
     with device:
         described = [(name, a.data.ptr, a.dtype.str, list(a.shape)) for name, a in arrays]
         stream = cupy.cuda.get_current_stream().ptr
-        out = _native.run_device(family, described, options, stream, allocate)
-        return [o if isinstance(o, cupy.ndarray) else cupy.asarray(o) for o in out]
+        return _native.run_device(family, described, options, stream, allocate)
 
 
 def _text(name, value):

@@ -21,7 +21,7 @@ def shapes():
 
 
 def gpu_variants(family):
-    return [v for v in repix.variants(family) if v.startswith("gpu")] if GPU else []
+    return repix.variants(family, device_arrays=True) if GPU else []
 
 
 class Allocations(cupy.cuda.MemoryHook if cupy else object):
@@ -44,10 +44,11 @@ def on_device_like(got, want):
     return cupy.asnumpy(got)
 
 
-def run_both(function, host_inputs, **options):
-    """The call on NumPy inputs and on CuPy copies of them, and the CuPy outputs as NumPy."""
-    want = function(*host_inputs, **options)
-    got = function(*[cupy.asarray(a) for a in host_inputs], **options)
+def run_both(function, host_inputs, *args, **options):
+    """The call on NumPy inputs and on CuPy copies of them (`args` after them as they are), and
+    the CuPy outputs as NumPy."""
+    want = function(*host_inputs, *args, **options)
+    got = function(*[cupy.asarray(a) for a in host_inputs], *args, **options)
     if isinstance(want, tuple):
         return [on_device_like(g, w) for g, w in zip(got, want)], list(want)
     return on_device_like(got, want), want
@@ -170,7 +171,7 @@ def test_nonfinite_and_bad_values_say_what_the_host_path_says():
         with pytest.raises(ValueError) as on_host:
             function(*host_inputs, **options)
         with pytest.raises(ValueError) as on_device:
-            function(*[cupy.asarray(a) for a in host_inputs], **options)
+            function(*[cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in host_inputs], **options)
         assert str(on_device.value) == str(on_host.value)
 
     image = np.zeros((7, 9), np.float32)
@@ -201,6 +202,17 @@ def test_refusals_of_the_device_path():
     d = cupy.zeros((5, 5), np.uint8)
     with pytest.raises(ValueError, match="runs on the CPU"):
         repix.edt(d, variant="seq-exact")
+    for family, function in (("ecc", repix.ecc), ("edt", repix.edt), ("reconstruct", None), ("maxtree", repix.maxtree)):
+        host_only = [v for v in repix.variants(family) if v not in repix.variants(family, device_arrays=True)]
+        assert set(repix.variants(family, device_arrays=True)) <= set(repix.variants(family))
+        for v in host_only:
+            with pytest.raises(ValueError, match="runs on the CPU|reads host memory only"):
+                if function is None:
+                    repix.reconstruct(d, d, variant=v)
+                else:
+                    function(d, variant=v)
+    assert "multi-device" not in repix.variants("edt", device_arrays=True)
+    assert "gpu-stream" not in repix.variants("ecc", device_arrays=True)
     with pytest.raises(TypeError, match="all host arrays or all GPU arrays"):
         repix.reconstruct(np.zeros((5, 5), np.uint8), d)
     with pytest.raises(TypeError):
