@@ -4,10 +4,10 @@ function against its best Python peer on this machine.
 usage: python3 overhead_and_peers.py --out REPORT.json [--reps N] [--quick]
 
 Overhead: for each function on a tiny (16x16) and a 1 Mpx (1024x1024) input, the median of
---reps warm calls (fewer where they would take over 2 s; at least 3) through `repix.<function>`
-(time.perf_counter around each call) against the median of the same run called --reps times from
-C++ alone (`repix._native.time_run`: the arrays borrowed once, no Python between calls). added =
-Python's median - C++'s median. Where a GPU and CuPy are here, the same again with CuPy arrays
+--reps warm calls (fewer where they would take over 1 s; at least 3) through `repix.<function>`
+(time.perf_counter around each call) against the median of the same run called as often from C++
+alone (`repix._native.time_run`: the arrays borrowed once, no Python between calls), the two
+alternating in batches of 10. added = Python's median - C++'s median. Where a GPU and CuPy are here, the same again with CuPy arrays
 (the call and a synchronisation of CuPy's stream against `repix._native.time_run_device`, the
 device run synchronised after each call, its outputs copied into buffers allocated once).
 
@@ -79,6 +79,29 @@ def timed(call, reps, sync=None, budget_s=2.0):
     return samples
 
 
+def interleaved(python_call, cpp_calls, reps, sync=None, batch=10):
+    # The Python calls and the C++ ones alternate in batches (`batch` calls of each, until `reps`
+    # of each or about 2 s), so that a drift of the machine (clocks, other load) falls on both
+    # alike: measured apart, the medians of the same calls moved by tens of microseconds between
+    # two runs on one H200 host.
+    def one_python():
+        t0 = time.perf_counter()
+        python_call()
+        if sync:
+            sync()
+        return time.perf_counter() - t0
+
+    python_call(), cpp_calls(1)  # warm: the plan, the caches
+    estimate = one_python()
+    reps = max(3, min(reps, int(1.0 / max(estimate, 1e-9))))
+    py, cpp = [], []
+    while len(py) < reps:
+        n = min(batch, reps - len(py))
+        py += [one_python() for _ in range(n)]
+        cpp += cpp_calls(n)
+    return py, cpp
+
+
 def overhead(reps, sides, cupy=None):
     rows = []
     for side in sides:
@@ -87,15 +110,14 @@ def overhead(reps, sides, cupy=None):
                 continue
             for name, (ins, opts, call) in inputs(side, xp).items():
                 if kind == "numpy":
-                    py = timed(lambda: call(None), reps)  # the default variant, the fastest here
-                    _native.time_run(FAMILY[name], ins, opts, 1)  # warm
-                    cpp = _native.time_run(FAMILY[name], ins, opts, len(py))
+                    py, cpp = interleaved(lambda: call(None), lambda n: _native.time_run(FAMILY[name], ins, opts, n), reps)
                 else:
                     stream = cupy.cuda.get_current_stream()
-                    py = timed(lambda: call(None), reps, stream.synchronize)
                     described = [(k, a.data.ptr, a.dtype.str, list(a.shape)) for k, a in ins]
-                    _native.time_run_device(FAMILY[name], described, opts, stream.ptr, 1)  # warm
-                    cpp = _native.time_run_device(FAMILY[name], described, opts, stream.ptr, len(py))
+                    py, cpp = interleaved(
+                        lambda: call(None),
+                        lambda n: _native.time_run_device(FAMILY[name], described, opts, stream.ptr, n), reps,
+                        stream.synchronize)
                 log(f"overhead {name} {side}x{side} {kind}: {len(py)} calls each")
                 rows.append({"function": name, "input": f"{side}x{side}", "arrays": kind, "python_s": py, "cpp_s": cpp,
                              "python_median_s": statistics.median(py), "cpp_median_s": statistics.median(cpp),

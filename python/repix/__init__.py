@@ -95,20 +95,23 @@ def _run(family, inputs, options):
     for name, array in inputs:
         a = array if isinstance(array, cupy.ndarray) else (
             cupy.asarray(array) if hasattr(array, "__cuda_array_interface__") else cupy.from_dlpack(array))
-        arrays.append((name, cupy.ascontiguousarray(a)))  # a device copy only where it is not
+        if not a.flags.c_contiguous:
+            a = cupy.ascontiguousarray(a)  # a copy on the device
+        arrays.append((name, a))
     device = arrays[0][1].device
     for name, a in arrays[1:]:
         if a.device != device:
             raise ValueError(f"{arrays[0][0]} is on GPU {device.id} and {name} on GPU {a.device.id}")
 
     def allocate(dtype, shape):
-        out = cupy.empty(tuple(shape), dtype=dtype)
+        out = cupy.empty(shape, dtype=dtype)
         return out, out.data.ptr
 
-    with device:
-        described = [(name, a.data.ptr, a.dtype.str, list(a.shape)) for name, a in arrays]
-        stream = cupy.cuda.get_current_stream().ptr
-        return _native.run_device(family, described, options, stream, allocate)
+    described = [(name, a.data.ptr, a.dtype.str, a.shape) for name, a in arrays]
+    if device.id == cupy.cuda.runtime.getDevice():
+        return _native.run_device(family, described, options, cupy.cuda.get_current_stream().ptr, allocate)
+    with device:  # the arrays' device current for the call (and its stream the one CuPy uses there)
+        return _native.run_device(family, described, options, cupy.cuda.get_current_stream().ptr, allocate)
 
 
 def _text(name, value):
