@@ -273,6 +273,10 @@ def main():
 
     cupy = have("cupy") if _native.gpu_available() else "no GPU here"
     report["cupy"] = cupy.__version__ if not isinstance(cupy, str) else "not used: " + cupy
+    if not isinstance(cupy, str):
+        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        report["gpu_name"] = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+        report["cuda_driver"] = cupy.cuda.runtime.driverGetVersion()
     report["overhead"] = overhead(reps, sides, None if isinstance(cupy, str) else cupy)
     save()
     report["peers"] = peers(max(5, reps // 20), 64 if a.quick else 1024, 64 if a.quick else 512, 32 if a.quick else 256)

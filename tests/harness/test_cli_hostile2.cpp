@@ -171,10 +171,11 @@ TEST_F(CliHostile2, ASecondBenchOnTheSameOutputIsRefusedAndTheFirstKeepsItsJourn
 
 TEST_F(CliHostile2, BenchFromAJournalOverItselfIsAUsageErrorAndAnEditedOneIsRefused) {
   const std::string out = path("r.json"), journal = out + ".partial.jsonl";
-  // A journal left by a run killed after its first result (the tests' hook).
+  // A journal left by a run killed after its first result (the tests' hook). Records: the bounds
+  // (with a GPU), the dataset, then the results.
   const CliResult killed = run("bench --family ecc --variants seq,omp --dataset uniform:32x32:levels=5 --samples 2 --out '" +
                                    out + "'",
-                               "REPIX_TEST_KILL_AFTER_RECORDS=2");
+                               "REPIX_TEST_KILL_AFTER_RECORDS=" + std::to_string(gpu_available() ? 3 : 2));
   ASSERT_TRUE(fs::exists(journal)) << killed.err;
   expect_error(run("bench --from '" + journal + "' --out '" + journal + "'"), 2, "--out");
   expect_error(run("bench --from '" + journal + "' --out '" + path(".") + "/r.json.partial.jsonl'"), 2, "--out");
