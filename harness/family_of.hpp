@@ -343,8 +343,9 @@ class FamilyOf : public Family {
   // variant, options, outputs (`names`, in order) and device, computes on the inputs in place on
   // call.stream; the outputs its device_outputs() names are copied into the caller's arrays on the
   // stream, or where it names none (the output is finished on the host), `host_outputs` makes
-  // them from result() and they are copied up into the caller's arrays. The plan goes back to its cache with an event on the stream, which the next call's stream
-  // waits for, so a plan is never reused before this call's copies out of it have run.
+  // them from result() and they are copied up into the caller's arrays. The plan goes back to its
+  // cache with an event on the stream, which the next call's stream waits for, so a plan is never
+  // reused before this call's copies out of it have run.
   template <class HostOutputs>
   std::vector<Array> run_plan_on_device(const Variant& v, const std::vector<DeviceImage>& in, const Options& opt,
                                         const std::vector<std::string>& names, const DeviceCall& call,
@@ -557,19 +558,29 @@ class FamilyOf : public Family {
     return j;
   }
 
+  // The outputs a caller in memory may ask for (edt's sites), and those a call asks for: every
+  // output but the optional ones, which are asked for by name (an option without a value).
+  static std::vector<std::string> optional_outputs(const RunDeclaration& d) {
+    std::vector<std::string> out;
+    for (const RunOutput& o : d.outputs)
+      if (o.optional) out.push_back(o.file.option);
+    return out;
+  }
+  static std::set<std::string> outputs_asked_in_memory(const RunDeclaration& d, const cli::Args& a) {
+    std::set<std::string> asked;
+    for (const RunOutput& o : d.outputs)
+      if (!o.optional || a.has(o.file.option)) asked.insert(o.file.option);
+    return asked;
+  }
+
   std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
     const RunDeclaration d = run_declaration();
     if (in.size() != d.inputs.size())
       throw Error("internal: " + name() + " takes " + std::to_string(d.inputs.size()) + " arrays");
     check_run_arguments(a);
-    std::vector<std::string> optional;
-    for (const RunOutput& o : d.outputs)
-      if (o.optional) optional.push_back(o.file.option);
-    Options opt = in_memory_options(a, optional);
+    Options opt = in_memory_options(a, optional_outputs(d));
     const Variant& v = declared_run_variant(a);
-    std::set<std::string> asked;
-    for (const RunOutput& o : d.outputs)
-      if (!o.optional || a.has(o.file.option)) asked.insert(o.file.option);
+    const std::set<std::string> asked = outputs_asked_in_memory(d, a);
     prepare_run(opt, v, asked);
     check_run_inputs(in, opt);
     Result r = v.gpu && v.make_plan && keeps_plan_for_host_inputs() && gpu_available() ? run_kept_plan(v, in, opt, asked)
@@ -586,14 +597,9 @@ class FamilyOf : public Family {
     if (in.size() != d.inputs.size())
       throw Error("internal: " + name() + " takes " + std::to_string(d.inputs.size()) + " arrays");
     check_run_arguments(a);
-    std::vector<std::string> optional;
-    for (const RunOutput& o : d.outputs)
-      if (o.optional) optional.push_back(o.file.option);
-    Options opt = in_memory_options(a, optional);
+    Options opt = in_memory_options(a, optional_outputs(d));
     const Variant& v = declared_run_variant(a);
-    std::set<std::string> asked;
-    for (const RunOutput& o : d.outputs)
-      if (!o.optional || a.has(o.file.option)) asked.insert(o.file.option);
+    const std::set<std::string> asked = outputs_asked_in_memory(d, a);
     prepare_run(opt, v, asked);
     check_device_variant(v);
     check_device_inputs(in, opt, call.stream);

@@ -203,9 +203,10 @@ std::vector<double> time_run_device(const std::string& family, const std::vector
   repix::family::DeviceCall call;
   call.stream = reinterpret_cast<cudaStream_t>(stream);
   call.allocate = [&](const std::string& dtype, const std::vector<std::int64_t>& shape) {
-    std::size_t bytes = dtype == "|u1" ? 1 : dtype == "<u2" ? 2 : dtype == "<f4" || dtype == "<i4" ? 4 : 8;
-    for (const std::int64_t d : shape) bytes *= static_cast<std::size_t>(d);
-    if (next == outputs.size()) outputs.emplace_back(bytes);
+    repix::family::Array like;
+    like.dtype = dtype;
+    like.shape = shape;
+    if (next == outputs.size()) outputs.emplace_back(repix::family::bytes_of(like));
     return static_cast<void*>(outputs.at(next++).get());
   };
   std::vector<double> seconds;
