@@ -410,10 +410,13 @@ class FamilyOf : public Family {
 
   // Whether run_in_memory runs a GPU variant through its plan kept between calls (run_kept_plan)
   // rather than its own end-to-end run, which sets up a plan and its buffers each call: a family
-  // says so where that run is exactly the plan end to end after check_run_inputs' checks (edt,
-  // the texture families). Set-up is a few cudaMalloc calls and a stream: hundreds of
+  // says so where that run is exactly the plan end to end after check_run_inputs' and
+  // check_kept_plan_inputs' checks (edt, reconstruct, the texture families). Set-up is a few cudaMalloc calls and a stream: hundreds of
   // microseconds, more than a small input's whole run.
   virtual bool keeps_plan_for_host_inputs() const { return false; }
+  // The checks a family's variants make in their own end-to-end run before their plan, beyond
+  // check_run_inputs' (reconstruct: marker against mask), for the kept plan that replaces that run.
+  virtual void check_kept_plan_inputs(const Inputs&, const Options&) const {}
 
   // `v`'s plan end to end (core/plan_end_to_end.hpp: upload, compute, download) on its stream and
   // input buffers, all kept for the next call with the same variant, options, outputs asked for
@@ -583,8 +586,9 @@ class FamilyOf : public Family {
     const std::set<std::string> asked = outputs_asked_in_memory(d, a);
     prepare_run(opt, v, asked);
     check_run_inputs(in, opt);
-    Result r = v.gpu && v.make_plan && keeps_plan_for_host_inputs() && gpu_available() ? run_kept_plan(v, in, opt, asked)
-                                                                                       : run_variant(v, in, opt);
+    const bool kept = v.gpu && v.make_plan && keeps_plan_for_host_inputs() && gpu_available();
+    if (kept) check_kept_plan_inputs(in, opt);
+    Result r = kept ? run_kept_plan(v, in, opt, asked) : run_variant(v, in, opt);
     std::vector<Array> out;
     for (const RunOutput& o : d.outputs)
       if (asked.count(o.file.option)) out.push_back(o.array(r, in.back().shape()));

@@ -174,7 +174,12 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
             "omp-tiled"};
   }
   // The variant checks marker and mask against each other and the options (types, shapes, a
-  // marker above the mask unless --clip); on the device, the same checks here.
+  // marker above the mask unless --clip); a GPU variant's run is then its plan end to end, which
+  // run_in_memory keeps between calls after the same checks. On the device, the same checks here.
+  bool keeps_plan_for_host_inputs() const override { return true; }
+  void check_kept_plan_inputs(const Inputs& in, const Options& opt) const override {
+    reconstruct::check_inputs(in.at(0), in.at(1), opt);
+  }
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options& opt, cudaStream_t s) const override {
     const DeviceImage& marker = in.at(0);
     const DeviceImage& mask = in.at(1);
