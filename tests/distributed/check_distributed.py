@@ -4,7 +4,7 @@ distributed.*, where the build has MPI).
 
 usage: check_distributed.py --repix BIN --mpirun MPIEXEC [--ranks 1,2,3]
 
-For every family with a distributed run (ecc so far) and every case: `repix run FAMILY` alone and
+For every family with a distributed run (ecc, auto-mi) and every case: `repix run FAMILY` alone and
 `mpirun -np N repix run FAMILY --distributed` for each N, outputs compared byte for byte; the
 --json record's rank layout checked; uneven splits, ranks with an empty part, every dtype, 2-D
 and 3-D, generated and file inputs. A bad input is one error line from mpirun, exit 1 and no
@@ -26,6 +26,15 @@ ECC_CASES = [
     "uniform:17x1:levels=5:dtype=uint8:seed=5",                # one row: ranks 1 and 2 get none
     "const:6x5x4:value=7:dtype=uint16",                        # one value everywhere
     "checker:10x10x3:period=2:dtype=uint8",                    # plateaus across the cuts
+]
+
+
+AUTO_MI_CASES = [
+    "uniform:40x30:levels=16:dtype=uint8:seed=1",              # lags of both directions split
+    "uniform:9x1:levels=4:dtype=uint8:seed=2",                 # one row: no vertical lag at all
+    "uniform:3x2:levels=3:dtype=uint8:seed=3",                 # 2 + 1 lags: some ranks get none
+    "uniform:21x13:levels=257:dtype=uint16:seed=4",            # uint16 labels 0..256
+    "const:8x6:value=3:dtype=uint8",                           # one label: every NMI 0
 ]
 
 
@@ -77,6 +86,46 @@ def main():
                 if d["ranks"] != n or len(parts) != n or covered != sorted(set(covered)) or not d["mpi"]:
                     failures.append(f"{spec} on {n} ranks: rank layout {d}")
                 print(f"ok  ecc {spec} on {n} ranks ({len([p for p in parts if p[0] == p[1]])} empty parts)")
+        for spec in AUTO_MI_CASES:
+            ref = os.path.join(tmp, "ref-ami.csv")
+            r = run([a.repix, "run", "auto-mi", "--variant", "seq", "--input", spec, "--output", ref])
+            if r.returncode != 0:
+                failures.append(f"auto-mi {spec}: single process failed: {r.stderr.strip()}")
+                continue
+            want = open(ref).read()
+            for n in ranks:
+                out, rec = os.path.join(tmp, f"a{n}.csv"), os.path.join(tmp, f"a{n}.json")
+                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "auto-mi", "--distributed", "--input", spec,
+                                                   "--output", out, "--json", rec])
+                if r.returncode != 0:
+                    failures.append(f"auto-mi {spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
+                    continue
+                if open(out).read() != want:
+                    failures.append(f"auto-mi {spec} on {n} ranks: the features differ from the single process's")
+                d = json.load(open(rec))["distributed"]
+                ok = d["ranks"] == n and len(d["parts"]) == n and d["mpi"]
+                for direction in ("horizontal_lags", "vertical_lags"):
+                    covered = [lag for p in d["parts"] if p[direction] for lag in range(p[direction][0], p[direction][1] + 1)]
+                    ok = ok and covered == list(range(1, len(covered) + 1))  # every lag once, in rank order
+                if not ok:
+                    failures.append(f"auto-mi {spec} on {n} ranks: rank layout {d}")
+                idle = len([p for p in d["parts"] if not p["horizontal_lags"] and not p["vertical_lags"]])
+                print(f"ok  auto-mi {spec} on {n} ranks ({idle} ranks without lags)")
+        # A label above 256: one error line, exit 1, nothing written.
+        labels = os.path.join(tmp, "labels.npy")
+        with open(labels, "wb") as f:
+            header = "{'descr': '<u2', 'fortran_order': False, 'shape': (3, 4), }"
+            header += " " * (63 - len(header)) + "\n"
+            f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+            import struct
+            f.write(struct.pack("<12H", *[0, 1, 2, 3, 4, 5, 300, 7, 8, 9, 10, 11]))
+        out = os.path.join(tmp, "bad-ami.csv")
+        r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "run", "auto-mi", "--distributed", "--input", labels, "--output", out])
+        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
+        if r.returncode == 0 or len(lines) != 1 or "label 300 at (y=1, x=2) is above 256" not in lines[0] or os.path.exists(out):
+            failures.append(f"auto-mi bad label: exit {r.returncode}, stderr {r.stderr!r}, output written: {os.path.exists(out)}")
+        else:
+            print(f"ok  auto-mi label above 256 refused in one line: {lines[0]}")
         # A NaN in one rank's part: one error line (rank 0's words), exit 1, nothing written.
         bad = os.path.join(tmp, "nan.npy")
         with open(bad, "wb") as f:

@@ -36,8 +36,9 @@ struct Options {
   int flush_level = 0;
   int gpus = 0;  // multi-device: GPUs used (0 = every visible one)
   int block = 0;  // gpu-naive: threads per 1-D block (1 .. 1024; 0 = kNaiveThreads), thesis Table 5.6
-  // A GPU plan computes only the lags of part `part` of `parts` (lag_part, nmi_core.hpp) and
-  // leaves the others' NMI 0: how multi-device shares the lags out. Not a command-line option.
+  // A variant computes only the lags of part `part` of `parts` (lag_part, nmi_core.hpp) and
+  // leaves the others' NMI 0: how multi-device shares the lags out over GPUs and a distributed run
+  // over ranks. Not a command-line option.
   int part = 0, parts = 1;
 };
 

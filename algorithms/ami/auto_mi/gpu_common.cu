@@ -85,9 +85,8 @@ void LagPlan::compute(const DeviceInputs& in, cudaStream_t stream) {
   for (int dir : {kHorizontal, kVertical}) {
     const std::int64_t lags = lag_count(h, w, dir);
     // This plan's lags: the contiguous range of its part (all of them with one part).
-    std::int64_t first = 1, last = lags;
-    while (first <= lags && lag_part(h, w, dir, first, opt_.parts) < opt_.part) ++first;
-    while (last >= first && lag_part(h, w, dir, last, opt_.parts) > opt_.part) --last;
+    std::int64_t first = 1, last = 0;
+    lag_range(h, w, dir, opt_.part, opt_.parts, &first, &last);
     stats_.pairs += pairs_before_lag(h, w, dir, last + 1) - pairs_before_lag(h, w, dir, first);
     stats_.lags += last - first + 1;
     for (std::int64_t lag0 = first; lag0 <= last; lag0 += batch_lags_) {

@@ -80,6 +80,15 @@ REPIX_HD int lag_part(std::int64_t h, std::int64_t w, int direction, std::int64_
   const std::int64_t all = pairs_before_lag(h, w, direction, lag_count(h, w, direction) + 1);
   return all == 0 ? 0 : static_cast<int>(pairs_before_lag(h, w, direction, lag) * parts / all);
 }
+// The lags of part `part` of a direction: [*first, *last] (1-based; none where *first > *last).
+inline void lag_range(std::int64_t h, std::int64_t w, int direction, int part, int parts, std::int64_t* first,
+                      std::int64_t* last) {
+  const std::int64_t lags = lag_count(h, w, direction);
+  *first = 1;
+  *last = lags;
+  while (*first <= lags && lag_part(h, w, direction, *first, parts) < part) ++*first;
+  while (*last >= *first && lag_part(h, w, direction, *last, parts) > part) --*last;
+}
 
 // Rounded double + and x, never fused into an FMA on the device (nvcc contracts a * b + c by
 // default, the host compiler for x86-64 does not): the same expression gives the same bits on

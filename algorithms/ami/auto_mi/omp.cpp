@@ -25,8 +25,10 @@ Features run_omp(const HostImage& labels, const Options& opt) {
     NmiScratch scratch;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t j = 0; j < all; ++j) {
-      if (j < nx) f.nmi_x[j] = lag_nmi_cpu(labels, kHorizontal, j + 1, hist, scratch);
-      else f.nmi_y[j - nx] = lag_nmi_cpu(labels, kVertical, j - nx + 1, hist, scratch);
+      const int dir = j < nx ? kHorizontal : kVertical;
+      const std::int64_t lag = j < nx ? j + 1 : j - nx + 1;
+      if (lag_part(h, w, dir, lag, opt.parts) != opt.part) continue;  // another part's: left 0
+      (j < nx ? f.nmi_x[j] : f.nmi_y[j - nx]) = lag_nmi_cpu(labels, dir, lag, hist, scratch);
     }
   }
   finish_features(f, h, w);

@@ -14,6 +14,7 @@
 #include "core/gpu/first_where.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
+#include "harness/families/ami/auto_mi_distributed.hpp"
 #include "harness/families/ami/shared.hpp"
 #include "harness/family_of.hpp"
 #include "harness/json_text.hpp"
@@ -200,6 +201,10 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
             "omp"};
   }
   void check_run_inputs(const Inputs& in, const Options&) const override { am::check_labels(in.at(0)); }
+  bool has_distributed_run() const override { return true; }
+  int run_distributed(const cli::Args& a, const Options& opt) const override {
+    return auto_mi_distributed::run(a, opt, declared_run_variant(a));
+  }
   // Its GPU variants' end-to-end run is their plan's after these checks.
   bool keeps_plan_for_host_inputs() const override { return true; }
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options&, cudaStream_t s) const override {
