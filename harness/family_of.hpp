@@ -576,15 +576,33 @@ class FamilyOf : public Family {
     return asked;
   }
 
-  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
-    const RunDeclaration d = run_declaration();
-    if (in.size() != d.inputs.size())
-      throw Error("internal: " + name() + " takes " + std::to_string(d.inputs.size()) + " arrays");
+  // What run_in_memory and run_on_device share before their inputs are read: the arguments and
+  // options checked, the variant chosen, the outputs asked for, the options completed.
+  struct InMemoryCall {
+    RunDeclaration d;
+    Options opt;
+    const Variant* v = nullptr;
+    std::set<std::string> asked;
+  };
+  InMemoryCall in_memory_call(std::size_t inputs, const cli::Args& a) const {
+    InMemoryCall c;
+    c.d = run_declaration();
+    if (inputs != c.d.inputs.size())
+      throw Error("internal: " + name() + " takes " + std::to_string(c.d.inputs.size()) + " arrays");
     check_run_arguments(a);
-    Options opt = in_memory_options(a, optional_outputs(d));
-    const Variant& v = declared_run_variant(a);
-    const std::set<std::string> asked = outputs_asked_in_memory(d, a);
-    prepare_run(opt, v, asked);
+    c.opt = in_memory_options(a, optional_outputs(c.d));
+    c.v = &declared_run_variant(a);
+    c.asked = outputs_asked_in_memory(c.d, a);
+    prepare_run(c.opt, *c.v, c.asked);
+    return c;
+  }
+
+  std::vector<Array> run_in_memory(Inputs in, const cli::Args& a) const override {
+    const InMemoryCall c = in_memory_call(in.size(), a);
+    const RunDeclaration& d = c.d;
+    const Options& opt = c.opt;
+    const Variant& v = *c.v;
+    const std::set<std::string>& asked = c.asked;
     check_run_inputs(in, opt);
     const bool kept = v.gpu && v.make_plan && keeps_plan_for_host_inputs() && gpu_available();
     if (kept) check_kept_plan_inputs(in, opt);
@@ -597,14 +615,11 @@ class FamilyOf : public Family {
 
   std::vector<Array> run_on_device(const std::vector<DeviceImage>& in, const cli::Args& a,
                                    const DeviceCall& call) const override {
-    const RunDeclaration d = run_declaration();
-    if (in.size() != d.inputs.size())
-      throw Error("internal: " + name() + " takes " + std::to_string(d.inputs.size()) + " arrays");
-    check_run_arguments(a);
-    Options opt = in_memory_options(a, optional_outputs(d));
-    const Variant& v = declared_run_variant(a);
-    const std::set<std::string> asked = outputs_asked_in_memory(d, a);
-    prepare_run(opt, v, asked);
+    const InMemoryCall c = in_memory_call(in.size(), a);
+    const RunDeclaration& d = c.d;
+    const Options& opt = c.opt;
+    const Variant& v = *c.v;
+    const std::set<std::string>& asked = c.asked;
     check_device_variant(v);
     check_device_inputs(in, opt, call.stream);
     std::vector<std::string> names;

@@ -43,6 +43,9 @@ class Comm {
   std::vector<double> gather_to_root(double mine) const;
   // The message of the lowest rank that has one ("" when none has), on every rank.
   std::string first_error(const std::string& mine) const;
+  // first_error, thrown where there is one: by rank 0 as its one line (repix::Error), by the
+  // others as SaidByRoot (exit 1, nothing said). Returns where no rank has an error.
+  void throw_first_error(const std::string& mine) const;
 
  private:
   Comm(int rank, int size) : rank_(rank), size_(size) {}

@@ -9,4 +9,11 @@ std::pair<std::int64_t, std::int64_t> part(std::int64_t count, int rank, int siz
   return {first, first + base + (rank < extra ? 1 : 0)};
 }
 
+void Comm::throw_first_error(const std::string& mine) const {
+  const std::string error = first_error(mine);
+  if (error.empty()) return;
+  if (root()) throw Error(error);
+  throw SaidByRoot(error, 1);
+}
+
 }  // namespace repix::distributed

@@ -14,6 +14,7 @@ output file.
 import argparse
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -36,6 +37,15 @@ AUTO_MI_CASES = [
     "uniform:21x13:levels=257:dtype=uint16:seed=4",            # uint16 labels 0..256
     "const:8x6:value=3:dtype=uint8",                           # one label: every NMI 0
 ]
+
+
+def write_npy(path, descr, shape, code, values):
+    """A version 1.0 .npy of `values` (struct code `code`, little-endian) without NumPy."""
+    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}"
+    header += " " * (63 - len(header)) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+        f.write(struct.pack(f"<{len(values)}{code}", *values))
 
 
 def mpirun_cmd(mpirun, n):
@@ -113,12 +123,7 @@ def main():
                 print(f"ok  auto-mi {spec} on {n} ranks ({idle} ranks without lags)")
         # A label above 256: one error line, exit 1, nothing written.
         labels = os.path.join(tmp, "labels.npy")
-        with open(labels, "wb") as f:
-            header = "{'descr': '<u2', 'fortran_order': False, 'shape': (3, 4), }"
-            header += " " * (63 - len(header)) + "\n"
-            f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
-            import struct
-            f.write(struct.pack("<12H", *[0, 1, 2, 3, 4, 5, 300, 7, 8, 9, 10, 11]))
+        write_npy(labels, "<u2", (3, 4), "H", [0, 1, 2, 3, 4, 5, 300, 7, 8, 9, 10, 11])
         out = os.path.join(tmp, "bad-ami.csv")
         r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "run", "auto-mi", "--distributed", "--input", labels, "--output", out])
         lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
@@ -128,14 +133,9 @@ def main():
             print(f"ok  auto-mi label above 256 refused in one line: {lines[0]}")
         # A NaN in one rank's part: one error line (rank 0's words), exit 1, nothing written.
         bad = os.path.join(tmp, "nan.npy")
-        with open(bad, "wb") as f:
-            header = "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 4), }"
-            header += " " * (63 - len(header)) + "\n"
-            f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
-            import struct
-            values = [float(i) for i in range(24)]
-            values[21] = float("nan")  # row 5: the last rank's part
-            f.write(struct.pack("<24f", *values))
+        values = [float(i) for i in range(24)]
+        values[21] = float("nan")  # row 5: the last rank's part
+        write_npy(bad, "<f4", (6, 4), "f", values)
         out = os.path.join(tmp, "bad.csv")
         r = run(mpirun_cmd(a.mpirun, 3) + [a.repix, "run", "ecc", "--distributed", "--input", bad, "--output", out])
         lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]

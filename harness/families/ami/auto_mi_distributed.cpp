@@ -65,11 +65,7 @@ int run(const cli::Args& a, const am::Options& given, const am::Variant& variant
   } catch (const std::exception& e) {
     error = "rank " + std::to_string(comm.rank()) + ": " + message_of(e);
   }
-  error = comm.first_error(error);
-  if (!error.empty()) {
-    if (comm.root()) throw Error(error);
-    throw distributed::SaidByRoot(error, 1);
-  }
+  comm.throw_first_error(error);
   const std::vector<std::vector<char>> parts = comm.gather_to_root(pack(mine));
   const double seconds = comm.wtime() - t0;
   comm.barrier();

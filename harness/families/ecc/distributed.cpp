@@ -144,11 +144,7 @@ int run(const cli::Args& a) {
   } catch (const std::exception& e) {
     error = "rank " + std::to_string(comm.rank()) + ": " + message_of(e);
   }
-  error = comm.first_error(error);
-  if (!error.empty()) {
-    if (comm.root()) throw Error(error);
-    throw distributed::SaidByRoot(error, 1);
-  }
+  comm.throw_first_error(error);
   // 8- and 16-bit values are bins of fixed places (every rank the same): one reduction. float32:
   // each rank's values, gathered and merged.
   Sums whole;
