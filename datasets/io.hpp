@@ -42,6 +42,12 @@ void write_npy_int32(const std::int32_t* data, const Shape& shape, const std::st
 // float32 arrays of any number of dimensions (numpy order, slowest first), e.g. the ranklet
 // stage's (windows, 3, H, W); write-only.
 void write_npy_float32(const float* data, const std::vector<std::int64_t>& dims, const std::string& path);
+// The bytes before the data of a format 1.0 .npy file of a C-order array (numpy's `descr`, the
+// shape `dims` slowest first), padded as numpy pads it; the descr of a dtype; a shape as dims.
+// For writers that put the data in place themselves (the ranks of a distributed run).
+std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& dims);
+std::string npy_descr(DType dtype);
+std::vector<std::int64_t> npy_dims(const Shape& shape);
 // Streams slabs of an .npy file (header and data size are checked here).
 std::unique_ptr<SlabSource> open_npy_source(const std::string& path);
 

@@ -318,39 +318,45 @@ namespace {
 // Header (format 1.0) and data of a C-order array of numpy shape `dims` with numpy dtype `descr`.
 void write_npy_dims(const void* data, std::size_t bytes, const char* descr, const std::vector<std::int64_t>& dims,
                     const std::string& path) {
-  std::string h = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + tuple_str(dims) + ", }";
-  // Pad with spaces so that the data starts on a 64-byte boundary (as numpy does); end in '\n'.
-  const std::size_t unpadded = kMagicLen + 2 + 2 + h.size() + 1;
-  h.append((64 - unpadded % 64) % 64, ' ');
-  h.push_back('\n');
-  if (h.size() > 65535) throw Error("internal: .npy header too long");
-
-  std::string pre(kMagic, kMagicLen);
-  pre.push_back('\x01');
-  pre.push_back('\x00');
-  pre.push_back(static_cast<char>(h.size() & 0xff));
-  pre.push_back(static_cast<char>(h.size() >> 8));
+  const std::string head = npy_header(descr, dims);
   AtomicFile f(path);
-  f.write(pre.data(), pre.size());
-  f.write(h.data(), h.size());
+  f.write(head.data(), head.size());
   f.write(data, bytes);
   f.commit();
 }
 
 // The same for an array of `shape` (numpy order (nz, ny, nx)).
 void write_npy_bytes(const void* data, std::size_t bytes, const char* descr, const Shape& s, const std::string& path) {
-  std::vector<std::int64_t> dims;
-  if (s.ndim == 3) dims = {s.nz, s.ny, s.nx};
-  else if (s.ndim == 2) dims = {s.ny, s.nx};
-  else dims = {s.nx};
-  write_npy_dims(data, bytes, descr, dims, path);
+  write_npy_dims(data, bytes, descr, npy_dims(s), path);
 }
 
 }  // namespace
 
+std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& dims) {
+  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + tuple_str(dims) + ", }";
+  // Pad with spaces so that the data starts on a 64-byte boundary (as numpy does); end in '\n'.
+  const std::size_t unpadded = kMagicLen + 2 + 2 + h.size() + 1;
+  h.append((64 - unpadded % 64) % 64, ' ');
+  h.push_back('\n');
+  if (h.size() > 65535) throw Error("internal: .npy header too long");
+  std::string pre(kMagic, kMagicLen);
+  pre.push_back('\x01');
+  pre.push_back('\x00');
+  pre.push_back(static_cast<char>(h.size() & 0xff));
+  pre.push_back(static_cast<char>(h.size() >> 8));
+  return pre + h;
+}
+
+std::string npy_descr(DType dtype) { return dtype == DType::u8 ? "|u1" : dtype == DType::u16 ? "<u2" : "<f4"; }
+
+std::vector<std::int64_t> npy_dims(const Shape& s) {
+  if (s.ndim == 3) return {s.nz, s.ny, s.nx};
+  if (s.ndim == 2) return {s.ny, s.nx};
+  return {s.nx};
+}
+
 void write_npy(const HostImage& img, const std::string& path) {
-  const char* descr = img.dtype() == DType::u8 ? "|u1" : img.dtype() == DType::u16 ? "<u2" : "<f4";
-  write_npy_bytes(img.raw(), img.bytes(), descr, img.shape(), path);
+  write_npy_bytes(img.raw(), img.bytes(), npy_descr(img.dtype()).c_str(), img.shape(), path);
 }
 
 void write_npy_int64(const std::int64_t* data, const Shape& shape, const std::string& path) {

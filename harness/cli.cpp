@@ -71,7 +71,11 @@ const CommandHelp kCommands[] = {
               "        [--benchmark_filter=REGEX]       verify and time variants, write a JSON report\n"
               "                                         (--plan: list the rows it would measure, measure nothing)\n"
               "  bench --from R.json.partial.jsonl [--out R.json]\n"
-              "                                         the report of what an unfinished bench had measured\n"},
+              "                                         the report of what an unfinished bench had measured\n"
+              "  mpirun -np N repix bench --distributed --family F [F's run inputs and options]\n"
+              "        [--variant V] [--samples N] [--warmups N] [--out R.json]\n"
+              "                                         time a distributed run: each sample the slowest rank's\n"
+              "                                         (docs/distributed.md)\n"},
     {"table", "  table ID [options] [--no-figures]      regenerate a paper or ablation table (see `repix list tables`)\n"
               "                                         and draw its figures beside it\n"
               "  table ID --from ID.partial.jsonl [--out-dir DIR]\n"
@@ -288,6 +292,11 @@ std::vector<std::string> family_flags() {
 
 int cmd_bench(int argc, char** argv, const Args& a) {
   if (a.has("from")) return bench_from_journal(a);
+  if (a.has("distributed")) {
+    const std::string family_name = a.get("family");
+    if (family_name.empty()) throw UsageError("bench --distributed needs --family F (one family, its run's inputs)");
+    return family::find(family_name).bench_distributed(a, command_line(argc, argv));
+  }
   // The bench's own options, and the families' (each family declares those its bench cases take).
   std::vector<std::string> known = {"family", "variants", "variant", "exclude", "dataset", "datasets", "suite",
                                     "scopes", "samples", "cpu-samples", "out", "plan"};
@@ -545,6 +554,7 @@ int dispatch(int argc, char** argv) {
   if (cmd == "bench") {
     std::vector<std::string> flags = family_flags();
     flags.push_back("plan");
+    flags.push_back("distributed");
     return cmd_bench(argc, argv, Args::parse(argc, argv, 2, flags));
   }
   std::vector<std::string> flags = family_flags();

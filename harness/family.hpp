@@ -137,6 +137,9 @@ class Family {
 
   // Whether `repix run <family> --distributed` runs (under mpirun: harness/distributed/).
   virtual bool has_distributed_run() const { return false; }
+  // `mpirun -np N repix bench --distributed --family <family> ...`: the run's inputs and options
+  // (no outputs), --samples, --warmups, --out; `command` is recorded in the report.
+  virtual int bench_distributed(const cli::Args& a, const std::string& command) const = 0;
 
   // ---- `repix run` in memory: the Python module ----
   // The run command's interface as data, for the Python module's functions and their help: its

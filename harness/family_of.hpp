@@ -37,6 +37,7 @@
 #include "datasets/spec.hpp"
 #include "harness/bench.hpp"
 #include "harness/distributed/comm.hpp"
+#include "harness/distributed/driver.hpp"
 #include "harness/family.hpp"
 #include "harness/json_text.hpp"
 #include "harness/options.hpp"
@@ -140,7 +141,7 @@ class FamilyOf : public Family {
         code = run_command(a, opt);
       } else {
         try {
-          code = run_distributed(a, opt);
+          code = distributed::run(*distributed_job(a, opt), a.get("json"));
         } catch (const cli::UsageError& e) {  // every rank has it: rank 0 says it
           if (distributed::Comm::world().root()) throw;
           throw distributed::SaidByRoot(e.what(), 2);
@@ -149,6 +150,32 @@ class FamilyOf : public Family {
     }
     set.commit();
     return code;
+  }
+
+  int bench_distributed(const cli::Args& given, const std::string& command) const override {
+    if (!has_distributed_run())
+      throw Error(name() + " has no distributed run yet (`repix bench --distributed` runs: " + distributed_families() +
+                  ")");
+    try {
+      cli::Args a = given;
+      std::vector<std::string> known = options::names(option_table(), options::kRun);
+      const std::vector<cli::OutputArg> outputs = run_outputs();
+      for (const auto& k : run_arguments())
+        if (std::none_of(outputs.begin(), outputs.end(), [&](const cli::OutputArg& o) { return o.option == k; }))
+          known.push_back(k);  // the run's inputs; its outputs are not written by a bench
+      known.insert(known.end(), {"variant", "distributed", "family", "samples", "warmups", "out"});
+      a.only(known);
+      const Options opt = options::parse(option_table(), a, options::kRun);
+      distributed::BenchRequest request;
+      request.samples = a.get_int("samples", 10, 1, 100000);
+      request.warmups = a.get_int("warmups", 1, 0, 1000);
+      request.out = a.get("out");
+      request.command = command;
+      return distributed::bench(*distributed_job(a, opt), request);
+    } catch (const cli::UsageError& e) {  // every rank has it: rank 0 says it
+      if (distributed::Comm::world().root()) throw;
+      throw distributed::SaidByRoot(e.what(), 2);
+    }
   }
 
   // The measurement protocol (bench::measure_case) with a fixed count of samples and no noise
@@ -633,10 +660,10 @@ class FamilyOf : public Family {
     });
   }
 
-  // `mpirun -np N repix run <family> --distributed ...`: every rank runs this with the same
-  // arguments; the family's decomposition (which part each rank reads, computes and how the parts
-  // merge) over harness/distributed/comm.hpp. Families without one say so.
-  virtual int run_distributed(const cli::Args&, const Options&) const {
+  // `mpirun -np N repix run <family> --distributed ...` and `repix bench --distributed`: every
+  // rank makes the family's Job (its decomposition, harness/distributed/driver.hpp) from the same
+  // arguments. Families without one say so.
+  virtual std::unique_ptr<distributed::Job> distributed_job(const cli::Args&, const Options&) const {
     throw Error("internal: " + name() + " has no distributed run");
   }
 

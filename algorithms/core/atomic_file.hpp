@@ -47,6 +47,9 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   std::FILE* stream() const { return fp_; }
+  // The temporary being written ("" for a special file written in place or standard output):
+  // other processes may write into it by name before commit() (the ranks of a distributed run).
+  const std::string& temporary() const { return tmp_; }
   void write(const void* data, std::size_t bytes);
   // Flush and fsync; then rename over `path` (and fsync its folder), or hand the temporary to the
   // current OutputSet. Throws repix::Error on any failure (the temporary is removed).

@@ -122,6 +122,11 @@ const Variant& find_variant(const std::string& id);
 void check_input(const HostImage& img);
 // The error check_input throws, for callers that find the bad element themselves (the GPU).
 [[noreturn]] void throw_nonfinite(const Shape& shape, std::int64_t index, bool is_nan);
+// gpu-stream's pipeline over the slabs [first, last) of `src` (along the slowest axis) only: the
+// contributions of their voxels, the slabs next to them read as neighbours (a distributed
+// run's part). The curve lists the values of those voxels with the running sum of their
+// contributions; a NaN/inf among them is said with its place in the whole image.
+Curve run_gpu_stream_slabs(SlabSource& src, const Options& opt, std::int64_t first, std::int64_t last);
 // Runs a GPU plan end to end: upload, compute, result (NVTX phases h2d/kernel/d2h); `opt` goes to
 // the plan's setup.
 Curve run_plan_end_to_end(DevicePlan& plan, const HostImage& img, const std::string& nvtx_name, const Options& opt);

@@ -219,10 +219,12 @@ struct StreamStats {
 Curve run_gpu_stream(const HostImage& img, const Options& opt);
 Curve run_gpu_stream_source(SlabSource& src, const Options& opt);
 // `nvtx_name`: the range the run is recorded under (gpu-opt's end-to-end path runs this pipeline
-// under its own name).
+// under its own name). [own_first, own_last): the slabs whose contributions are counted (the
+// others are read as halos only; -1: to the last slab).
 Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* whole,
                         std::size_t global_capacity_for_tests, StreamStats* stats,
-                        const char* nvtx_name = "ecc/gpu-stream");
+                        const char* nvtx_name = "ecc/gpu-stream", std::int64_t own_first = 0,
+                        std::int64_t own_last = -1);
 // True when an image of this type and shape plus gpu-opt's workspace fits in the GPU's free
 // memory (with a safety margin); false also when there is no GPU. The CLI uses gpu-stream when
 // this is false.

@@ -88,7 +88,8 @@ void parallel_copy(const HostImage& img, std::int64_t b0, std::int64_t b1, void*
 }  // namespace
 
 Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* whole,
-                        std::size_t global_capacity_for_tests, StreamStats* stats, const char* nvtx_name) {
+                        std::size_t global_capacity_for_tests, StreamStats* stats, const char* nvtx_name,
+                        std::int64_t own_first, std::int64_t own_last) {
   nvtx::Range range(nvtx_name);
   TimelineRecorder timeline(opt.timeline);
   require_gpu();
@@ -96,12 +97,17 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   const Shape sh = src.shape();
   if (sh.size() <= 0) throw Error("empty image");
   const std::int64_t slabs = slab_count(sh);
+  if (own_last < 0) own_last = slabs;
+  if (own_first < 0 || own_first >= own_last || own_last > slabs)
+    throw Error("internal: gpu-stream slabs [" + std::to_string(own_first) + ", " + std::to_string(own_last) +
+                ") of " + std::to_string(slabs));
+  const std::int64_t own = own_last - own_first;  // the slabs whose contributions are counted
   const std::size_t slab_bytes = static_cast<std::size_t>(slab_elems(sh)) * dtype_size(dt);
   const std::size_t chunk_bytes =
-      opt.chunk_bytes ? opt.chunk_bytes : auto_chunk_bytes(static_cast<std::size_t>(slabs) * slab_bytes);
+      opt.chunk_bytes ? opt.chunk_bytes : auto_chunk_bytes(static_cast<std::size_t>(own) * slab_bytes);
   const std::int64_t per_chunk = std::max<std::int64_t>(
-      1, std::min<std::int64_t>(slabs, static_cast<std::int64_t>(chunk_bytes / slab_bytes)));
-  const std::int64_t chunks = (slabs + per_chunk - 1) / per_chunk;
+      1, std::min<std::int64_t>(own, static_cast<std::int64_t>(chunk_bytes / slab_bytes)));
+  const std::int64_t chunks = (own + per_chunk - 1) / per_chunk;
   const int nslots = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(std::max(1, opt.streams), chunks)));
   const bool direct = whole && whole->pinned();
   const std::size_t buf_bytes = static_cast<std::size_t>(std::min(slabs, per_chunk + 2)) * slab_bytes;
@@ -161,7 +167,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   timeline.start(slot[0]->stream.get());  // chunk 0's upload is slot 0's
   for (std::int64_t c = 0; c < chunks; ++c) {
     Slot& s = *slot[static_cast<std::size_t>(c % nslots)];
-    const std::int64_t s0 = c * per_chunk, s1 = std::min(slabs, s0 + per_chunk);
+    const std::int64_t s0 = own_first + c * per_chunk, s1 = std::min(own_last, s0 + per_chunk);
     const std::int64_t b0 = std::max<std::int64_t>(0, s0 - 1), b1 = std::min(slabs, s1 + 1);
     upload(b0, b1, s);
     if (c == chunks - 1) timeline.uploaded(s.stream.get());
@@ -202,7 +208,7 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   engine.fallback_begin();
   for (std::int64_t c = 0; c < chunks; ++c) {
     Slot& s = *slot[0];
-    const std::int64_t a = c * per_chunk, e = std::min(slabs, a + per_chunk);
+    const std::int64_t a = own_first + c * per_chunk, e = std::min(own_last, a + per_chunk);
     const std::int64_t b0 = std::max<std::int64_t>(0, a - 1), b1 = std::min(slabs, e + 1);
     upload(b0, b1, s);
     engine.fallback_add(s.dev.get(), b0, a, e, s.stream.get());
@@ -217,6 +223,10 @@ Curve run_gpu_stream(const HostImage& img, const Options& opt) {
 
 Curve run_gpu_stream_source(SlabSource& src, const Options& opt) {
   return run_gpu_stream_ex(src, opt, nullptr, 0, nullptr);
+}
+
+Curve run_gpu_stream_slabs(SlabSource& src, const Options& opt, std::int64_t first, std::int64_t last) {
+  return run_gpu_stream_ex(src, opt, nullptr, 0, nullptr, "ecc/gpu-stream", first, last);
 }
 
 bool fits_on_device(DType dtype, const Shape& shape) {

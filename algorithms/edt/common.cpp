@@ -9,8 +9,10 @@
 
 namespace repix::edt {
 
-void check_input(const HostImage& input) {
-  check_description(input.shape());
+void check_input(const HostImage& input) { check_part(input, input.shape(), 0); }
+
+void check_part(const HostImage& input, const Shape& whole, std::int64_t first_index) {
+  check_description(whole);
   if (input.dtype() != DType::f32) return;
   const float* p = input.data<float>();
   const std::int64_t n = input.size();
@@ -18,7 +20,7 @@ void check_input(const HostImage& input) {
 #pragma omp parallel for reduction(min : first) schedule(static)
   for (std::int64_t i = 0; i < n; ++i)
     if (!std::isfinite(p[i]) && i < first) first = i;
-  if (first < n) throw_nonfinite(input.shape(), first, std::isnan(p[first]));
+  if (first < n) throw_nonfinite(whole, first_index + first, std::isnan(p[first]));
 }
 
 void check_description(const Shape& s) {

@@ -79,6 +79,13 @@ Result result_from_packed(const Shape& shape, const std::vector<std::int64_t>& v
 
 // The variants (one file each).
 Result run_seq_exact(const HostImage& input, const Options& opt);
+// seq-exact's two passes over rows [y0, y0 + shape.ny) of a taller image (a distributed run's
+// part; y0 = 0 and no bounds: the whole image), `bg` their background mask: `above[x]` /
+// `below[x]` is the nearest background row of column x above / below these rows (-1: none),
+// rows and sites in the whole image's numbering. With the bounds of the whole image, the
+// result is the rows of seq-exact's on the whole image, bit for bit (the same ties).
+Result exact_rows(const std::vector<std::uint8_t>& bg, const Shape& shape, std::int64_t y0, const std::int32_t* above,
+                  const std::int32_t* below, const Options& opt, int threads);
 Result run_seq(const HostImage& input, const Options& opt);
 Result run_omp_tiled(const HostImage& input, const Options& opt);
 

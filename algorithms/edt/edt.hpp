@@ -64,6 +64,9 @@ const Variant& find_variant(const std::string& id);
 
 // Throws repix::Error (one line) for empty or non-2D input, NaN/inf.
 void check_input(const HostImage& input);
+// The same for pixels of a larger image of shape `whole` (a distributed run's rows) that start
+// there at linear index `first_index`: the places in its errors are the whole image's.
+void check_part(const HostImage& input, const Shape& whole, std::int64_t first_index);
 // Its checks that read no values (an input elsewhere: on the device), and the error of the one
 // that does, for callers that find the element themselves.
 void check_description(const Shape& shape);

@@ -24,13 +24,16 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a >= 0 ? a / b :
 Result run_seq_exact(const HostImage& input, const Options& opt) {
   nvtx::Range range("edt/seq-exact");
   check_input(input);
-  const Shape sh = input.shape();
-  const std::int64_t nx = sh.nx, ny = sh.ny;
   const int nt = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-  const std::vector<std::uint8_t> bg = background_mask(input, nt);
+  return exact_rows(background_mask(input, nt), input.shape(), 0, nullptr, nullptr, opt, nt);
+}
 
-  // Phase 1: row[y*nx+x] = nearest background row in column x, or -1. Strips of columns per
-  // thread, walked row by row so that every access is contiguous.
+Result exact_rows(const std::vector<std::uint8_t>& bg, const Shape& sh, std::int64_t y0, const std::int32_t* above,
+                  const std::int32_t* below, const Options& opt, int nt) {
+  const std::int64_t nx = sh.nx, ny = sh.ny;
+
+  // Phase 1: row[y*nx+x] = nearest background row (the whole image's numbering) in column x, or
+  // -1. Strips of columns per thread, walked row by row so that every access is contiguous.
   std::vector<std::int32_t> row(static_cast<std::size_t>(nx * ny));
   {
     nvtx::Range r("columns");
@@ -39,18 +42,20 @@ Result run_seq_exact(const HostImage& input, const Options& opt) {
     for (std::int64_t x0 = 0; x0 < nx; x0 += kStrip) {
       const std::int64_t x1 = x0 + kStrip < nx ? x0 + kStrip : nx;
       std::vector<std::int32_t> last(static_cast<std::size_t>(x1 - x0), -1);
+      if (above) std::copy(above + x0, above + x1, last.begin());
       for (std::int64_t y = 0; y < ny; ++y)  // down: nearest background at or above
         for (std::int64_t x = x0; x < x1; ++x) {
-          if (bg[y * nx + x]) last[x - x0] = static_cast<std::int32_t>(y);
+          if (bg[y * nx + x]) last[x - x0] = static_cast<std::int32_t>(y0 + y);
           row[y * nx + x] = last[x - x0];
         }
       std::fill(last.begin(), last.end(), -1);
+      if (below) std::copy(below + x0, below + x1, last.begin());
       for (std::int64_t y = ny - 1; y >= 0; --y)  // up: nearest at or below, if strictly nearer
         for (std::int64_t x = x0; x < x1; ++x) {
           std::int32_t& a = row[y * nx + x];
-          if (bg[y * nx + x]) last[x - x0] = static_cast<std::int32_t>(y);
+          if (bg[y * nx + x]) last[x - x0] = static_cast<std::int32_t>(y0 + y);
           const std::int32_t b = last[x - x0];
-          if (b >= 0 && (a < 0 || b - y < y - a)) a = b;
+          if (b >= 0 && (a < 0 || b - (y0 + y) < (y0 + y) - a)) a = b;
         }
     }
   }
@@ -72,7 +77,7 @@ Result run_seq_exact(const HostImage& input, const Options& opt) {
         std::int64_t k = -1;  // top of the stack
         for (std::int64_t u = 0; u < nx; ++u) {
           if (rr[u] < 0) continue;  // no background in column u: no parabola
-          g2[u] = (y - rr[u]) * (y - rr[u]);
+          g2[u] = (y0 + y - rr[u]) * (y0 + y - rr[u]);
           std::int64_t w = 0;
           while (k >= 0) {
             // f_u - f_c at p is  C - 2 p (u - c): decreasing in p, so u takes over on a half-line.

@@ -46,8 +46,11 @@ std::string value_text(double v) {
   return o.str();
 }
 
+// The values' checks; a place is said in an image of shape `whole` in which these pixels start at
+// linear index `first_index` (the image itself, or a distributed run's rows).
 template <class T>
-void check_values(const HostImage& marker, const HostImage& mask, bool clip, int threads) {
+void check_values(const HostImage& marker, const HostImage& mask, bool clip, int threads, const Shape& whole,
+                  std::int64_t first_index) {
   const T* mk = marker.data<T>();
   const T* ms = mask.data<T>();
   const std::int64_t n = mask.size();
@@ -55,12 +58,12 @@ void check_values(const HostImage& marker, const HostImage& mask, bool clip, int
     for (const auto& [img, name] : {std::pair{mk, "marker"}, std::pair{ms, "mask"}}) {
       const float* d = img;
       const std::int64_t i = first_where(n, threads, [d](std::int64_t k) { return !std::isfinite(d[k]); });
-      if (i < n) throw_nonfinite(name, mask.shape(), i, std::isnan(d[i]));
+      if (i < n) throw_nonfinite(name, whole, first_index + i, std::isnan(d[i]));
     }
   }
   if (clip) return;
   const std::int64_t i = first_where(n, threads, [mk, ms](std::int64_t k) { return ms[k] < mk[k]; });
-  if (i < n) throw_marker_above(mask.shape(), i, mk[i], ms[i]);
+  if (i < n) throw_marker_above(whole, first_index + i, mk[i], ms[i]);
 }
 
 }  // namespace
@@ -81,11 +84,21 @@ void check_inputs_threads(const HostImage& marker, const HostImage& mask, const 
   check_descriptions({marker.dtype(), marker.shape()}, {mask.dtype(), mask.shape()}, opt);
   threads = std::max(1, threads);
   dispatch_dtype(mask.dtype(), [&](auto tag) {
-    check_values<typename decltype(tag)::type>(marker, mask, opt.clip, threads);
+    check_values<typename decltype(tag)::type>(marker, mask, opt.clip, threads, mask.shape(), 0);
   });
 }
 
 }  // namespace detail
+
+void check_part(const HostImage& marker, const HostImage& mask, const Options& opt, const Shape& whole,
+                std::int64_t first_index) {
+  check_descriptions({marker.dtype(), whole}, {mask.dtype(), whole}, opt);
+  if (marker.shape() != mask.shape() || marker.dtype() != mask.dtype())
+    throw Error("internal: a part's marker and mask differ in shape or type");
+  dispatch_dtype(mask.dtype(), [&](auto tag) {
+    check_values<typename decltype(tag)::type>(marker, mask, opt.clip, detail::thread_count(opt), whole, first_index);
+  });
+}
 
 void check_descriptions(const InputDesc& marker, const InputDesc& mask, const Options& opt) {
   if (opt.connectivity != 4 && opt.connectivity != 8)

@@ -81,6 +81,10 @@ const Variant& find_variant(const std::string& id);
 // Throws repix::Error (one line) for: empty or non-2D images, shape or dtype mismatch, NaN/inf,
 // connectivity other than 4/8, and (unless opt.clip) the first pixel where marker > mask.
 void check_inputs(const HostImage& marker, const HostImage& mask, const Options& opt);
+// check_inputs for pixels of a larger image of shape `whole` (a distributed run's rows), which
+// start there at linear index `first_index`: the places in its errors are the whole image's.
+void check_part(const HostImage& marker, const HostImage& mask, const Options& opt, const Shape& whole,
+                std::int64_t first_index);
 // The checks of check_inputs that read no values (options, shapes, types), for inputs elsewhere
 // (on the device), and the errors of those that do, for callers that find the element themselves.
 void check_descriptions(const InputDesc& marker, const InputDesc& mask, const Options& opt);

@@ -41,6 +41,16 @@ class Comm {
   std::vector<std::vector<char>> gather_to_root(const std::vector<char>& mine) const;
   // Every rank's double, in rank order, at the root (empty elsewhere).
   std::vector<double> gather_to_root(double mine) const;
+  // The sum / the maximum of every rank's `mine`, on every rank.
+  std::int64_t sum_all(std::int64_t mine) const;
+  std::int64_t max_all(std::int64_t mine) const;
+  // The root's `s` on every rank.
+  std::string broadcast_from_root(const std::string& s) const;
+  // Every rank's bytes, in rank order, on every rank.
+  std::vector<std::vector<char>> gather_to_all(const std::vector<char>& mine) const;
+  // Sends `send` to rank `peer` and receives `recv.size()` bytes from it (both ranks call it with
+  // each other as peer); a peer of -1 is no one (nothing sent, `recv` unchanged).
+  void exchange(int peer, const std::vector<char>& send, std::vector<char>& recv) const;
   // The message of the lowest rank that has one ("" when none has), on every rank.
   std::string first_error(const std::string& mine) const;
   // first_error, thrown where there is one: by rank 0 as its one line (repix::Error), by the

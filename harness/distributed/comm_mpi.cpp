@@ -100,6 +100,51 @@ std::vector<double> Comm::gather_to_root(double mine) const {
   return out;
 }
 
+std::int64_t Comm::sum_all(std::int64_t mine) const {
+  std::int64_t out = 0;
+  check(MPI_Allreduce(&mine, &out, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+}
+
+std::int64_t Comm::max_all(std::int64_t mine) const {
+  std::int64_t out = 0;
+  check(MPI_Allreduce(&mine, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+}
+
+std::string Comm::broadcast_from_root(const std::string& s) const {
+  int n = root() ? to_int(s.size(), "a broadcast") : 0;
+  check(MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  std::string text = root() ? s : std::string(static_cast<std::size_t>(n), '\0');
+  check(MPI_Bcast(text.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return text;
+}
+
+std::vector<std::vector<char>> Comm::gather_to_all(const std::vector<char>& mine) const {
+  const int n = to_int(mine.size(), "a gather");
+  std::vector<int> counts(static_cast<std::size_t>(size_)), displs(counts.size());
+  check(MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    displs[r] = to_int(total, "a gather");
+    total += static_cast<std::size_t>(counts[r]);
+  }
+  std::vector<char> all(total);
+  check(MPI_Allgatherv(mine.data(), n, MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR, MPI_COMM_WORLD),
+        "MPI_Allgatherv");
+  std::vector<std::vector<char>> out;
+  for (std::size_t r = 0; r < counts.size(); ++r)
+    out.emplace_back(all.begin() + displs[r], all.begin() + displs[r] + counts[r]);
+  return out;
+}
+
+void Comm::exchange(int peer, const std::vector<char>& send, std::vector<char>& recv) const {
+  if (peer < 0) return;
+  check(MPI_Sendrecv(send.data(), to_int(send.size(), "an exchange"), MPI_CHAR, peer, 0, recv.data(),
+                     to_int(recv.size(), "an exchange"), MPI_CHAR, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "MPI_Sendrecv");
+}
+
 std::string Comm::first_error(const std::string& mine) const {
   // The lowest rank with a message, then that message broadcast from it.
   int have = mine.empty() ? size_ : rank_, first = size_;

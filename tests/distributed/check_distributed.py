@@ -4,7 +4,7 @@ distributed.*, where the build has MPI).
 
 usage: check_distributed.py --repix BIN --mpirun MPIEXEC [--ranks 1,2,3]
 
-For every family with a distributed run (ecc, auto-mi) and every case: `repix run FAMILY` alone and
+For every family with a distributed run (ecc, auto-mi, reconstruct, edt) and every case: `repix run FAMILY` alone and
 `mpirun -np N repix run FAMILY --distributed` for each N, outputs compared byte for byte; the
 --json record's rank layout checked; uneven splits, ranks with an empty part, every dtype, 2-D
 and 3-D, generated and file inputs. A bad input is one error line from mpirun, exit 1 and no
@@ -36,6 +36,30 @@ AUTO_MI_CASES = [
     "uniform:3x2:levels=3:dtype=uint8:seed=3",                 # 2 + 1 lags: some ranks get none
     "uniform:21x13:levels=257:dtype=uint16:seed=4",            # uint16 labels 0..256
     "const:8x6:value=3:dtype=uint8",                           # one label: every NMI 0
+]
+
+
+# (marker, mask, extra options): reconstruct's cases. Files named "serpent-*" and "float-*" are
+# written by the test (below).
+RECONSTRUCT_CASES = [
+    ("noise-mask:64x47:marker=opening:seed=1", "noise-mask:64x47:seed=1", []),
+    ("noise-mask:64x47:marker=h-minus:seed=2", "noise-mask:64x47:seed=2", ["--connectivity", "4"]),
+    ("tissue:40x33:coverage=50:marker=frame:seed=3", "tissue:40x33:coverage=50:seed=3", []),
+    ("noise-mask:17x1:marker=opening:seed=4", "noise-mask:17x1:seed=4", []),   # one row: ranks 1, 2 idle
+    ("serpent-marker.npy", "serpent-mask.npy", ["--connectivity", "4"]),     # a wave through every cut, back and forth
+    ("serpent-marker.npy", "serpent-mask.npy", []),
+    ("float-marker.npy", "float-mask.npy", []),                               # float32 with -0.0
+    ("noise-mask:30x20:seed=5", "noise-mask:30x20:seed=5:sigma=2", ["--clip"]),
+]
+
+EDT_CASES = [
+    "uniform:64x48:levels=8:dtype=uint8:seed=1",               # background ~1 in 8
+    "sparse:50x41:density=0.01:seed=2",                        # few sites: distances across every cut
+    "lonely.npy",                                              # one site, in the last rank's rows
+    "const:10x9:value=1:dtype=uint8",                          # no background: inf, sites -1
+    "const:7x5:value=0:dtype=uint8",                           # all background
+    "uniform:17x1:levels=3:dtype=uint8:seed=3",                # one row: ranks 1 and 2 idle
+    "uniform:12x13:levels=4:dtype=float32:seed=4",             # float32 input
 ]
 
 
@@ -121,6 +145,142 @@ def main():
                     failures.append(f"auto-mi {spec} on {n} ranks: rank layout {d}")
                 idle = len([p for p in d["parts"] if not p["horizontal_lags"] and not p["vertical_lags"]])
                 print(f"ok  auto-mi {spec} on {n} ranks ({idle} ranks without lags)")
+        # A serpentine corridor 4 pixels a column, open columns joined alternately at the top and
+        # the bottom, seeded at the bottom of the first: the wave crosses every rank's cut again
+        # and again. A float32 pair whose mask holds -0.0 and whose marker rises to it.
+        sw, sh = 13, 12
+        mask = [0] * (sw * sh)
+        for x in range(0, sw, 2):
+            for y in range(sh):
+                mask[y * sw + x] = 200 + x
+            if x + 1 < sw:
+                mask[(0 if x % 4 == 0 else sh - 1) * sw + x + 1] = 250
+        marker = [0] * (sw * sh)
+        marker[(sh - 1) * sw] = 190
+        write_npy(os.path.join(tmp, "serpent-mask.npy"), "|u1", (sh, sw), "B", mask)
+        write_npy(os.path.join(tmp, "serpent-marker.npy"), "|u1", (sh, sw), "B", marker)
+        fw, fh = 9, 7
+        fmask = [(-0.0 if (x + y) % 5 == 0 else float((x * 7 + y * 3) % 11) - 5.0) for y in range(fh) for x in range(fw)]
+        fmarker = [min(m, -6.0 if (x, y) != (4, 3) else 4.5) for (x, y), m in
+                   zip([(x, y) for y in range(fh) for x in range(fw)], fmask)]
+        write_npy(os.path.join(tmp, "float-mask.npy"), "<f4", (fh, fw), "f", fmask)
+        write_npy(os.path.join(tmp, "float-marker.npy"), "<f4", (fh, fw), "f", fmarker)
+        for marker_spec, mask_spec, extra in RECONSTRUCT_CASES:
+            files = [os.path.join(tmp, s) if s.endswith(".npy") else s for s in (marker_spec, mask_spec)]
+            ref = os.path.join(tmp, "ref-rec.npy")
+            inputs = ["--marker", files[0], "--mask", files[1]] + extra
+            r = run([a.repix, "run", "reconstruct", "--variant", "seq"] + inputs + ["--output", ref])
+            if r.returncode != 0:
+                failures.append(f"reconstruct {marker_spec}: single process failed: {r.stderr.strip()}")
+                continue
+            want = open(ref, "rb").read()
+            for n in ranks:
+                out, rec = os.path.join(tmp, f"r{n}.npy"), os.path.join(tmp, f"r{n}.json")
+                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "reconstruct", "--distributed"] + inputs +
+                        ["--output", out, "--json", rec])
+                if r.returncode != 0:
+                    failures.append(f"reconstruct {marker_spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
+                    continue
+                if open(out, "rb").read() != want:
+                    failures.append(f"reconstruct {marker_spec} {extra} on {n} ranks: the output differs from seq's")
+                j = json.load(open(rec))
+                d = j["distributed"]
+                rows = [p["rows"] for p in d["parts"]]
+                covered = [y for f, l in rows for y in range(f, l)]
+                if d["ranks"] != n or covered != list(range(len(covered))) or not d["mpi"]:
+                    failures.append(f"reconstruct {marker_spec} on {n} ranks: rank layout {d}")
+                print(f"ok  reconstruct {marker_spec} {' '.join(extra)} on {n} ranks ({j['border_rounds']} border rounds)")
+        # A marker above the mask in the last rank's rows: one line, the whole image's place, no output.
+        above = os.path.join(tmp, "above.npy")
+        write_npy(above, "|u1", (6, 4), "B", [0] * 21 + [9, 0, 0])
+        zeros = os.path.join(tmp, "zeros.npy")
+        write_npy(zeros, "|u1", (6, 4), "B", [0] * 24)
+        out = os.path.join(tmp, "bad-rec.npy")
+        r = run(mpirun_cmd(a.mpirun, 3) + [a.repix, "run", "reconstruct", "--distributed", "--marker", above, "--mask",
+                                           zeros, "--output", out])
+        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
+        if r.returncode == 0 or len(lines) != 1 or "marker above mask at (x=1, y=5)" not in lines[0] or os.path.exists(out):
+            failures.append(f"reconstruct marker above mask: exit {r.returncode}, {r.stderr!r}, output: {os.path.exists(out)}")
+        else:
+            print(f"ok  reconstruct marker above mask refused in one line: {lines[0]}")
+
+        lonely = [1] * (30 * 20)
+        lonely[17 * 30 + 3] = 0
+        write_npy(os.path.join(tmp, "lonely.npy"), "|u1", (20, 30), "B", lonely)
+        for spec in EDT_CASES:
+            spec_path = os.path.join(tmp, spec) if spec.endswith(".npy") else spec
+            ref, ref_sites = os.path.join(tmp, "ref-edt.npy"), os.path.join(tmp, "ref-sites.npy")
+            r = run([a.repix, "run", "edt", "--variant", "seq-exact", "--input", spec_path, "--output", ref,
+                     "--sites", ref_sites])
+            if r.returncode != 0:
+                failures.append(f"edt {spec}: single process failed: {r.stderr.strip()}")
+                continue
+            want = (open(ref, "rb").read(), open(ref_sites, "rb").read())
+            for n in ranks:
+                out, sites, rec = (os.path.join(tmp, f"e{n}.npy"), os.path.join(tmp, f"e{n}-sites.npy"),
+                                   os.path.join(tmp, f"e{n}.json"))
+                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "edt", "--distributed", "--input", spec_path,
+                                                   "--output", out, "--sites", sites, "--json", rec])
+                if r.returncode != 0:
+                    failures.append(f"edt {spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
+                    continue
+                if (open(out, "rb").read(), open(sites, "rb").read()) != want:
+                    failures.append(f"edt {spec} on {n} ranks: distances or sites differ from seq-exact's")
+                d = json.load(open(rec))["distributed"]
+                covered = [y for p in d["parts"] for y in range(p["rows"][0], p["rows"][1])]
+                if d["ranks"] != n or covered != list(range(len(covered))) or not d["mpi"]:
+                    failures.append(f"edt {spec} on {n} ranks: rank layout {d}")
+                print(f"ok  edt {spec} on {n} ranks")
+        # Only the distances asked (the sites are not computed then): still seq-exact's.
+        lonely_path, out, ref = (os.path.join(tmp, "lonely.npy"), os.path.join(tmp, "only.npy"),
+                                 os.path.join(tmp, "only-ref.npy"))
+        r0 = run([a.repix, "run", "edt", "--variant", "seq-exact", "--input", lonely_path, "--output", ref])
+        r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "run", "edt", "--distributed", "--input", lonely_path, "--output", out])
+        if r0.returncode != 0 or r.returncode != 0 or open(out, "rb").read() != open(ref, "rb").read():
+            failures.append(f"edt distances only: exit {r0.returncode}/{r.returncode}, {r0.stderr!r} {r.stderr!r}")
+        else:
+            print("ok  edt distances only, on 2 ranks")
+        # A NaN in rank 1's rows refused with the whole image's place.
+        nan_edt = os.path.join(tmp, "nan-edt.npy")
+        values = [1.0] * 24
+        values[13] = float("nan")  # (x=1, y=3): rank 1 of 2
+        write_npy(nan_edt, "<f4", (6, 4), "f", values)
+        out = os.path.join(tmp, "bad-edt.npy")
+        r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "run", "edt", "--distributed", "--input", nan_edt, "--output", out])
+        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
+        if r.returncode == 0 or len(lines) != 1 or "NaN at x=1, y=3" not in lines[0] or os.path.exists(out):
+            failures.append(f"edt NaN: exit {r.returncode}, {r.stderr!r}, output: {os.path.exists(out)}")
+        else:
+            print(f"ok  edt NaN refused in one line: {lines[0]}")
+        # `repix bench --distributed`: every rank's samples, the slowest rank's as the sample.
+        for family, inputs in (("reconstruct", ["--marker", "noise-mask:64x47:marker=opening:seed=1", "--mask",
+                                                "noise-mask:64x47:seed=1"]),
+                               ("edt", ["--input", "sparse:50x41:density=0.01:seed=2"]),
+                               ("ecc", ["--input", "uniform:9x8x5:levels=50:dtype=float32:seed=3"]),
+                               ("auto-mi", ["--input", "uniform:40x30:levels=16:dtype=uint8:seed=1"])):
+            report = os.path.join(tmp, f"bench-{family}.json")
+            r = run(mpirun_cmd(a.mpirun, 3) + [a.repix, "bench", "--distributed", "--family", family] + inputs +
+                    ["--samples", "3", "--out", report])
+            ok = r.returncode == 0 and os.path.exists(report)
+            if ok:
+                j = json.load(open(report))
+                parts = j["distributed"]["parts"]
+                ok = (j["schema"] == "repix-distributed-bench" and len(j["samples_ms"]) == 3 and len(parts) == 3 and
+                      all(len(p["samples_ms"]) == 3 for p in parts) and j["distributed"]["mpi"] and
+                      # a sample ends at the barrier after the slowest rank: no rank's own time is longer
+                      all(j["samples_ms"][i] >= max(p["samples_ms"][i] for p in parts) for i in range(3)) and
+                      j["min_ms"] <= j["median_ms"] <= j["max_ms"] and "env" in j and "tool" in j)
+            if not ok:
+                failures.append(f"bench --distributed {family}: exit {r.returncode}, {r.stderr!r}")
+            else:
+                print(f"ok  bench --distributed {family}: {r.stdout.strip()}")
+        r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "bench", "--distributed", "--family", "edt", "--input",
+                                           "sparse:50x41", "--output", os.path.join(tmp, "no.npy")])
+        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
+        if r.returncode != 2 or len(lines) != 1 or "unknown option --output" not in lines[0]:
+            failures.append(f"bench --distributed --output: exit {r.returncode}, {r.stderr!r}")
+        else:
+            print(f"ok  bench --distributed refuses an output in one line: {lines[0]}")
         # A label above 256: one error line, exit 1, nothing written.
         labels = os.path.join(tmp, "labels.npy")
         write_npy(labels, "<u2", (3, 4), "H", [0, 1, 2, 3, 4, 5, 300, 7, 8, 9, 10, 11])
@@ -146,7 +306,7 @@ def main():
             print(f"ok  NaN input refused in one line: {lines[0]}")
     # A family without a distributed run says so (without mpirun: before any MPI call).
     r = run([a.repix, "run", "maxtree", "--distributed", "--input", "uniform:8x8:levels=4:dtype=uint8:seed=1"])
-    if r.returncode != 1 or "maxtree has no distributed run yet" not in r.stderr or "runs: ecc" not in r.stderr:
+    if r.returncode != 1 or "maxtree has no distributed run yet" not in r.stderr or "runs: ecc, reconstruct, edt, auto-mi" not in r.stderr:
         failures.append(f"maxtree --distributed: exit {r.returncode}, {r.stderr!r}")
     else:
         print("ok  maxtree --distributed refused:", r.stderr.strip())

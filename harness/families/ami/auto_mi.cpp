@@ -202,8 +202,8 @@ class AutoMiFamily final : public FamilyOf<am::Variant> {
   }
   void check_run_inputs(const Inputs& in, const Options&) const override { am::check_labels(in.at(0)); }
   bool has_distributed_run() const override { return true; }
-  int run_distributed(const cli::Args& a, const Options& opt) const override {
-    return auto_mi_distributed::run(a, opt, declared_run_variant(a));
+  std::unique_ptr<distributed::Job> distributed_job(const cli::Args& a, const Options& opt) const override {
+    return auto_mi_distributed::job(a, opt, declared_run_variant(a));
   }
   // Its GPU variants' end-to-end run is their plan's after these checks.
   bool keeps_plan_for_host_inputs() const override { return true; }

@@ -1,17 +1,12 @@
 #include "harness/families/ami/auto_mi_distributed.hpp"
 
-#include <cuda_runtime_api.h>
-
 #include <cstring>
 #include <vector>
 
 #include "ami/auto_mi/nmi_core.hpp"
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
-#include "core/gpu.hpp"
 #include "datasets/io.hpp"
-#include "harness/distributed/comm.hpp"
-#include "harness/json_text.hpp"
+#include "harness/distributed/driver.hpp"
 
 namespace repix::family::auto_mi_distributed {
 
@@ -35,80 +30,77 @@ nlohmann::json lags_of(std::int64_t h, std::int64_t w, int direction, int rank, 
   return first <= last ? nlohmann::json{first, last} : nlohmann::json::array();
 }
 
+// One rank's lags.
+class AutoMiJob final : public distributed::Job {
+ public:
+  AutoMiJob(const cli::Args& a, const am::Options& given, const am::Variant& variant)
+      : comm_(distributed::Comm::world()), variant_(variant), opt_(given) {
+    if (variant.id == "multi-device")
+      throw cli::UsageError("--distributed shares the lags out over the ranks (one GPU a rank); --variant "
+                            "multi-device does not apply");
+    input_ = a.need("input");
+    output_ = a.get("output");
+    opt_.part = comm_.rank();
+    opt_.parts = comm_.size();
+  }
+
+  void load() override {
+    if (variant_.gpu) {
+      distributed::use_rank_gpu(comm_);
+    }
+    labels_ = datasets::load(input_, variant_.gpu);
+    shape_ = labels_.shape();
+  }
+
+  void compute() override {
+    am::Features mine;
+    distributed::on_every_rank(comm_, [&] { mine = variant_.run(labels_, opt_); });
+    const std::vector<std::vector<char>> parts = comm_.gather_to_root(pack(mine));
+    distributed::on_every_rank(comm_, [&] {
+      if (!comm_.root()) return;
+      // Each lag's NMI is nonzero in one part at most: the sum over ranks is that part's value, exactly.
+      whole_ = am::Features{};
+      whole_.nmi_x.assign(mine.nmi_x.size(), 0.0);
+      whole_.nmi_y.assign(mine.nmi_y.size(), 0.0);
+      for (const std::vector<char>& p : parts) {
+        if (p.size() != (whole_.nmi_x.size() + whole_.nmi_y.size()) * sizeof(double))
+          throw Error("auto-mi: internal: a rank sent " + std::to_string(p.size()) + " bytes of lags");
+        std::vector<double> v(p.size() / sizeof(double));
+        if (!v.empty()) std::memcpy(v.data(), p.data(), p.size());
+        for (std::size_t i = 0; i < whole_.nmi_x.size(); ++i) whole_.nmi_x[i] += v[i];
+        for (std::size_t i = 0; i < whole_.nmi_y.size(); ++i) whole_.nmi_y[i] += v[whole_.nmi_x.size() + i];
+      }
+      am::finish_features(whole_, shape_.ny, shape_.nx);
+    });
+  }
+
+  void write() override {
+    if (comm_.root() && !output_.empty()) am::write_csv(whole_, output_);
+  }
+  nlohmann::json rank_part() const override {
+    return {{"horizontal_lags", lags_of(shape_.ny, shape_.nx, am::kHorizontal, comm_.rank(), comm_.size())},
+            {"vertical_lags", lags_of(shape_.ny, shape_.nx, am::kVertical, comm_.rank(), comm_.size())}};
+  }
+  std::string split() const override { return "lags, ranges of equal pair counts"; }
+  nlohmann::json record() const override {
+    return {{"family", "auto-mi"},      {"variant", variant_.id},           {"input", input_},
+            {"shape", shape_.str()},    {"horizontal", whole_.horizontal}, {"vertical", whole_.vertical}};
+  }
+
+ private:
+  const distributed::Comm& comm_;
+  const am::Variant& variant_;
+  am::Options opt_;
+  std::string input_, output_;
+  HostImage labels_;
+  Shape shape_;
+  am::Features whole_;
+};
+
 }  // namespace
 
-int run(const cli::Args& a, const am::Options& given, const am::Variant& variant) {
-  distributed::Comm& comm = distributed::Comm::world();
-  if (variant.id == "multi-device")
-    throw cli::UsageError("--distributed shares the lags out over the ranks (one GPU a rank); --variant multi-device "
-                          "does not apply");
-  const std::string input = a.need("input"), output = a.get("output"), json_out = a.get("json");
-  am::Options opt = given;
-  opt.part = comm.rank();
-  opt.parts = comm.size();
-
-  comm.barrier();
-  const double t0 = comm.wtime();
-  std::string error;
-  am::Features mine;
-  Shape shape;
-  try {
-    if (variant.gpu) {
-      require_gpu();
-      int devices = 0;
-      REPIX_CUDA(cudaGetDeviceCount(&devices));
-      REPIX_CUDA(cudaSetDevice(comm.rank() % devices));
-    }
-    const HostImage labels = datasets::load(input, variant.gpu);
-    shape = labels.shape();
-    mine = variant.run(labels, opt);
-  } catch (const std::exception& e) {
-    error = "rank " + std::to_string(comm.rank()) + ": " + message_of(e);
-  }
-  comm.throw_first_error(error);
-  const std::vector<std::vector<char>> parts = comm.gather_to_root(pack(mine));
-  const double seconds = comm.wtime() - t0;
-  comm.barrier();
-  const double slowest_ms = 1e3 * (comm.wtime() - t0);
-  const std::vector<double> rank_s = comm.gather_to_root(seconds);
-  if (!comm.root()) return 0;
-
-  // Each lag's NMI is nonzero in one part at most: the sum over ranks is that part's value, exactly.
-  am::Features whole;
-  whole.nmi_x.assign(mine.nmi_x.size(), 0.0);
-  whole.nmi_y.assign(mine.nmi_y.size(), 0.0);
-  for (const std::vector<char>& p : parts) {
-    if (p.size() != (whole.nmi_x.size() + whole.nmi_y.size()) * sizeof(double))
-      throw Error("auto-mi: internal: a rank sent " + std::to_string(p.size()) + " bytes of lags");
-    std::vector<double> v(p.size() / sizeof(double));
-    if (!v.empty()) std::memcpy(v.data(), p.data(), p.size());
-    for (std::size_t i = 0; i < whole.nmi_x.size(); ++i) whole.nmi_x[i] += v[i];
-    for (std::size_t i = 0; i < whole.nmi_y.size(); ++i) whole.nmi_y[i] += v[whole.nmi_x.size() + i];
-  }
-  am::finish_features(whole, shape.ny, shape.nx);
-  if (!output.empty()) am::write_csv(whole, output);
-  if (!json_out.empty()) {
-    nlohmann::json layout = nlohmann::json::array();
-    for (int r = 0; r < comm.size(); ++r) {
-      layout.push_back({{"rank", r},
-                        {"horizontal_lags", lags_of(shape.ny, shape.nx, am::kHorizontal, r, comm.size())},
-                        {"vertical_lags", lags_of(shape.ny, shape.nx, am::kVertical, r, comm.size())},
-                        {"ms", 1e3 * rank_s[static_cast<std::size_t>(r)]}});
-    }
-    nlohmann::json j = {{"family", "auto-mi"},
-                        {"variant", variant.id},
-                        {"distributed", {{"ranks", comm.size()},
-                                         {"split", "lags, ranges of equal pair counts"},
-                                         {"parts", layout},
-                                         {"mpi", distributed::mpi_library()}}},
-                        {"input", input},
-                        {"shape", shape.str()},
-                        {"ms", slowest_ms},
-                        {"horizontal", whole.horizontal},
-                        {"vertical", whole.vertical}};
-    write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
-  }
-  return 0;
+std::unique_ptr<distributed::Job> job(const cli::Args& a, const am::Options& opt, const am::Variant& variant) {
+  return std::make_unique<AutoMiJob>(a, opt, variant);
 }
 
 }  // namespace repix::family::auto_mi_distributed

@@ -1,7 +1,10 @@
 // auto-mi's distributed run (`mpirun -np N repix run auto-mi --distributed --input L --output F.csv`).
 #pragma once
+#include <memory>
+
 #include "ami/auto_mi/auto_mi.hpp"
 #include "harness/args.hpp"
+#include "harness/distributed/driver.hpp"
 
 namespace repix::family::auto_mi_distributed {
 
@@ -10,8 +13,9 @@ namespace repix::family::auto_mi_distributed {
 // with `variant` (one GPU a rank: rank r uses GPU r modulo the GPUs it sees) on the whole label
 // image, which each rank reads. The parts' per-lag NMIs are disjoint (a lag's NMI is 0 in every
 // other part), so adding them at rank 0 and summing the lags in order gives exactly the single
-// process's features; rank 0 writes --output and --json (the rank layout, the MPI library, every
-// rank's time between two barriers). Returns the exit code on every rank.
-int run(const cli::Args& a, const ami::auto_mi::Options& opt, const ami::auto_mi::Variant& variant);
+// process's features; rank 0 writes --output; the record (--json) holds the features and each
+// rank's lag ranges.
+std::unique_ptr<distributed::Job> job(const cli::Args& a, const ami::auto_mi::Options& opt,
+                                      const ami::auto_mi::Variant& variant);
 
 }  // namespace repix::family::auto_mi_distributed

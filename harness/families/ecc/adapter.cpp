@@ -233,7 +233,9 @@ class EccFamily final : public FamilyOf<ecc::Variant> {
   }
 
   bool has_distributed_run() const override { return true; }
-  int run_distributed(const cli::Args& a, const Options&) const override { return ecc_distributed::run(a); }
+  std::unique_ptr<distributed::Job> distributed_job(const cli::Args& a, const Options& opt) const override {
+    return ecc_distributed::job(a, opt);
+  }
 
   // ECC's run is written out here rather than declared (FamilyOf::RunDeclaration): a dataset spec
   // too large to load is streamed from its generator by gpu-stream, and --plot draws the curve.

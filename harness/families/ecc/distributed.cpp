@@ -7,15 +7,14 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/gpu.hpp"
 #include "core/slab_source.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "ecc/cpu_accumulate.hpp"
 #include "ecc/ecc.hpp"
-#include "harness/distributed/comm.hpp"
-#include "harness/json_text.hpp"
+#include "harness/distributed/driver.hpp"
 
 namespace repix::family::ecc_distributed {
 
@@ -64,6 +63,26 @@ void check_finite(const HostImage& img, const Shape& whole, std::int64_t held_fi
     if (!std::isfinite(v[i])) ecc::throw_nonfinite(whole, held_first * per_slab + i, std::isnan(v[i]));
 }
 
+// The sums of a part from its curve (gpu-stream over the part's slabs): each listed value's
+// contribution is the step of the running sum there, and it is present.
+template <class T>
+Sums from_curve(const ecc::Curve& c) {
+  Sums s = empty_part<T>();
+  for (std::size_t i = 0; i < c.values.size(); ++i) {
+    const std::int64_t step = c.ecc[i] - (i > 0 ? c.ecc[i - 1] : 0);
+    if (std::is_same<T, float>::value) {
+      s.values.push_back(c.values[i]);
+      s.vcec.push_back(step);
+      s.present.push_back(1);
+    } else {  // the bins are the type's every value, in order
+      const auto bin = static_cast<std::size_t>(c.values[i]);
+      s.vcec.at(bin) = step;
+      s.present.at(bin) = 1;
+    }
+  }
+  return s;
+}
+
 // float32: each rank's values present in its own voxels with their sums, as bytes.
 std::vector<char> pack(const Sums& s) {
   std::vector<char> out;
@@ -106,83 +125,97 @@ Sums merge(const std::vector<std::vector<char>>& parts) {
   return s;
 }
 
+// One rank's part of the curve.
+class EccJob final : public distributed::Job {
+ public:
+  EccJob(const cli::Args& a, const ecc::Options& opt) : comm_(distributed::Comm::world()), opt_(opt) {
+    variant_ = a.get("variant", gpu_available() ? "gpu-stream" : "seq");
+    if (variant_ != "gpu-stream" && variant_ != "seq")
+      throw cli::UsageError("--distributed runs every rank's slabs with gpu-stream (on GPU rank % GPUs) or seq (the "
+                            "CPU slab code); --variant " + variant_ + " does not apply");
+    if (a.has("plot")) throw cli::UsageError("--plot is not drawn by a distributed run (draw it from its --json)");
+    input_ = a.need("input");
+    output_ = a.get("output");
+    spec_ = datasets::spec_of(input_);
+    dtype_ = datasets::spec_dtype(spec_);
+    shape_ = datasets::spec_shape(spec_);
+    slabs_ = slab_count(shape_);
+    std::tie(first_, last_) = distributed::part(slabs_, comm_.rank(), comm_.size());
+  }
+
+  // seq: the part and a halo slab on each side where the image goes on, read and checked here.
+  // gpu-stream reads its chunks (with their halos) as it goes, in compute().
+  void load() override {
+    if (first_ == last_) return;
+    if (variant_ == "gpu-stream") {
+      distributed::use_rank_gpu(comm_);
+      return;
+    }
+    held_first_ = std::max<std::int64_t>(0, first_ - 1);
+    const std::int64_t held_last = std::min(slabs_, last_ + 1);
+    Shape held = shape_;
+    if (shape_.ndim == 3) held.nz = held_last - held_first_;
+    else held.ny = held_last - held_first_;
+    held_ = HostImage(dtype_, held);
+    datasets::open_source(spec_)->read(held_first_, held_last, held_.raw());
+    check_finite(held_, shape_, held_first_, first_ - held_first_, last_ - held_first_);
+  }
+
+  void compute() override {
+    Sums sums;
+    distributed::on_every_rank(comm_, [&] {
+      if (first_ == last_) {
+        sums = dispatch_dtype(dtype_, [&](auto tag) { return empty_part<typename decltype(tag)::type>(); });
+      } else if (variant_ == "gpu-stream") {
+        // The source reads each chunk with its halo slabs itself: the part is never whole in memory.
+        const ecc::Curve part = ecc::run_gpu_stream_slabs(*datasets::open_source(spec_), opt_, first_, last_);
+        sums = dispatch_dtype(dtype_, [&](auto tag) { return from_curve<typename decltype(tag)::type>(part); });
+      } else {
+        sums = dispatch_dtype(dtype_, [&](auto tag) {
+          return sum_part<typename decltype(tag)::type>(held_, first_ - held_first_, last_ - held_first_);
+        });
+      }
+    });
+    // 8- and 16-bit values are bins of fixed places (every rank the same): one reduction.
+    // float32: each rank's values, gathered and merged.
+    Sums whole;
+    if (dtype_ == DType::f32) {
+      const std::vector<std::vector<char>> parts = comm_.gather_to_root(pack(sums));
+      if (comm_.root()) whole = merge(parts);
+    } else {
+      comm_.sum_to_root(sums.vcec);
+      comm_.sum_to_root(sums.present);
+      whole = std::move(sums);
+    }
+    if (comm_.root()) curve_ = ecc::curve_from_bins(whole.values, whole.vcec, whole.present);
+  }
+
+  void write() override {
+    if (comm_.root() && !output_.empty()) ecc::write_csv(curve_, output_);
+  }
+  nlohmann::json rank_part() const override { return {{"slabs", {first_, last_}}}; }
+  std::string split() const override { return shape_.ndim == 3 ? "z planes" : "rows"; }
+  nlohmann::json record() const override {
+    return {{"family", "ecc"},      {"variant", variant_},  {"input", input_},     {"shape", shape_.str()},
+            {"dtype", dtype_name(dtype_)}, {"values", curve_.values}, {"ecc", curve_.ecc}};
+  }
+
+ private:
+  const distributed::Comm& comm_;
+  ecc::Options opt_;
+  std::string variant_, input_, output_;
+  datasets::Spec spec_;
+  DType dtype_ = DType::u8;
+  Shape shape_;
+  std::int64_t slabs_ = 0, first_ = 0, last_ = 0, held_first_ = 0;
+  HostImage held_;
+  ecc::Curve curve_;
+};
+
 }  // namespace
 
-int run(const cli::Args& a) {
-  distributed::Comm& comm = distributed::Comm::world();
-  if (a.has("variant"))
-    throw cli::UsageError("--distributed runs every rank's part with the family's CPU slab code; --variant does not apply");
-  if (a.has("plot")) throw cli::UsageError("--plot is not drawn by a distributed run (draw it from its --json)");
-  const std::string input = a.need("input"), output = a.get("output"), json_out = a.get("json");
-  const datasets::Spec spec = datasets::spec_of(input);
-  const DType dtype = datasets::spec_dtype(spec);
-  const Shape shape = datasets::spec_shape(spec);
-  const std::int64_t slabs = slab_count(shape);
-  const auto [first, last] = distributed::part(slabs, comm.rank(), comm.size());
-  // The part and a halo slab on each side where the image goes on.
-  const std::int64_t held_first = first < last ? std::max<std::int64_t>(0, first - 1) : first;
-  const std::int64_t held_last = first < last ? std::min(slabs, last + 1) : first;
-
-  comm.barrier();
-  const double t0 = comm.wtime();
-  std::string error;
-  Sums sums;
-  try {
-    Shape held = shape;
-    if (shape.ndim == 3) held.nz = held_last - held_first;
-    else held.ny = held_last - held_first;
-    if (first == last) {
-      sums = dispatch_dtype(dtype, [&](auto tag) { return empty_part<typename decltype(tag)::type>(); });
-    } else {
-      HostImage img(dtype, held);
-      datasets::open_source(spec)->read(held_first, held_last, img.raw());
-      check_finite(img, shape, held_first, first - held_first, last - held_first);
-      sums = dispatch_dtype(dtype, [&](auto tag) {
-        return sum_part<typename decltype(tag)::type>(img, first - held_first, last - held_first);
-      });
-    }
-  } catch (const std::exception& e) {
-    error = "rank " + std::to_string(comm.rank()) + ": " + message_of(e);
-  }
-  comm.throw_first_error(error);
-  // 8- and 16-bit values are bins of fixed places (every rank the same): one reduction. float32:
-  // each rank's values, gathered and merged.
-  Sums whole;
-  if (dtype == DType::f32) {
-    const std::vector<std::vector<char>> parts = comm.gather_to_root(pack(sums));
-    if (comm.root()) whole = merge(parts);
-  } else {
-    comm.sum_to_root(sums.vcec);
-    comm.sum_to_root(sums.present);
-    whole = std::move(sums);
-  }
-  const double mine = comm.wtime() - t0;
-  comm.barrier();
-  const double slowest_ms = 1e3 * (comm.wtime() - t0);
-  const std::vector<double> rank_s = comm.gather_to_root(mine);
-  if (!comm.root()) return 0;
-  const ecc::Curve curve = ecc::curve_from_bins(whole.values, whole.vcec, whole.present);
-  if (!output.empty()) ecc::write_csv(curve, output);
-  if (!json_out.empty()) {
-    nlohmann::json parts = nlohmann::json::array();
-    for (int r = 0; r < comm.size(); ++r) {
-      const auto [f, l] = distributed::part(slabs, r, comm.size());
-      parts.push_back({{"rank", r}, {"slabs", {f, l}}, {"ms", 1e3 * rank_s[static_cast<std::size_t>(r)]}});
-    }
-    nlohmann::json j = {{"family", "ecc"},
-                        {"distributed", {{"ranks", comm.size()},
-                                         {"split", shape.ndim == 3 ? "z planes" : "rows"},
-                                         {"parts", parts},
-                                         {"mpi", distributed::mpi_library()}}},
-                        {"input", input},
-                        {"shape", shape.str()},
-                        {"dtype", dtype_name(dtype)},
-                        {"ms", slowest_ms},
-                        {"values", curve.values},
-                        {"ecc", curve.ecc}};
-    write_file_atomic(json_out, json_text::dump(j, 1) + "\n");
-  }
-  return 0;
+std::unique_ptr<distributed::Job> job(const cli::Args& a, const ecc::Options& opt) {
+  return std::make_unique<EccJob>(a, opt);
 }
 
 }  // namespace repix::family::ecc_distributed

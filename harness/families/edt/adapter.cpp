@@ -14,6 +14,7 @@
 #include "edt/verify.hpp"
 #include "harness/family_of.hpp"
 #include "harness/families/edt/checks.hpp"
+#include "harness/families/edt/distributed.hpp"
 #include "harness/json_text.hpp"
 #include "harness/tiled_json.hpp"
 
@@ -147,6 +148,10 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
     opt.want_sites = asked.count("sites") > 0 || (asked.count("json") > 0 && !v.exact);
   }
   void check_run_inputs(const Inputs& in, const Options&) const override { edt::check_input(in.at(0)); }
+  bool has_distributed_run() const override { return true; }
+  std::unique_ptr<distributed::Job> distributed_job(const cli::Args& a, const Options& opt) const override {
+    return edt_distributed::job(a, opt);
+  }
   // Its GPU variants' end-to-end run is their plan's after these checks.
   bool keeps_plan_for_host_inputs() const override { return true; }
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options&, cudaStream_t s) const override {

@@ -10,6 +10,7 @@
 #include "datasets/datasets.hpp"
 #include "harness/family_of.hpp"
 #include "harness/families/reconstruct/checks.hpp"
+#include "harness/families/reconstruct/distributed.hpp"
 #include "reconstruct/reconstruct.hpp"
 
 namespace repix::family {
@@ -198,6 +199,10 @@ class ReconstructFamily final : public FamilyOf<reconstruct::Variant> {
   }
   nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs&, const Options& opt) const override {
     return {{"connectivity", opt.connectivity}, {"clip", opt.clip}, {"stats", reconstruct_checks::stats_json(r.stats)}};
+  }
+  bool has_distributed_run() const override { return true; }
+  std::unique_ptr<distributed::Job> distributed_job(const cli::Args& a, const Options& opt) const override {
+    return reconstruct_distributed::job(a, opt, declared_run_variant(a));
   }
 };
 

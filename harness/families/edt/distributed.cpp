@@ -1,0 +1,126 @@
+#include "harness/families/edt/distributed.hpp"
+
+#include <omp.h>
+
+#include <cstring>
+#include <vector>
+
+#include "core/error.hpp"
+#include "datasets/datasets.hpp"
+#include "datasets/io.hpp"
+#include "edt/detail.hpp"
+#include "harness/distributed/driver.hpp"
+#include "harness/distributed/shared_npy.hpp"
+
+namespace repix::family::edt_distributed {
+
+namespace {
+
+// Column x's first background row of the part in [x] and its last in [nx + x] (the whole image's
+// row numbers; -1: none), as bytes.
+std::vector<char> column_ends(const std::vector<std::uint8_t>& bg, std::int64_t nx, std::int64_t rows,
+                              std::int64_t y0) {
+  std::vector<std::int32_t> ends(static_cast<std::size_t>(2 * nx), -1);
+  for (std::int64_t y = 0; y < rows; ++y)
+    for (std::int64_t x = 0; x < nx; ++x)
+      if (bg[static_cast<std::size_t>(y * nx + x)]) {
+        std::int32_t& first = ends[static_cast<std::size_t>(x)];
+        if (first < 0) first = static_cast<std::int32_t>(y0 + y);
+        ends[static_cast<std::size_t>(nx + x)] = static_cast<std::int32_t>(y0 + y);
+      }
+  std::vector<char> out(ends.size() * sizeof(std::int32_t));
+  std::memcpy(out.data(), ends.data(), out.size());
+  return out;
+}
+
+// One rank's rows.
+class EdtJob final : public distributed::Job {
+ public:
+  EdtJob(const cli::Args& a, const edt::Options& given) : comm_(distributed::Comm::world()), opt_(given) {
+    if (a.has("variant"))
+      throw cli::UsageError("--distributed runs seq-exact's passes on every rank's rows (an exact EDT); --variant does "
+                            "not apply");
+    output_ = a.get("output");
+    sites_out_ = a.get("sites");
+    for (const std::string& out : {output_, sites_out_})
+      if (!out.empty() && datasets::detail::extension(out) != ".npy")
+        throw cli::UsageError("the arrays of a distributed run are .npy files (each rank writes its rows of them), "
+                              "got '" + out + "'");
+    input_ = a.need("input");
+    spec_ = datasets::spec_of(input_);
+    opt_.want_sites = !sites_out_.empty();
+    threads_ = opt_.threads > 0 ? opt_.threads : omp_get_max_threads();
+  }
+
+  void load() override {
+    shape_ = datasets::spec_shape(spec_);
+    edt::check_description(shape_);
+    std::tie(first_, last_) = distributed::part(shape_.ny, comm_.rank(), comm_.size());
+    if (first_ == last_) return;
+    HostImage rows(datasets::spec_dtype(spec_), Shape::d2(shape_.nx, last_ - first_));
+    datasets::open_source(spec_)->read(first_, last_, rows.raw());
+    edt::check_part(rows, shape_, first_ * shape_.nx);
+    bg_ = edt::background_mask(rows, threads_);
+  }
+
+  // Column x's nearest background row above the part: the last one of the nearest rank above
+  // that has one; below: the first one of the nearest rank below.
+  void compute() override {
+    const std::vector<std::vector<char>> all = comm_.gather_to_all(column_ends(bg_, shape_.nx, last_ - first_, first_));
+    const std::int64_t nx = shape_.nx;
+    std::vector<std::int32_t> above(static_cast<std::size_t>(nx), -1), below(static_cast<std::size_t>(nx), -1);
+    auto end_of = [&](int r, std::int64_t i) {
+      std::int32_t v;
+      std::memcpy(&v, all[static_cast<std::size_t>(r)].data() + i * static_cast<std::int64_t>(sizeof v), sizeof v);
+      return v;
+    };
+    for (std::int64_t x = 0; x < nx; ++x) {
+      for (int r = comm_.rank() - 1; r >= 0 && above[static_cast<std::size_t>(x)] < 0; --r)
+        above[static_cast<std::size_t>(x)] = end_of(r, nx + x);
+      for (int r = comm_.rank() + 1; r < comm_.size() && below[static_cast<std::size_t>(x)] < 0; ++r)
+        below[static_cast<std::size_t>(x)] = end_of(r, x);
+    }
+    distributed::on_every_rank(comm_, [&] {
+      if (first_ < last_)
+        result_ = edt::exact_rows(bg_, Shape::d2(nx, last_ - first_), first_, above.data(), below.data(), opt_, threads_);
+    });
+  }
+
+  void write() override {
+    const std::uint64_t at = static_cast<std::uint64_t>(first_ * shape_.nx);
+    const std::size_t count = static_cast<std::size_t>((last_ - first_) * shape_.nx);
+    if (!output_.empty())
+      distributed::write_npy_parts(comm_, output_, "<f4", datasets::npy_dims(shape_), at * sizeof(float),
+                                   count ? result_.distance.raw() : nullptr, count * sizeof(float));
+    if (!sites_out_.empty())
+      distributed::write_npy_parts(comm_, sites_out_, "<i8", datasets::npy_dims(shape_), at * sizeof(std::int64_t),
+                                   result_.sites.data(), count * sizeof(std::int64_t));
+  }
+  nlohmann::json rank_part() const override { return {{"rows", {first_, last_}}, {"threads", threads_}}; }
+  std::string split() const override { return "rows; the columns' nearest background rows gathered"; }
+  nlohmann::json record() const override {
+    return {{"family", "edt"},
+            {"variant", "seq-exact's passes on each rank's rows"},
+            {"input", input_},
+            {"shape", shape_.str()}};
+  }
+
+ private:
+  const distributed::Comm& comm_;
+  edt::Options opt_;
+  std::string output_, sites_out_, input_;
+  datasets::Spec spec_;
+  int threads_ = 1;
+  Shape shape_;
+  std::int64_t first_ = 0, last_ = 0;
+  std::vector<std::uint8_t> bg_;
+  edt::Result result_;
+};
+
+}  // namespace
+
+std::unique_ptr<distributed::Job> job(const cli::Args& a, const edt::Options& opt) {
+  return std::make_unique<EdtJob>(a, opt);
+}
+
+}  // namespace repix::family::edt_distributed
