@@ -35,6 +35,12 @@ bool is_chunk_addressable(const Spec& spec) {
   return find_kind(s.kind).chunk_addressable(s);
 }
 
+bool generates_on_device(const Spec& spec) {
+  const Spec s = canonical(spec);
+  const Kind& k = find_kind(s.kind);
+  return k.generates_on_device && k.generates_on_device(s);
+}
+
 DType spec_dtype(const Spec& spec) {
   const Spec s = canonical(spec);
   return find_kind(s.kind).dtype(s);

@@ -76,6 +76,8 @@ std::unique_ptr<SlabSource> open_source(const Spec& spec);
 
 // True when open_source(spec) streams without holding the whole image.
 bool is_chunk_addressable(const Spec& spec);
+// True when open_source(spec)'s read_on_device makes slabs on the GPU (uniform).
+bool generates_on_device(const Spec& spec);
 
 // The element type and shape a spec produces, without generating it (file: reads the header).
 DType spec_dtype(const Spec& spec);

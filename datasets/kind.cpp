@@ -43,6 +43,13 @@ class ElementwiseSource final : public SlabSource {
     const std::int64_t per = slab_elems(shape_);
     parallel_fill(g_, s0 * per, s1 * per, dst);
   }
+  bool read_on_device(std::int64_t s0, std::int64_t s1, void* device_dst, cudaStream_t stream) override {
+    if (!g_.fill_on_device) return false;
+    check_slab_range(s0, s1, shape_);
+    const std::int64_t per = slab_elems(shape_);
+    g_.fill_on_device(s0 * per, s1 * per, device_dst, stream);
+    return true;
+  }
 
  private:
   Elementwise g_;
@@ -87,6 +94,7 @@ Kind elementwise_kind(std::string name, std::string description, std::vector<std
     return std::make_unique<ElementwiseSource>(make(s), s.shape);
   };
   k.chunk_addressable = [](const Spec&) { return true; };
+  k.generates_on_device = [make](const Spec& s) { return static_cast<bool>(make(s).fill_on_device); };
   k.dtype = [make](const Spec& s) { return make(s).dtype; };
   k.shape = spec_shape_of;
   return k;

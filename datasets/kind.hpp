@@ -8,6 +8,8 @@
 // list is the registration: no static initialisers (the library is a static archive, whose
 // linker drops objects nothing references).
 #pragma once
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -44,6 +46,8 @@ struct Kind {
   std::function<HostImage(const Spec& s, bool pinned)> generate;          // the whole dataset
   std::function<std::unique_ptr<SlabSource>(const Spec& s)> open_source;  // slabs on demand
   std::function<bool(const Spec& s)> chunk_addressable;  // open_source streams (never holds it all)
+  // open_source's read_on_device makes slabs on the GPU (unset: never)
+  std::function<bool(const Spec& s)> generates_on_device;
   std::function<DType(const Spec& s)> dtype;             // without generating it
   std::function<Shape(const Spec& s)> shape;             // without generating it
 };
@@ -77,6 +81,9 @@ namespace detail {
 struct Elementwise {
   DType dtype = DType::u8;
   std::function<void(std::int64_t begin, std::int64_t end, void* dst)> fill;
+  // Elements [begin, end) written into device memory on `stream` with the values fill() gives;
+  // empty where the kind has no GPU generator (SlabSource::read_on_device then says false).
+  std::function<void(std::int64_t begin, std::int64_t end, void* device_dst, cudaStream_t stream)> fill_on_device;
 };
 
 // A kind whose elements are functions of their index (uniform, const, checker, ramp, sparse):

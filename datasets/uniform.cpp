@@ -4,6 +4,7 @@
 #include "core/philox.hpp"
 #include "datasets/datasets.hpp"
 #include "datasets/kind.hpp"
+#include "datasets/uniform_gpu.hpp"
 
 namespace repix::datasets::detail {
 namespace {
@@ -53,6 +54,9 @@ Elementwise make_uniform(const Spec& s) {
     g.fill = [seed](std::int64_t b, std::int64_t e, void* dst) {
       fill_words(seed, b, e, static_cast<float*>(dst), [](std::uint32_t w) { return philox::uniform_float(w); });
     };
+    g.fill_on_device = [seed](std::int64_t b, std::int64_t e, void* dst, cudaStream_t stream) {
+      fill_uniform_on_device(seed, 0, DType::f32, b, e, dst, stream);
+    };
     return g;
   }
   const auto levels = static_cast<std::uint32_t>(s.get_int("levels", 256));
@@ -64,6 +68,9 @@ Elementwise make_uniform(const Spec& s) {
                  [levels](std::uint32_t w) { return static_cast<T>(philox::uniform_below(w, levels)); });
     };
   });
+  g.fill_on_device = [seed, levels, dt](std::int64_t b, std::int64_t e, void* dst, cudaStream_t stream) {
+    fill_uniform_on_device(seed, levels, dt, b, e, dst, stream);
+  };
   return g;
 }
 

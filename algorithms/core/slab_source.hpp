@@ -2,6 +2,8 @@
 // files read as they stream, or generators that compute any slab independently. Lets the
 // streaming variants process images larger than host or device memory.
 #pragma once
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
 
 #include "core/image.hpp"
@@ -20,6 +22,12 @@ class SlabSource {
   // Writes slabs [s0, s1) to dst (slab_elems(shape()) elements each, dtype()).
   // Throws repix::Error on a read failure (truncated file, ...).
   virtual void read(std::int64_t s0, std::int64_t s1, void* dst) = 0;
+  // The same slabs written into device memory on `stream` (asynchronously), where the source can
+  // make them there: a counter-based generator computes the very values read() gives. Returns
+  // false where it cannot (files, images in memory): the caller reads on the host and copies.
+  virtual bool read_on_device(std::int64_t /*s0*/, std::int64_t /*s1*/, void* /*device_dst*/, cudaStream_t /*stream*/) {
+    return false;
+  }
 };
 
 // Serves slabs of an image already in host memory.

@@ -67,6 +67,10 @@ struct Options {
   int threads = 0;                  // CPU threads for omp variants; 0 = OpenMP's default
   std::size_t chunk_bytes = 0;      // gpu-stream / gpu-opt end-to-end chunk size; 0 = automatic
   int streams = 3;                  // gpu-stream: concurrent chunk pipelines
+  // gpu-stream over a generated source whose kind has a GPU generator (uniform): its chunks made
+  // on the GPU (the same values) instead of on the host and copied. Off by default: the paper's
+  // out-of-core pipeline (Table 1) moves its chunks over PCIe; the distributed run sets it.
+  bool generate_on_device = false;
   // gpu-opt and gpu-stream end to end: record where the call's time goes (EndToEndTimeline; CUDA
   // events with timing and one more host wait, a few microseconds a call). Diagnostic: off in
   // every timing that is reported as the call's cost.

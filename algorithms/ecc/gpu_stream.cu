@@ -147,6 +147,12 @@ Curve run_gpu_stream_ex(SlabSource& src, const Options& opt, const HostImage* wh
   // Brings chunk c's buffer slabs [b0, b1) into slot k's device buffer (asynchronously).
   auto upload = [&](std::int64_t b0, std::int64_t b1, Slot& s) {
     const std::size_t bytes = static_cast<std::size_t>(b1 - b0) * slab_bytes;
+    // A generator that makes its slabs on the GPU writes them into the slot's buffer on the
+    // slot's stream (after that buffer's last kernel): no host work, no PCIe.
+    if (opt.generate_on_device && !whole && src.read_on_device(b0, b1, s.dev.get(), s.stream.get())) {
+      s.uploaded.record(s.stream.get());
+      return;
+    }
     const void* host = nullptr;
     if (direct) {
       host = static_cast<const unsigned char*>(whole->raw()) + b0 * slab_bytes;

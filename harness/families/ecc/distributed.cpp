@@ -129,6 +129,7 @@ Sums merge(const std::vector<std::vector<char>>& parts) {
 class EccJob final : public distributed::Job {
  public:
   EccJob(const cli::Args& a, const ecc::Options& opt) : comm_(distributed::Comm::world()), opt_(opt) {
+    opt_.generate_on_device = true;  // each rank's GPU makes its own slabs of a generated input
     variant_ = a.get("variant", gpu_available() ? "gpu-stream" : "seq");
     if (variant_ != "gpu-stream" && variant_ != "seq")
       throw cli::UsageError("--distributed runs every rank's slabs with gpu-stream (on GPU rank % GPUs) or seq (the "
@@ -197,7 +198,8 @@ class EccJob final : public distributed::Job {
   std::string split() const override { return shape_.ndim == 3 ? "z planes" : "rows"; }
   nlohmann::json record() const override {
     return {{"family", "ecc"},      {"variant", variant_},  {"input", input_},     {"shape", shape_.str()},
-            {"dtype", dtype_name(dtype_)}, {"values", curve_.values}, {"ecc", curve_.ecc}};
+            {"dtype", dtype_name(dtype_)}, {"values", curve_.values}, {"ecc", curve_.ecc},
+            {"generated_on_gpu", variant_ == "gpu-stream" && datasets::generates_on_device(spec_)}};
   }
 
  private:
