@@ -30,6 +30,14 @@ ECC_CASES = [
 ]
 
 
+# ECC cases run again by the CPU slab code in 1 MiB chunks (64 KiB / 32 KiB slabs: several
+# chunks a rank, chunk edges inside every part).
+CHUNKED_ECC_CASES = [
+    "uniform:128x128x200:levels=300:dtype=float32:seed=11",
+    "uniform:128x128x70:levels=3000:dtype=uint16:seed=12",
+]
+
+
 AUTO_MI_CASES = [
     "uniform:40x30:levels=16:dtype=uint8:seed=1",              # lags of both directions split
     "uniform:9x1:levels=4:dtype=uint8:seed=2",                 # one row: no vertical lag at all
@@ -97,7 +105,10 @@ def main():
         r = run([a.repix, "gen", "uniform:12x11x7:levels=300:dtype=uint16:seed=9", "-o", npy])
         if r.returncode != 0:
             sys.exit(f"repix gen failed: {r.stderr}")
-        for spec in ECC_CASES + [npy]:
+        for spec in ECC_CASES + [npy] + [c + "|chunked" for c in CHUNKED_ECC_CASES]:
+            extra = []
+            if spec.endswith("|chunked"):  # 1 MiB chunks: several per rank for the CPU slab code
+                spec, extra = spec[:-len("|chunked")], ["--variant", "seq", "--chunk-mib", "1"]
             ref = os.path.join(tmp, "ref.csv")
             r = run([a.repix, "run", "ecc", "--variant", "seq", "--input", spec, "--output", ref])
             if r.returncode != 0:
@@ -107,7 +118,7 @@ def main():
             for n in ranks:
                 out, rec = os.path.join(tmp, f"d{n}.csv"), os.path.join(tmp, f"d{n}.json")
                 r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "ecc", "--distributed", "--input", spec,
-                                                   "--output", out, "--json", rec])
+                                                   "--output", out, "--json", rec] + extra)
                 if r.returncode != 0:
                     failures.append(f"{spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
                     continue
@@ -119,7 +130,7 @@ def main():
                 covered = [s for f, l in parts for s in range(f, l)]
                 if d["ranks"] != n or len(parts) != n or covered != sorted(set(covered)) or not d["mpi"]:
                     failures.append(f"{spec} on {n} ranks: rank layout {d}")
-                print(f"ok  ecc {spec} on {n} ranks ({len([p for p in parts if p[0] == p[1]])} empty parts)")
+                print(f"ok  ecc {spec} {' '.join(extra)} on {n} ranks ({len([p for p in parts if p[0] == p[1]])} empty parts)")
         for spec in AUTO_MI_CASES:
             ref = os.path.join(tmp, "ref-ami.csv")
             # The single process's default variant (gpu-opt where a GPU is, omp without): the

@@ -125,6 +125,9 @@ Sums merge(const std::vector<std::vector<char>>& parts) {
   return s;
 }
 
+// seq's chunks: large enough that a chunk's two halo slabs are a small part of what it reads.
+constexpr std::size_t kSeqChunkBytes = std::size_t(256) << 20;
+
 // One rank's part of the curve.
 class EccJob final : public distributed::Job {
  public:
@@ -137,29 +140,17 @@ class EccJob final : public distributed::Job {
     if (a.has("plot")) throw cli::UsageError("--plot is not drawn by a distributed run (draw it from its --json)");
     input_ = a.need("input");
     output_ = a.get("output");
+  }
+
+  // The input's type and shape, this rank's part and (gpu-stream) its GPU; both variants read
+  // their slabs in compute(), chunk by chunk.
+  void load() override {
     spec_ = datasets::spec_of(input_);
     dtype_ = datasets::spec_dtype(spec_);
     shape_ = datasets::spec_shape(spec_);
     slabs_ = slab_count(shape_);
     std::tie(first_, last_) = distributed::part(slabs_, comm_.rank(), comm_.size());
-  }
-
-  // seq: the part and a halo slab on each side where the image goes on, read and checked here.
-  // gpu-stream reads its chunks (with their halos) as it goes, in compute().
-  void load() override {
-    if (first_ == last_) return;
-    if (variant_ == "gpu-stream") {
-      distributed::use_rank_gpu(comm_);
-      return;
-    }
-    held_first_ = std::max<std::int64_t>(0, first_ - 1);
-    const std::int64_t held_last = std::min(slabs_, last_ + 1);
-    Shape held = shape_;
-    if (shape_.ndim == 3) held.nz = held_last - held_first_;
-    else held.ny = held_last - held_first_;
-    held_ = HostImage(dtype_, held);
-    datasets::open_source(spec_)->read(held_first_, held_last, held_.raw());
-    check_finite(held_, shape_, held_first_, first_ - held_first_, last_ - held_first_);
+    if (first_ < last_ && variant_ == "gpu-stream") distributed::use_rank_gpu(comm_);
   }
 
   void compute() override {
@@ -172,9 +163,7 @@ class EccJob final : public distributed::Job {
         const ecc::Curve part = ecc::run_gpu_stream_slabs(*datasets::open_source(spec_), opt_, first_, last_);
         sums = dispatch_dtype(dtype_, [&](auto tag) { return from_curve<typename decltype(tag)::type>(part); });
       } else {
-        sums = dispatch_dtype(dtype_, [&](auto tag) {
-          return sum_part<typename decltype(tag)::type>(held_, first_ - held_first_, last_ - held_first_);
-        });
+        sums = dispatch_dtype(dtype_, [&](auto tag) { return sum_streamed<typename decltype(tag)::type>(); });
       }
     });
     // 8- and 16-bit values are bins of fixed places (every rank the same): one reduction.
@@ -195,6 +184,40 @@ class EccJob final : public distributed::Job {
     if (comm_.root() && !output_.empty()) ecc::write_csv(curve_, output_);
   }
   nlohmann::json rank_part() const override { return {{"slabs", {first_, last_}}}; }
+
+ private:
+  // seq: the part in chunks of whole slabs (--chunk-mib, else about kSeqChunkBytes each; at
+  // least one slab), each read with the halo slab on each side, checked and summed: a part
+  // larger than the rank's memory streams through it.
+  template <class T>
+  Sums sum_streamed() const {
+    const auto src = datasets::open_source(spec_);
+    const std::size_t slab_bytes = static_cast<std::size_t>(slab_elems(shape_)) * dtype_size(dtype_);
+    const std::size_t chunk_bytes = opt_.chunk_bytes ? opt_.chunk_bytes : kSeqChunkBytes;
+    const std::int64_t per = std::max<std::int64_t>(1, static_cast<std::int64_t>(chunk_bytes / slab_bytes));
+    Sums total = empty_part<T>();
+    for (std::int64_t c0 = first_; c0 < last_; c0 += per) {
+      const std::int64_t c1 = std::min(last_, c0 + per);
+      const std::int64_t h0 = std::max<std::int64_t>(0, c0 - 1), h1 = std::min(slabs_, c1 + 1);
+      Shape held = shape_;
+      if (shape_.ndim == 3) held.nz = h1 - h0;
+      else held.ny = h1 - h0;
+      HostImage img(dtype_, held);
+      src->read(h0, h1, img.raw());
+      check_finite(img, shape_, h0, c0 - h0, c1 - h0);
+      const Sums chunk = sum_part<T>(img, c0 - h0, c1 - h0);
+      if (std::is_same<T, float>::value) {
+        total = merge({pack(total), pack(chunk)});
+      } else {  // the same bins in every chunk
+        for (std::size_t i = 0; i < total.vcec.size(); ++i) {
+          total.vcec[i] += chunk.vcec[i];
+          total.present[i] += chunk.present[i];
+        }
+      }
+    }
+    return total;
+  }
+
   std::string split() const override { return shape_.ndim == 3 ? "z planes" : "rows"; }
   nlohmann::json record() const override {
     return {{"family", "ecc"},      {"variant", variant_},  {"input", input_},     {"shape", shape_.str()},
@@ -202,15 +225,13 @@ class EccJob final : public distributed::Job {
             {"generated_on_gpu", variant_ == "gpu-stream" && datasets::generates_on_device(spec_)}};
   }
 
- private:
   const distributed::Comm& comm_;
   ecc::Options opt_;
   std::string variant_, input_, output_;
   datasets::Spec spec_;
   DType dtype_ = DType::u8;
   Shape shape_;
-  std::int64_t slabs_ = 0, first_ = 0, last_ = 0, held_first_ = 0;
-  HostImage held_;
+  std::int64_t slabs_ = 0, first_ = 0, last_ = 0;
   ecc::Curve curve_;
 };
 
