@@ -104,6 +104,12 @@ class FamilyOf : public Family {
   // Without any of its outputs named (`repix run ecc --input uniform:512x512:levels=4`), a run
   // writes its --json record to standard output: the result's summary where a user sees it.
   int run(const cli::Args& given) const override {
+    // Under mpirun every rank checks the same arguments: rank 0 alone says what is wrong.
+    if (given.get("distributed", "0") != "0") return distributed::said_once([&] { return run_checked(given); });
+    return run_checked(given);
+  }
+
+  int run_checked(const cli::Args& given) const {
     cli::Args a = given;
     const std::vector<cli::OutputArg> declared = run_outputs();
     if (std::none_of(declared.begin(), declared.end(), [&](const cli::OutputArg& o) { return a.has(o.option); }) &&
@@ -136,27 +142,21 @@ class FamilyOf : public Family {
     OutputSet set;
     int code = 0;
     {
-      progress::Heartbeat beat("repix run: " + name() + "/" + a.get("variant", "(default variant)") + " still running");
-      if (!distributed) {
-        code = run_command(a, opt);
-      } else {
-        try {
-          code = distributed::run(*distributed_job(a, opt), a.get("json"));
-        } catch (const cli::UsageError& e) {  // every rank has it: rank 0 says it
-          if (distributed::Comm::world().root()) throw;
-          throw distributed::SaidByRoot(e.what(), 2);
-        }
-      }
+      // Under mpirun, rank 0 alone says that the run goes on.
+      std::optional<progress::Heartbeat> beat;
+      if (!distributed || distributed::Comm::world().root())
+        beat.emplace("repix run: " + name() + "/" + a.get("variant", "(default variant)") + " still running");
+      code = distributed ? distributed::run(*distributed_job(a, opt), a.get("json")) : run_command(a, opt);
     }
     set.commit();
     return code;
   }
 
   int bench_distributed(const cli::Args& given, const std::string& command) const override {
-    if (!has_distributed_run())
-      throw Error(name() + " has no distributed run yet (`repix bench --distributed` runs: " + distributed_families() +
-                  ")");
-    try {
+    return distributed::said_once([&] {
+      if (!has_distributed_run())
+        throw Error(name() + " has no distributed run yet (`repix bench --distributed` runs: " +
+                    distributed_families() + ")");
       cli::Args a = given;
       std::vector<std::string> known = options::names(option_table(), options::kRun);
       const std::vector<cli::OutputArg> outputs = run_outputs();
@@ -172,10 +172,7 @@ class FamilyOf : public Family {
       request.out = a.get("out");
       request.command = command;
       return distributed::bench(*distributed_job(a, opt), request);
-    } catch (const cli::UsageError& e) {  // every rank has it: rank 0 says it
-      if (distributed::Comm::world().root()) throw;
-      throw distributed::SaidByRoot(e.what(), 2);
-    }
+    });
   }
 
   // The measurement protocol (bench::measure_case) with a fixed count of samples and no noise

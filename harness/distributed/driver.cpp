@@ -10,6 +10,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/gpu.hpp"
+#include "datasets/io.hpp"
 #include "harness/env.hpp"
 #include "harness/json_text.hpp"
 
@@ -53,6 +54,37 @@ void on_every_rank(const Comm& comm, const std::function<void()>& local) {
     error = "rank " + std::to_string(comm.rank()) + ": " + message_of(e);
   }
   comm.throw_first_error(error);
+}
+
+int said_once(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const SaidByRoot&) {
+    throw;
+  } catch (const cli::UsageError& e) {
+    if (Comm::world().root()) throw;
+    throw SaidByRoot(e.what(), 2);
+  } catch (const UnknownName& e) {
+    if (Comm::world().root()) throw;
+    throw SaidByRoot(e.what(), 2);
+  } catch (const Error& e) {
+    if (Comm::world().root()) throw;
+    throw SaidByRoot(e.what(), 1);
+  }
+}
+
+void refuse_multi_device(const std::string& variant, const std::string& split) {
+  if (variant == "multi-device")
+    throw cli::UsageError("--distributed shares the " + split + " out over the ranks (one GPU a rank); --variant "
+                          "multi-device does not apply");
+}
+
+std::string npy_output(const cli::Args& a, const std::string& option) {
+  const std::string path = a.get(option);
+  if (!path.empty() && datasets::detail::extension(path) != ".npy")
+    throw cli::UsageError("--" + option + " of a distributed run is an .npy file (each rank writes its part of it), got '" +
+                          path + "'");
+  return path;
 }
 
 int use_rank_gpu(const Comm& comm) {

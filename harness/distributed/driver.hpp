@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "harness/args.hpp"
 #include "harness/distributed/comm.hpp"
 #include "harness/json_fields.hpp"
 
@@ -38,6 +39,17 @@ class Job {
 // Runs `local` on this rank; the first rank whose `local` threw (in rank order) has its message,
 // "rank R: ...", said by rank 0 (Comm::throw_first_error). Every rank calls it.
 void on_every_rank(const Comm& comm, const std::function<void()>& local);
+
+// Runs `body`, a command whose ranks all meet the same errors (its arguments' checks): rank 0
+// says such an error, the other ranks exit with its code (2 for a usage error, else 1) without a
+// line of their own (SaidByRoot), so that `mpirun -np 4` prints one line, not four.
+int said_once(const std::function<int()>& body);
+
+// A Job's arguments. `variant` multi-device is refused with one usage line (a rank has one GPU;
+// `split` says what the ranks share out). --`option`'s path ("" where not given) must name an .npy
+// file: each rank writes its part of it.
+void refuse_multi_device(const std::string& variant, const std::string& split);
+std::string npy_output(const cli::Args& a, const std::string& option);
 
 // One GPU a rank: makes GPU rank % (the GPUs this process sees) current, and returns it. Throws
 // repix::Error where there is no GPU.

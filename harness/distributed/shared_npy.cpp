@@ -17,21 +17,28 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
-// Writes `bytes` of `data` at `at` in the file `path` (which exists) and syncs it; "" or why not.
-std::string write_at(const std::string& path, std::uint64_t at, const void* data, std::size_t bytes) {
-  if (bytes == 0) return "";
+// Writes each segment at its place (after `head` bytes) in the file `path` (which exists) and
+// syncs it; "" or why not.
+std::string write_at(const std::string& path, std::uint64_t head, const std::vector<Segment>& segments) {
+  std::size_t total = 0;
+  for (const Segment& s : segments) total += s.bytes;
+  if (total == 0) return "";
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return "cannot open '" + path + "' to write its part: " + errno_text();
-  const char* p = static_cast<const char*>(data);
   std::string error;
-  while (bytes > 0 && error.empty()) {
-    const ssize_t n = ::pwrite(fd, p, bytes, static_cast<off_t>(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) error = "writing its part of '" + path + "' failed: " + errno_text();
-    else {
-      p += n;
-      at += static_cast<std::uint64_t>(n);
-      bytes -= static_cast<std::size_t>(n);
+  for (const Segment& s : segments) {
+    const char* p = static_cast<const char*>(s.data);
+    std::uint64_t at = head + s.offset;
+    std::size_t bytes = s.bytes;
+    while (bytes > 0 && error.empty()) {
+      const ssize_t n = ::pwrite(fd, p, bytes, static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) error = "writing its part of '" + path + "' failed: " + errno_text();
+      else {
+        p += n;
+        at += static_cast<std::uint64_t>(n);
+        bytes -= static_cast<std::size_t>(n);
+      }
     }
   }
   if (error.empty() && ::fsync(fd) != 0) error = "syncing its part of '" + path + "' failed: " + errno_text();
@@ -42,7 +49,7 @@ std::string write_at(const std::string& path, std::uint64_t at, const void* data
 }  // namespace
 
 void write_npy_parts(const Comm& comm, const std::string& path, const std::string& descr,
-                     const std::vector<std::int64_t>& dims, std::uint64_t offset, const void* data, std::size_t bytes) {
+                     const std::vector<std::int64_t>& dims, const std::vector<Segment>& mine) {
   const std::string head = datasets::npy_header(descr, dims);
   std::uint64_t total = descr == "|u1" ? 1 : descr == "<u2" ? 2 : descr == "<i4" || descr == "<f4" ? 4 : 8;
   for (const std::int64_t d : dims) total *= static_cast<std::uint64_t>(d);
@@ -65,7 +72,7 @@ void write_npy_parts(const Comm& comm, const std::string& path, const std::strin
   }
   comm.throw_first_error(error);
   temporary = comm.broadcast_from_root(temporary);
-  error = write_at(temporary, head.size() + offset, data, bytes);
+  error = write_at(temporary, head.size(), mine);
   if (!error.empty()) error = "rank " + std::to_string(comm.rank()) + ": " + error;
   comm.throw_first_error(error);  // rank 0's AtomicFile removes the temporary on the way out
   if (comm.root()) file->commit();

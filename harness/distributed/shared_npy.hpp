@@ -13,10 +13,23 @@
 
 namespace repix::distributed {
 
+// One run of this rank's bytes: `bytes` bytes of `data`, `offset` bytes into the array's data.
+struct Segment {
+  std::uint64_t offset = 0;
+  const void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
 // `dims`: the whole array, slowest first (numpy's order); `descr`: numpy's dtype ("<f4", "<i8");
-// this rank's part: `bytes` bytes of `data` starting `offset` bytes into the array's data.
+// `mine`: this rank's part (several runs where its rows recur in each plane of a stack).
 // Called by every rank. Standard output and special files are refused (each rank would need them).
 void write_npy_parts(const Comm& comm, const std::string& path, const std::string& descr,
-                     const std::vector<std::int64_t>& dims, std::uint64_t offset, const void* data, std::size_t bytes);
+                     const std::vector<std::int64_t>& dims, const std::vector<Segment>& mine);
+// The same with one run.
+inline void write_npy_parts(const Comm& comm, const std::string& path, const std::string& descr,
+                            const std::vector<std::int64_t>& dims, std::uint64_t offset, const void* data,
+                            std::size_t bytes) {
+  write_npy_parts(comm, path, descr, dims, std::vector<Segment>{{offset, data, bytes}});
+}
 
 }  // namespace repix::distributed

@@ -4,7 +4,7 @@ distributed.*, where the build has MPI).
 
 usage: check_distributed.py --repix BIN --mpirun MPIEXEC [--ranks 1,2,3]
 
-For every family with a distributed run (ecc, auto-mi, reconstruct, edt) and every case: `repix run FAMILY` alone and
+For every family with a distributed run (ecc, auto-mi, reconstruct, edt, ranklet) and every case: `repix run FAMILY` alone and
 `mpirun -np N repix run FAMILY --distributed` for each N, outputs compared byte for byte; the
 --json record's rank layout checked; uneven splits, ranks with an empty part, every dtype, 2-D
 and 3-D, generated and file inputs. A bad input is one error line from mpirun, exit 1 and no
@@ -58,6 +58,16 @@ RECONSTRUCT_CASES = [
     ("serpent-marker.npy", "serpent-mask.npy", []),
     ("float-marker.npy", "float-mask.npy", []),                               # float32 with -0.0
     ("noise-mask:30x20:seed=5", "noise-mask:30x20:seed=5:sigma=2", ["--clip"]),
+]
+
+# (input, extra options): ranklet's cases; halos of h-1 rows above and h below (h: half the
+# largest window) cut at the image's edges.
+RANKLET_CASES = [
+    ("uniform:40x33:levels=256:dtype=uint8:seed=1", []),                       # windows 4..32: halos past every part
+    ("uniform:23x19:levels=7:dtype=uint8:seed=2", ["--windows", "8,2"]),       # ties; h = 4
+    ("uniform:9x14:levels=256:dtype=uint8:seed=3", ["--windows", "2"]),        # h = 1: no halo above
+    ("uniform:17x1:levels=256:dtype=uint8:seed=4", ["--windows", "16"]),       # one row: ranks 1, 2 idle
+    ("const:12x10:value=255:dtype=uint8", []),                                # the padding's own value
 ]
 
 EDT_CASES = [
@@ -217,6 +227,37 @@ def main():
         else:
             print(f"ok  reconstruct marker above mask refused in one line: {lines[0]}")
 
+        for spec, extra in RANKLET_CASES:
+            ref = os.path.join(tmp, "ref-rk.npy")
+            # The single process's default variant; every ranklet variant gives the same float32 bits.
+            r = run([a.repix, "run", "ranklet", "--input", spec, "--output", ref] + extra)
+            if r.returncode != 0:
+                failures.append(f"ranklet {spec}: single process failed: {r.stderr.strip()}")
+                continue
+            want = open(ref, "rb").read()
+            for n in ranks:
+                out, rec = os.path.join(tmp, f"k{n}.npy"), os.path.join(tmp, f"k{n}.json")
+                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "ranklet", "--distributed", "--input", spec,
+                                                   "--output", out, "--json", rec] + extra)
+                if r.returncode != 0:
+                    failures.append(f"ranklet {spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
+                    continue
+                if open(out, "rb").read() != want:
+                    failures.append(f"ranklet {spec} {extra} on {n} ranks: the planes differ from the single process's")
+                d = json.load(open(rec))["distributed"]
+                covered = [y for p in d["parts"] for y in range(p["rows"][0], p["rows"][1])]
+                if d["ranks"] != n or covered != list(range(len(covered))) or not d["mpi"]:
+                    failures.append(f"ranklet {spec} on {n} ranks: rank layout {d}")
+                print(f"ok  ranklet {spec} {' '.join(extra)} on {n} ranks")
+        # A uint16 image: one line from rank 0, exit 1, nothing written.
+        r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "run", "ranklet", "--distributed", "--input",
+                                           "uniform:8x8:levels=300:dtype=uint16", "--output", os.path.join(tmp, "no-rk.npy")])
+        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
+        if r.returncode != 1 or len(lines) != 1 or os.path.exists(os.path.join(tmp, "no-rk.npy")):
+            failures.append(f"ranklet uint16: exit {r.returncode}, {r.stderr!r}")
+        else:
+            print(f"ok  ranklet uint16 refused in one line: {lines[0]}")
+
         lonely = [1] * (30 * 20)
         lonely[17 * 30 + 3] = 0
         write_npy(os.path.join(tmp, "lonely.npy"), "|u1", (20, 30), "B", lonely)
@@ -270,7 +311,8 @@ def main():
                                                 "noise-mask:64x47:seed=1"]),
                                ("edt", ["--input", "sparse:50x41:density=0.01:seed=2"]),
                                ("ecc", ["--input", "uniform:9x8x5:levels=50:dtype=float32:seed=3"]),
-                               ("auto-mi", ["--input", "uniform:40x30:levels=16:dtype=uint8:seed=1"])):
+                               ("auto-mi", ["--input", "uniform:40x30:levels=16:dtype=uint8:seed=1"]),
+                               ("ranklet", ["--input", "uniform:40x30:levels=256:dtype=uint8:seed=1"])):
             report = os.path.join(tmp, f"bench-{family}.json")
             r = run(mpirun_cmd(a.mpirun, 3) + [a.repix, "bench", "--distributed", "--family", family] + inputs +
                     ["--samples", "3", "--out", report])
@@ -294,6 +336,14 @@ def main():
             failures.append(f"bench --distributed --output: exit {r.returncode}, {r.stderr!r}")
         else:
             print(f"ok  bench --distributed refuses an output in one line: {lines[0]}")
+        # An argument error every rank meets (an output that is not .npy): one line, from rank 0.
+        r = run(mpirun_cmd(a.mpirun, 3) + [a.repix, "run", "edt", "--distributed", "--input", "sparse:20x20",
+                                           "--output", os.path.join(tmp, "edt.png")])
+        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
+        if r.returncode != 2 or len(lines) != 1 or "usage error" not in lines[0]:
+            failures.append(f"edt --output edt.png on 3 ranks: exit {r.returncode}, {r.stderr!r}")
+        else:
+            print(f"ok  an argument error on 3 ranks is one line: {lines[0]}")
         # A label above 256: one error line, exit 1, nothing written.
         labels = os.path.join(tmp, "labels.npy")
         write_npy(labels, "<u2", (3, 4), "H", [0, 1, 2, 3, 4, 5, 300, 7, 8, 9, 10, 11])
@@ -319,7 +369,7 @@ def main():
             print(f"ok  NaN input refused in one line: {lines[0]}")
     # A family without a distributed run says so (without mpirun: before any MPI call).
     r = run([a.repix, "run", "maxtree", "--distributed", "--input", "uniform:8x8:levels=4:dtype=uint8:seed=1"])
-    if r.returncode != 1 or "maxtree has no distributed run yet" not in r.stderr or "runs: ecc, reconstruct, edt, auto-mi" not in r.stderr:
+    if r.returncode != 1 or "maxtree has no distributed run yet" not in r.stderr or "runs: ecc, reconstruct, edt, ranklet, auto-mi" not in r.stderr:
         failures.append(f"maxtree --distributed: exit {r.returncode}, {r.stderr!r}")
     else:
         print("ok  maxtree --distributed refused:", r.stderr.strip())

@@ -35,9 +35,7 @@ class AutoMiJob final : public distributed::Job {
  public:
   AutoMiJob(const cli::Args& a, const am::Options& given, const am::Variant& variant)
       : comm_(distributed::Comm::world()), variant_(variant), opt_(given) {
-    if (variant.id == "multi-device")
-      throw cli::UsageError("--distributed shares the lags out over the ranks (one GPU a rank); --variant "
-                            "multi-device does not apply");
+    distributed::refuse_multi_device(variant.id, "lags");
     input_ = a.need("input");
     output_ = a.get("output");
     opt_.part = comm_.rank();

@@ -11,6 +11,7 @@
 #include "ami/ranklet/ranklet.hpp"
 #include "core/atomic_file.hpp"
 #include "datasets/datasets.hpp"
+#include "harness/families/ami/ranklet_distributed.hpp"
 #include "harness/families/ami/shared.hpp"
 #include "harness/family_of.hpp"
 #include "harness/json_text.hpp"
@@ -141,6 +142,10 @@ class RankletFamily final : public FamilyOf<rk::Variant> {
             "seq-hist"};
   }
   void check_run_inputs(const Inputs& in, const Options&) const override { rk::check_input(in.at(0)); }
+  bool has_distributed_run() const override { return true; }
+  std::unique_ptr<distributed::Job> distributed_job(const cli::Args& a, const Options& opt) const override {
+    return ranklet_distributed::job(a, opt, declared_run_variant(a));
+  }
   // Its GPU variants' end-to-end run is their plan's after these checks.
   bool keeps_plan_for_host_inputs() const override { return true; }
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options&, cudaStream_t) const override {

@@ -40,12 +40,8 @@ class EdtJob final : public distributed::Job {
     if (a.has("variant"))
       throw cli::UsageError("--distributed runs seq-exact's passes on every rank's rows (an exact EDT); --variant does "
                             "not apply");
-    output_ = a.get("output");
-    sites_out_ = a.get("sites");
-    for (const std::string& out : {output_, sites_out_})
-      if (!out.empty() && datasets::detail::extension(out) != ".npy")
-        throw cli::UsageError("the arrays of a distributed run are .npy files (each rank writes its rows of them), "
-                              "got '" + out + "'");
+    output_ = distributed::npy_output(a, "output");
+    sites_out_ = distributed::npy_output(a, "sites");
     input_ = a.need("input");
     spec_ = datasets::spec_of(input_);
     opt_.want_sites = !sites_out_.empty();

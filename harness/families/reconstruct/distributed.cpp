@@ -75,13 +75,8 @@ class ReconstructJob final : public distributed::Job {
  public:
   ReconstructJob(const cli::Args& a, const reconstruct::Options& opt, const reconstruct::Variant& variant)
       : comm_(distributed::Comm::world()), opt_(opt), variant_(variant) {
-    if (variant.id == "multi-device")
-      throw cli::UsageError("--distributed shares the rows out over the ranks (one GPU a rank); --variant "
-                            "multi-device does not apply");
-    output_ = a.get("output");
-    if (!output_.empty() && datasets::detail::extension(output_) != ".npy")
-      throw cli::UsageError("--output of a distributed run is an .npy file (each rank writes its rows of it), got '" +
-                            output_ + "'");
+    distributed::refuse_multi_device(variant.id, "rows");
+    output_ = distributed::npy_output(a, "output");
     marker_name_ = a.need("marker");
     mask_name_ = a.need("mask");
     marker_spec_ = datasets::spec_of(marker_name_);
