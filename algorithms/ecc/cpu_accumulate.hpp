@@ -1,6 +1,8 @@
 // The CPU variants' shared inner loop: VCEC and occurrence counts over a range of slabs,
 // plus the binning of values (integers bin by value; floats by rank among the distinct values).
 #pragma once
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -63,6 +65,35 @@ void accumulate_slabs(const ImageView<T>& img, const CpuBins<T>& bins, std::int6
           present[b] += 1;
         }
       }
+}
+
+// accumulate_slabs over slabs [s0, s1) on `threads` OpenMP threads, into vcec and present
+// (bins.values.size() each, added to): each thread into private arrays merged once at the end
+// (no atomics in the inner loop), unless those would be huge (float images with millions of
+// distinct values): then all threads add atomically into the shared pair.
+template <class T>
+void accumulate_slabs_parallel(const ImageView<T>& img, const CpuBins<T>& bins, std::int64_t s0, std::int64_t s1,
+                               int threads, std::int64_t* vcec, std::int64_t* present) {
+  const std::size_t nb = bins.values.size();
+  if (nb * threads * 2 * sizeof(std::int64_t) > (std::size_t(256) << 20)) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::int64_t s = s0; s < s1; s += 4) accumulate_slabs<T, true>(img, bins, s, std::min(s1, s + 4), vcec, present);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<std::int64_t> my_vcec(nb), my_present(nb);
+    // Slabs in small dynamic chunks: the border slabs cost the same as inner ones, but a
+    // thread may be descheduled; chunks of a few slabs keep the tail short.
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t s = s0; s < s1; s += 4)
+      accumulate_slabs(img, bins, s, std::min(s1, s + 4), my_vcec.data(), my_present.data());
+#pragma omp critical
+    for (std::size_t i = 0; i < nb; ++i) {
+      vcec[i] += my_vcec[i];
+      present[i] += my_present[i];
+    }
+  }
 }
 
 }  // namespace repix::ecc

@@ -117,8 +117,8 @@ def main():
             sys.exit(f"repix gen failed: {r.stderr}")
         for spec in ECC_CASES + [npy] + [c + "|chunked" for c in CHUNKED_ECC_CASES]:
             extra = []
-            if spec.endswith("|chunked"):  # 1 MiB chunks: several per rank for the CPU slab code
-                spec, extra = spec[:-len("|chunked")], ["--variant", "seq", "--chunk-mib", "1"]
+            if spec.endswith("|chunked"):  # 1 MiB chunks: several per rank for the CPU slab code, on 2 threads
+                spec, extra = spec[:-len("|chunked")], ["--variant", "omp", "--threads", "2", "--chunk-mib", "1"]
             ref = os.path.join(tmp, "ref.csv")
             r = run([a.repix, "run", "ecc", "--variant", "seq", "--input", spec, "--output", ref])
             if r.returncode != 0:

@@ -1,5 +1,7 @@
 #include "harness/families/ecc/distributed.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -30,14 +32,15 @@ struct Sums {
 // The slabs [own_first, own_last) of `img` (this rank's part with its halo slabs), summed with
 // their neighbours in `img`: the halo slabs count as neighbours only.
 template <class T>
-Sums sum_part(const HostImage& img, std::int64_t own_first, std::int64_t own_last) {
+Sums sum_part(const HostImage& img, std::int64_t own_first, std::int64_t own_last, int threads) {
   const ImageView<T> view = img.view<T>();
-  const ecc::CpuBins<T> bins(view, 1);
+  const ecc::CpuBins<T> bins(view, threads);
   Sums s;
   s.values = bins.values;
   s.vcec.assign(bins.values.size(), 0);
   s.present.assign(bins.values.size(), 0);
-  if (own_first < own_last) ecc::accumulate_slabs(view, bins, own_first, own_last, s.vcec.data(), s.present.data());
+  if (own_first < own_last)
+    ecc::accumulate_slabs_parallel(view, bins, own_first, own_last, threads, s.vcec.data(), s.present.data());
   return s;
 }
 
@@ -134,9 +137,11 @@ class EccJob final : public distributed::Job {
   EccJob(const cli::Args& a, const ecc::Options& opt) : comm_(distributed::Comm::world()), opt_(opt) {
     opt_.generate_on_device = true;  // each rank's GPU makes its own slabs of a generated input
     variant_ = a.get("variant", gpu_available() ? "gpu-stream" : "seq");
-    if (variant_ != "gpu-stream" && variant_ != "seq")
-      throw cli::UsageError("--distributed runs every rank's slabs with gpu-stream (on GPU rank % GPUs) or seq (the "
-                            "CPU slab code); --variant " + variant_ + " does not apply");
+    if (variant_ != "gpu-stream" && variant_ != "seq" && variant_ != "omp")
+      throw cli::UsageError("--distributed runs every rank's slabs with gpu-stream (on GPU rank % GPUs), seq (the CPU "
+                            "slab code, one thread) or omp (the same on --threads threads); --variant " + variant_ +
+                            " does not apply");
+    threads_ = variant_ == "omp" ? (opt.threads > 0 ? opt.threads : omp_get_max_threads()) : 1;
     if (a.has("plot")) throw cli::UsageError("--plot is not drawn by a distributed run (draw it from its --json)");
     input_ = a.need("input");
     output_ = a.get("output");
@@ -183,10 +188,10 @@ class EccJob final : public distributed::Job {
   void write() override {
     if (comm_.root() && !output_.empty()) ecc::write_csv(curve_, output_);
   }
-  nlohmann::json rank_part() const override { return {{"slabs", {first_, last_}}}; }
+  nlohmann::json rank_part() const override { return {{"slabs", {first_, last_}}, {"threads", threads_}}; }
 
  private:
-  // seq: the part in chunks of whole slabs (--chunk-mib, else about kSeqChunkBytes each; at
+  // seq and omp: the part in chunks of whole slabs (--chunk-mib, else about kSeqChunkBytes each; at
   // least one slab), each read with the halo slab on each side, checked and summed: a part
   // larger than the rank's memory streams through it.
   template <class T>
@@ -205,7 +210,7 @@ class EccJob final : public distributed::Job {
       HostImage img(dtype_, held);
       src->read(h0, h1, img.raw());
       check_finite(img, shape_, h0, c0 - h0, c1 - h0);
-      const Sums chunk = sum_part<T>(img, c0 - h0, c1 - h0);
+      const Sums chunk = sum_part<T>(img, c0 - h0, c1 - h0, threads_);
       if (std::is_same<T, float>::value) {
         total = merge({pack(total), pack(chunk)});
       } else {  // the same bins in every chunk
@@ -232,6 +237,7 @@ class EccJob final : public distributed::Job {
   DType dtype_ = DType::u8;
   Shape shape_;
   std::int64_t slabs_ = 0, first_ = 0, last_ = 0;
+  int threads_ = 1;  // seq: 1; omp: --threads or OpenMP's default
   ecc::Curve curve_;
 };
 

@@ -15,7 +15,8 @@ namespace repix::family::ecc_distributed {
 // adds up each voxel's introduced cells by value (ecc/cell_rules.hpp, the rule every variant
 // uses), the halo slabs read as neighbours only: with --variant gpu-stream (the default where a
 // GPU is) on GPU rank % GPUs, its pipeline over the part's slabs (the part streams in chunks,
-// never whole in memory), with --variant seq (the default without) by the CPU slab code. The
+// never whole in memory), with --variant seq (the default without) by the CPU slab code on one
+// thread, with --variant omp by the same on the rank's OpenMP threads (--threads). The
 // parts merge at rank 0: 8- and 16-bit values are bins (one reduction of their sums), float32
 // values each rank's distinct values with their sums (gathered, merged by value). The curve is exactly the single-process one; rank 0
 // writes --output; the record (--json) holds the curve.
