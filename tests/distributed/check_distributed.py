@@ -4,7 +4,7 @@ distributed.*, where the build has MPI).
 
 usage: check_distributed.py --repix BIN --mpirun MPIEXEC [--ranks 1,2,3]
 
-For every family with a distributed run (ecc, auto-mi, reconstruct, edt, ranklet) and every case: `repix run FAMILY` alone and
+For every family with a distributed run (ecc, auto-mi, reconstruct, edt, ranklet, ami) and every case: `repix run FAMILY` alone and
 `mpirun -np N repix run FAMILY --distributed` for each N, outputs compared byte for byte; the
 --json record's rank layout checked; uneven splits, ranks with an empty part, every dtype, 2-D
 and 3-D, generated and file inputs. A bad input is one error line from mpirun, exit 1 and no
@@ -68,6 +68,13 @@ RANKLET_CASES = [
     ("uniform:9x14:levels=256:dtype=uint8:seed=3", ["--windows", "2"]),        # h = 1: no halo above
     ("uniform:17x1:levels=256:dtype=uint8:seed=4", ["--windows", "16"]),       # one row: ranks 1, 2 idle
     ("const:12x10:value=255:dtype=uint8", []),                                # the padding's own value
+]
+
+# (input, extra options): ami's cases, windows shared out over the ranks.
+AMI_CASES = [
+    ("uniform:37x29:levels=256:dtype=uint8:seed=1", []),                       # 4 windows on 1, 2, 3 ranks
+    ("uniform:20x18:levels=9:dtype=uint8:seed=2", ["--windows", "16,2"]),      # 2 windows: rank 2 of 3 idle
+    ("uniform:9x1:levels=256:dtype=uint8:seed=3", ["--windows", "4"]),         # one row, one window
 ]
 
 EDT_CASES = [
@@ -249,6 +256,29 @@ def main():
                 if d["ranks"] != n or covered != list(range(len(covered))) or not d["mpi"]:
                     failures.append(f"ranklet {spec} on {n} ranks: rank layout {d}")
                 print(f"ok  ranklet {spec} {' '.join(extra)} on {n} ranks")
+        for spec, extra in AMI_CASES:
+            ref = os.path.join(tmp, "ref-ami-full.csv")
+            # The single process's default variant: each window's features are that variant's.
+            r = run([a.repix, "run", "ami", "--input", spec, "--output", ref] + extra)
+            if r.returncode != 0:
+                failures.append(f"ami {spec}: single process failed: {r.stderr.strip()}")
+                continue
+            want = open(ref).read()
+            for n in ranks:
+                out, rec = os.path.join(tmp, f"m{n}.csv"), os.path.join(tmp, f"m{n}.json")
+                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "ami", "--distributed", "--input", spec,
+                                                   "--output", out, "--json", rec] + extra)
+                if r.returncode != 0:
+                    failures.append(f"ami {spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
+                    continue
+                if open(out).read() != want:
+                    failures.append(f"ami {spec} {extra} on {n} ranks: the features differ from the single process's")
+                d = json.load(open(rec))["distributed"]
+                shared = [w for p in d["parts"] for w in p["windows"]]
+                asked = [int(w) for w in extra[1].split(",")] if extra else [4, 8, 16, 32]
+                if d["ranks"] != n or shared != asked or not d["mpi"]:
+                    failures.append(f"ami {spec} on {n} ranks: rank layout {d}")
+                print(f"ok  ami {spec} {' '.join(extra)} on {n} ranks")
         # A uint16 image: one line from rank 0, exit 1, nothing written.
         r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "run", "ranklet", "--distributed", "--input",
                                            "uniform:8x8:levels=300:dtype=uint16", "--output", os.path.join(tmp, "no-rk.npy")])
@@ -369,7 +399,7 @@ def main():
             print(f"ok  NaN input refused in one line: {lines[0]}")
     # A family without a distributed run says so (without mpirun: before any MPI call).
     r = run([a.repix, "run", "maxtree", "--distributed", "--input", "uniform:8x8:levels=4:dtype=uint8:seed=1"])
-    if r.returncode != 1 or "maxtree has no distributed run yet" not in r.stderr or "runs: ecc, reconstruct, edt, ranklet, auto-mi" not in r.stderr:
+    if r.returncode != 1 or "maxtree has no distributed run yet" not in r.stderr or "runs: ecc, reconstruct, edt, ranklet, auto-mi, ami" not in r.stderr:
         failures.append(f"maxtree --distributed: exit {r.returncode}, {r.stderr!r}")
     else:
         print("ok  maxtree --distributed refused:", r.stderr.strip())

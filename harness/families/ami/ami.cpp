@@ -15,6 +15,7 @@
 #include "ami/ami.hpp"
 #include "core/atomic_file.hpp"
 #include "datasets/datasets.hpp"
+#include "harness/families/ami/ami_distributed.hpp"
 #include "harness/families/ami/shared.hpp"
 #include "harness/family_of.hpp"
 #include "harness/json_text.hpp"
@@ -139,6 +140,10 @@ class AmiFamily final : public FamilyOf<ami::Variant> {
             "omp-hist"};
   }
   void check_run_inputs(const Inputs& in, const Options& opt) const override { ami::check_input(in.at(0), opt); }
+  bool has_distributed_run() const override { return true; }
+  std::unique_ptr<distributed::Job> distributed_job(const cli::Args& a, const Options& opt) const override {
+    return ami_distributed::job(a, opt, declared_run_variant(a));
+  }
   // Its GPU variants' end-to-end run is their plan's after these checks.
   bool keeps_plan_for_host_inputs() const override { return true; }
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options& opt, cudaStream_t) const override {
