@@ -109,13 +109,54 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, env=env, **kw)
 
 
+def covers(parts):
+    """Whether the [first, last) parts, in rank order, cover 0 .. their end once each."""
+    covered = [i for f, l in parts for i in range(f, l)]
+    return covered == list(range(len(covered)))
+
+
+def lags_cover(parts, direction):
+    """Whether the ranks' [first, last] lag ranges of `direction` cover 1 .. their end once each, in rank order."""
+    covered = [lag for p in parts if p[direction] for lag in range(p[direction][0], p[direction][1] + 1)]
+    return covered == list(range(1, len(covered) + 1))
+
+
+def against_single_process(a, tmp, failures, family, args, outputs, ref_args=(), dist_args=(), label="",
+                           layout=None, note=None):
+    """`repix run FAMILY ARGS` alone (with ref_args) and under mpirun on each rank count with
+    --distributed (with dist_args): every output (option -> extension) compared byte for byte, the
+    --json record's rank layout checked by layout(record, ranks)."""
+    ref = {o: os.path.join(tmp, f"ref-{family}-{o}{ext}") for o, ext in outputs.items()}
+    r = run([a.repix, "run", family] + list(ref_args) + args + [x for o, p in ref.items() for x in (f"--{o}", p)])
+    if r.returncode != 0:
+        failures.append(f"{family} {label}: single process failed: {r.stderr.strip()}")
+        return
+    want = {o: open(p, "rb").read() for o, p in ref.items()}
+    for n in a.rank_counts:
+        got = {o: os.path.join(tmp, f"{family}-{n}-{o}{ext}") for o, ext in outputs.items()}
+        rec = os.path.join(tmp, f"{family}-{n}.json")
+        r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", family, "--distributed"] + args + list(dist_args) +
+                [x for o, p in got.items() for x in (f"--{o}", p)] + ["--json", rec])
+        if r.returncode != 0:
+            failures.append(f"{family} {label} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
+            continue
+        differ = [o for o, p in got.items() if open(p, "rb").read() != want[o]]
+        if differ:
+            failures.append(f"{family} {label} on {n} ranks: --{', --'.join(differ)} differ from the single process's")
+        j = json.load(open(rec))
+        d = j["distributed"]
+        if d["ranks"] != n or len(d["parts"]) != n or not d["mpi"] or (layout and not layout(j, n)):
+            failures.append(f"{family} {label} on {n} ranks: rank layout {d}")
+        print(f"ok  {family} {label} on {n} ranks{note(j) if note else ''}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repix", required=True)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--ranks", default="1,2,3")
     a = ap.parse_args()
-    ranks = [int(r) for r in a.ranks.split(",")]
+    a.rank_counts = [int(r) for r in a.ranks.split(",")]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         npy = os.path.join(tmp, "volume.npy")
@@ -126,55 +167,17 @@ def main():
             extra = []
             if spec.endswith("|chunked"):  # 1 MiB chunks: several per rank for the CPU slab code, on 2 threads
                 spec, extra = spec[:-len("|chunked")], ["--variant", "omp", "--threads", "2", "--chunk-mib", "1"]
-            ref = os.path.join(tmp, "ref.csv")
-            r = run([a.repix, "run", "ecc", "--variant", "seq", "--input", spec, "--output", ref])
-            if r.returncode != 0:
-                failures.append(f"{spec}: single process failed: {r.stderr.strip()}")
-                continue
-            want = open(ref).read()
-            for n in ranks:
-                out, rec = os.path.join(tmp, f"d{n}.csv"), os.path.join(tmp, f"d{n}.json")
-                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "ecc", "--distributed", "--input", spec,
-                                                   "--output", out, "--json", rec] + extra)
-                if r.returncode != 0:
-                    failures.append(f"{spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
-                    continue
-                if open(out).read() != want:
-                    failures.append(f"{spec} on {n} ranks: the curve differs from the single process's")
-                j = json.load(open(rec))
-                d = j["distributed"]
-                parts = [p["slabs"] for p in d["parts"]]
-                covered = [s for f, l in parts for s in range(f, l)]
-                if d["ranks"] != n or len(parts) != n or covered != sorted(set(covered)) or not d["mpi"]:
-                    failures.append(f"{spec} on {n} ranks: rank layout {d}")
-                print(f"ok  ecc {spec} {' '.join(extra)} on {n} ranks ({len([p for p in parts if p[0] == p[1]])} empty parts)")
+            against_single_process(a, tmp, failures, "ecc", ["--input", spec], {"output": ".csv"},
+                                   ref_args=["--variant", "seq"], dist_args=extra, label=f"{spec} {' '.join(extra)}",
+                                   layout=lambda j, n: covers([p["slabs"] for p in j["distributed"]["parts"]]),
+                                   note=lambda j: f" ({len([p for p in j['distributed']['parts'] if p['slabs'][0] == p['slabs'][1]])} empty parts)")
         for spec in AUTO_MI_CASES:
-            ref = os.path.join(tmp, "ref-ami.csv")
             # The single process's default variant (gpu-opt where a GPU is, omp without): the
             # distributed run's per-lag NMIs are that variant's, summed in the same order.
-            r = run([a.repix, "run", "auto-mi", "--input", spec, "--output", ref])
-            if r.returncode != 0:
-                failures.append(f"auto-mi {spec}: single process failed: {r.stderr.strip()}")
-                continue
-            want = open(ref).read()
-            for n in ranks:
-                out, rec = os.path.join(tmp, f"a{n}.csv"), os.path.join(tmp, f"a{n}.json")
-                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "auto-mi", "--distributed", "--input", spec,
-                                                   "--output", out, "--json", rec])
-                if r.returncode != 0:
-                    failures.append(f"auto-mi {spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
-                    continue
-                if open(out).read() != want:
-                    failures.append(f"auto-mi {spec} on {n} ranks: the features differ from the single process's")
-                d = json.load(open(rec))["distributed"]
-                ok = d["ranks"] == n and len(d["parts"]) == n and d["mpi"]
-                for direction in ("horizontal_lags", "vertical_lags"):
-                    covered = [lag for p in d["parts"] if p[direction] for lag in range(p[direction][0], p[direction][1] + 1)]
-                    ok = ok and covered == list(range(1, len(covered) + 1))  # every lag once, in rank order
-                if not ok:
-                    failures.append(f"auto-mi {spec} on {n} ranks: rank layout {d}")
-                idle = len([p for p in d["parts"] if not p["horizontal_lags"] and not p["vertical_lags"]])
-                print(f"ok  auto-mi {spec} on {n} ranks ({idle} ranks without lags)")
+            against_single_process(a, tmp, failures, "auto-mi", ["--input", spec], {"output": ".csv"}, label=spec,
+                                   layout=lambda j, n: all(lags_cover(j["distributed"]["parts"], d)
+                                                           for d in ("horizontal_lags", "vertical_lags")),
+                                   note=lambda j: f" ({len([p for p in j['distributed']['parts'] if not p['horizontal_lags'] and not p['vertical_lags']])} ranks without lags)")
         # A serpentine corridor 4 pixels a column, open columns joined alternately at the top and
         # the bottom, seeded at the bottom of the first: the wave crosses every rank's cut again
         # and again. A float32 pair whose mask holds -0.0 and whose marker rises to it.
@@ -197,29 +200,11 @@ def main():
         write_npy(os.path.join(tmp, "float-marker.npy"), "<f4", (fh, fw), "f", fmarker)
         for marker_spec, mask_spec, extra in RECONSTRUCT_CASES:
             files = [os.path.join(tmp, s) if s.endswith(".npy") else s for s in (marker_spec, mask_spec)]
-            ref = os.path.join(tmp, "ref-rec.npy")
-            inputs = ["--marker", files[0], "--mask", files[1]] + extra
-            r = run([a.repix, "run", "reconstruct", "--variant", "seq"] + inputs + ["--output", ref])
-            if r.returncode != 0:
-                failures.append(f"reconstruct {marker_spec}: single process failed: {r.stderr.strip()}")
-                continue
-            want = open(ref, "rb").read()
-            for n in ranks:
-                out, rec = os.path.join(tmp, f"r{n}.npy"), os.path.join(tmp, f"r{n}.json")
-                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "reconstruct", "--distributed"] + inputs +
-                        ["--output", out, "--json", rec])
-                if r.returncode != 0:
-                    failures.append(f"reconstruct {marker_spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
-                    continue
-                if open(out, "rb").read() != want:
-                    failures.append(f"reconstruct {marker_spec} {extra} on {n} ranks: the output differs from seq's")
-                j = json.load(open(rec))
-                d = j["distributed"]
-                rows = [p["rows"] for p in d["parts"]]
-                covered = [y for f, l in rows for y in range(f, l)]
-                if d["ranks"] != n or covered != list(range(len(covered))) or not d["mpi"]:
-                    failures.append(f"reconstruct {marker_spec} on {n} ranks: rank layout {d}")
-                print(f"ok  reconstruct {marker_spec} {' '.join(extra)} on {n} ranks ({j['border_rounds']} border rounds)")
+            against_single_process(a, tmp, failures, "reconstruct", ["--marker", files[0], "--mask", files[1]] + extra,
+                                   {"output": ".npy"}, ref_args=["--variant", "seq"],
+                                   label=f"{marker_spec} {' '.join(extra)}",
+                                   layout=lambda j, n: covers([p["rows"] for p in j["distributed"]["parts"]]),
+                                   note=lambda j: f" ({j['border_rounds']} border rounds)")
         # A marker above the mask in the last rank's rows: one line, the whole image's place, no output.
         above = os.path.join(tmp, "above.npy")
         write_npy(above, "|u1", (6, 4), "B", [0] * 21 + [9, 0, 0])
@@ -235,50 +220,17 @@ def main():
             print(f"ok  reconstruct marker above mask refused in one line: {lines[0]}")
 
         for spec, extra in RANKLET_CASES:
-            ref = os.path.join(tmp, "ref-rk.npy")
             # The single process's default variant; every ranklet variant gives the same float32 bits.
-            r = run([a.repix, "run", "ranklet", "--input", spec, "--output", ref] + extra)
-            if r.returncode != 0:
-                failures.append(f"ranklet {spec}: single process failed: {r.stderr.strip()}")
-                continue
-            want = open(ref, "rb").read()
-            for n in ranks:
-                out, rec = os.path.join(tmp, f"k{n}.npy"), os.path.join(tmp, f"k{n}.json")
-                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "ranklet", "--distributed", "--input", spec,
-                                                   "--output", out, "--json", rec] + extra)
-                if r.returncode != 0:
-                    failures.append(f"ranklet {spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
-                    continue
-                if open(out, "rb").read() != want:
-                    failures.append(f"ranklet {spec} {extra} on {n} ranks: the planes differ from the single process's")
-                d = json.load(open(rec))["distributed"]
-                covered = [y for p in d["parts"] for y in range(p["rows"][0], p["rows"][1])]
-                if d["ranks"] != n or covered != list(range(len(covered))) or not d["mpi"]:
-                    failures.append(f"ranklet {spec} on {n} ranks: rank layout {d}")
-                print(f"ok  ranklet {spec} {' '.join(extra)} on {n} ranks")
+            against_single_process(a, tmp, failures, "ranklet", ["--input", spec] + extra, {"output": ".npy"},
+                                   label=f"{spec} {' '.join(extra)}",
+                                   layout=lambda j, n: covers([p["rows"] for p in j["distributed"]["parts"]]))
         for spec, extra in AMI_CASES:
-            ref = os.path.join(tmp, "ref-ami-full.csv")
             # The single process's default variant: each window's features are that variant's.
-            r = run([a.repix, "run", "ami", "--input", spec, "--output", ref] + extra)
-            if r.returncode != 0:
-                failures.append(f"ami {spec}: single process failed: {r.stderr.strip()}")
-                continue
-            want = open(ref).read()
-            for n in ranks:
-                out, rec = os.path.join(tmp, f"m{n}.csv"), os.path.join(tmp, f"m{n}.json")
-                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "ami", "--distributed", "--input", spec,
-                                                   "--output", out, "--json", rec] + extra)
-                if r.returncode != 0:
-                    failures.append(f"ami {spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
-                    continue
-                if open(out).read() != want:
-                    failures.append(f"ami {spec} {extra} on {n} ranks: the features differ from the single process's")
-                d = json.load(open(rec))["distributed"]
-                shared = [w for p in d["parts"] for w in p["windows"]]
-                asked = [int(w) for w in extra[1].split(",")] if extra else [4, 8, 16, 32]
-                if d["ranks"] != n or shared != asked or not d["mpi"]:
-                    failures.append(f"ami {spec} on {n} ranks: rank layout {d}")
-                print(f"ok  ami {spec} {' '.join(extra)} on {n} ranks")
+            asked = [int(w) for w in extra[1].split(",")] if extra else [4, 8, 16, 32]
+            against_single_process(a, tmp, failures, "ami", ["--input", spec] + extra, {"output": ".csv"},
+                                   label=f"{spec} {' '.join(extra)}",
+                                   layout=lambda j, n, asked=asked: [w for p in j["distributed"]["parts"]
+                                                                     for w in p["windows"]] == asked)
         # A uint16 image: one line from rank 0, exit 1, nothing written.
         r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "run", "ranklet", "--distributed", "--input",
                                            "uniform:8x8:levels=300:dtype=uint16", "--output", os.path.join(tmp, "no-rk.npy")])
@@ -293,28 +245,9 @@ def main():
         write_npy(os.path.join(tmp, "lonely.npy"), "|u1", (20, 30), "B", lonely)
         for spec in EDT_CASES:
             spec_path = os.path.join(tmp, spec) if spec.endswith(".npy") else spec
-            ref, ref_sites = os.path.join(tmp, "ref-edt.npy"), os.path.join(tmp, "ref-sites.npy")
-            r = run([a.repix, "run", "edt", "--variant", "seq-exact", "--input", spec_path, "--output", ref,
-                     "--sites", ref_sites])
-            if r.returncode != 0:
-                failures.append(f"edt {spec}: single process failed: {r.stderr.strip()}")
-                continue
-            want = (open(ref, "rb").read(), open(ref_sites, "rb").read())
-            for n in ranks:
-                out, sites, rec = (os.path.join(tmp, f"e{n}.npy"), os.path.join(tmp, f"e{n}-sites.npy"),
-                                   os.path.join(tmp, f"e{n}.json"))
-                r = run(mpirun_cmd(a.mpirun, n) + [a.repix, "run", "edt", "--distributed", "--input", spec_path,
-                                                   "--output", out, "--sites", sites, "--json", rec])
-                if r.returncode != 0:
-                    failures.append(f"edt {spec} on {n} ranks: exit {r.returncode}: {r.stderr.strip()}")
-                    continue
-                if (open(out, "rb").read(), open(sites, "rb").read()) != want:
-                    failures.append(f"edt {spec} on {n} ranks: distances or sites differ from seq-exact's")
-                d = json.load(open(rec))["distributed"]
-                covered = [y for p in d["parts"] for y in range(p["rows"][0], p["rows"][1])]
-                if d["ranks"] != n or covered != list(range(len(covered))) or not d["mpi"]:
-                    failures.append(f"edt {spec} on {n} ranks: rank layout {d}")
-                print(f"ok  edt {spec} on {n} ranks")
+            against_single_process(a, tmp, failures, "edt", ["--input", spec_path], {"output": ".npy", "sites": ".npy"},
+                                   ref_args=["--variant", "seq-exact"], label=spec,
+                                   layout=lambda j, n: covers([p["rows"] for p in j["distributed"]["parts"]]))
         # Only the distances asked (the sites are not computed then): still seq-exact's.
         lonely_path, out, ref = (os.path.join(tmp, "lonely.npy"), os.path.join(tmp, "only.npy"),
                                  os.path.join(tmp, "only-ref.npy"))
