@@ -32,8 +32,8 @@ std::vector<nlohmann::json> gather_json(const Comm& comm, const nlohmann::json& 
   return out;
 }
 
-// The record's "distributed" object: ranks, split, every rank's part (with `per_rank` merged
-// into it), the MPI library.
+// The record's "distributed" object: ranks, split, every rank's part (rank_part() with the
+// driver's times), the MPI library.
 nlohmann::json layout(const Comm& comm, const Job& job, const std::vector<nlohmann::json>& parts) {
   return {{"ranks", comm.size()}, {"split", job.split()}, {"parts", parts}, {"mpi", mpi_library()}};
 }
