@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "maxtree/area_levels.hpp"
 #include "maxtree/detail.hpp"
 #include "maxtree/maxtree.hpp"
 
@@ -33,122 +34,10 @@ void check_area_input(const HostImage& image, const Options& opt) {
 
 namespace {
 
-template <class I>
-struct Segment {
-  I begin, end;   // a range of the level-sorted nodes
-  bool parallel;  // one large level: its nodes in parallel; otherwise a run of small levels, in order
-};
-
-// Runs fn(node) over the level-sorted nodes `order` (level v: [start[v], start[v + 1])), level by
-// level, descending or ascending: each level sees the effects of all levels before it. A level of
-// many nodes is shared among the threads; a run of small levels is walked by one of them (a
-// barrier per level would cost more than the work at 16 bits).
-template <class I, class Fn>
-void for_levels(const std::vector<I>& start, const std::vector<I>& order, bool descending, int threads, Fn&& fn) {
-  constexpr I kBig = 4096;
-  const std::size_t L = start.size() - 1;
-  std::vector<Segment<I>> segs;
-  for (std::size_t k = 0; k < L; ++k) {
-    const std::size_t v = descending ? L - 1 - k : k;
-    const I b = start[v], e = start[v + 1];
-    if (b == e) continue;
-    const bool big = threads > 1 && e - b >= kBig;
-    if (!big && !segs.empty() && !segs.back().parallel) {
-      if (descending) segs.back().begin = b;
-      else segs.back().end = e;
-    } else {
-      segs.push_back({b, e, big});
-    }
-  }
-  auto walk = [&](const Segment<I>& s) {
-    if (descending)
-      for (I i = s.end; i-- > s.begin;) fn(order[i]);
-    else
-      for (I i = s.begin; i < s.end; ++i) fn(order[i]);
-  };
-  if (threads <= 1) {
-    for (const auto& s : segs) walk(s);
-    return;
-  }
-#pragma omp parallel num_threads(threads)
-  for (const auto& s : segs) {
-    if (s.parallel) {
-#pragma omp for schedule(static)
-      for (I i = s.begin; i < s.end; ++i) fn(order[i]);
-    } else {
-#pragma omp single
-      walk(s);
-    }
-  }
-}
-
 template <class T, class I>
 void area_open_typed(const T* f, const I* parent, I n, std::int64_t A, int threads, T* out) {
-  constexpr std::size_t L = detail::levels_of<T>();
-  auto canonical = [&](I p) {
-    const I q = parent[p];
-    return q == p || f[q] != f[p];
-  };
-  // 1. Proper pixels per node, at its canonical pixel (runs of one node along a row added at once).
-  std::vector<std::int64_t> area(static_cast<std::size_t>(n), 0);
-#pragma omp parallel num_threads(threads)
-  {
-    I last = -1;
-    std::int64_t count = 0;
-#pragma omp for schedule(static)
-    for (I p = 0; p < n; ++p) {
-      const I c = canonical(p) ? p : parent[p];
-      if (c != last) {
-        if (last >= 0) __atomic_fetch_add(&area[last], count, __ATOMIC_RELAXED);
-        last = c;
-        count = 0;
-      }
-      ++count;
-    }
-    if (last >= 0) __atomic_fetch_add(&area[last], count, __ATOMIC_RELAXED);
-  }
-  // 2. The nodes sorted by level (a counting sort, per thread then merged).
-  std::vector<I> hist(static_cast<std::size_t>(threads) * L, 0), start(L + 1, 0), order;
-#pragma omp parallel num_threads(threads)
-  {
-    I* h = hist.data() + static_cast<std::size_t>(omp_get_thread_num()) * L;
-#pragma omp for schedule(static)
-    for (I p = 0; p < n; ++p)
-      if (canonical(p)) ++h[f[p]];
-#pragma omp single
-    {
-      I running = 0;
-      for (std::size_t v = 0; v < L; ++v) {
-        start[v] = running;
-        for (int t = 0; t < threads; ++t) {
-          const I c = hist[t * L + v];
-          hist[t * L + v] = running;
-          running += c;
-        }
-      }
-      start[L] = running;
-      order.resize(static_cast<std::size_t>(running));
-    }
-#pragma omp for schedule(static)  // the same split as the count above
-    for (I p = 0; p < n; ++p)
-      if (canonical(p)) order[static_cast<std::size_t>(h[f[p]]++)] = p;
-  }
-  // 3. Leaf to root: each node's area into its parent's (children are of higher levels).
-  std::int64_t* a = area.data();
-  for_levels(start, order, /*descending=*/true, threads, [&](I c) {
-    const I q = parent[c];
-    if (q != c) __atomic_fetch_add(a + q, a[c], __ATOMIC_RELAXED);
-  });
-  // 4. Root to leaf: a node's output level is its own if kept (area >= A, or the root), else its
-  //    parent's (of a lower level, so already set).
-  for_levels(start, order, /*descending=*/false, threads, [&](I c) {
-    const I q = parent[c];
-    out[c] = (q == c || a[c] >= A) ? f[c] : out[q];
-  });
-  // 5. Every other pixel: its node's level.
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (I p = 0; p < n; ++p)
-    if (!canonical(p)) out[p] = out[parent[p]];
+  const detail::NodeAreas<I> nodes = detail::node_areas<T, I>(f, parent, n, threads);
+  detail::area_filter<T, I>(f, parent, n, nodes, A, threads, out, [](I, T&) { return false; });
 }
 
 // Calls fn(f, parent) with the image's element type and the parent image's index type.

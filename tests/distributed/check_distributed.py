@@ -4,7 +4,7 @@ distributed.*, where the build has MPI).
 
 usage: check_distributed.py --repix BIN --mpirun MPIEXEC [--ranks 1,2,3]
 
-For every family with a distributed run (ecc, auto-mi, reconstruct, edt, ranklet, ami) and every case: `repix run FAMILY` alone and
+For every family (ecc, auto-mi, reconstruct, edt, ranklet, ami, maxtree, area-opening) and every case: `repix run FAMILY` alone and
 `mpirun -np N repix run FAMILY --distributed` for each N, outputs compared byte for byte; the
 --json record's rank layout checked; uneven splits, ranks with an empty part, every dtype, 2-D
 and 3-D, generated and file inputs. A bad input is one error line from mpirun, exit 1 and no
@@ -87,6 +87,20 @@ EDT_CASES = [
     "uniform:12x13:levels=4:dtype=float32:seed=4",             # float32 input
 ]
 
+# (input, extra options): maxtree's and area-opening's cases (area-opening adds --area). Files
+# named "comb*" are written by the test (below).
+MAXTREE_CASES = [
+    ("texture:64x53:name=camera", []),                                     # a natural image
+    ("uniform:41x37:levels=3:dtype=uint8:seed=1", ["--connectivity", "8"]),  # plateaus winding across the cuts
+    ("uniform:33x29:levels=65536:dtype=uint16:seed=2", []),                # nearly every pixel a node
+    ("texture:40x31:name=grass:dtype=uint16", ["--connectivity", "8"]),
+    ("uniform:17x1:levels=5:dtype=uint8:seed=3", []),                      # one row: ranks 1 and 2 idle
+    ("uniform:5x2:levels=4:dtype=uint8:seed=4", []),                       # two rows: rank 2 of 3 idle
+    ("const:9x7:value=200:dtype=uint8", []),                               # one node
+    ("comb.npy", ["--connectivity", "4"]),                                 # teeth through every cut, joined in turn
+]
+AREA_OPENING_AREAS = {"texture:64x53:name=camera": ["7", "400"], "comb.npy": ["30", "10000"]}
+
 
 def write_npy(path, descr, shape, code, values):
     """A version 1.0 .npy of `values` (struct code `code`, little-endian) without NumPy."""
@@ -150,6 +164,19 @@ def against_single_process(a, tmp, failures, family, args, outputs, ref_args=(),
         print(f"ok  {family} {label} on {n} ranks{note(j) if note else ''}")
 
 
+def refused_in_one_line(a, failures, label, n, args, words, code=None, out=None):
+    """`mpirun -np N repix ARGS` fails with one `repix` line holding `words`, with exit `code` (any
+    but 0 where None), and leaves no file at `out`."""
+    r = run(mpirun_cmd(a.mpirun, n) + [a.repix] + args)
+    lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
+    written = bool(out) and os.path.exists(out)
+    exit_ok = r.returncode != 0 if code is None else r.returncode == code
+    if not exit_ok or len(lines) != 1 or words not in lines[0] or written:
+        failures.append(f"{label}: exit {r.returncode}, {r.stderr!r}" + (f", output written: {written}" if out else ""))
+    else:
+        print(f"ok  {label} refused in one line: {lines[0]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repix", required=True)
@@ -211,13 +238,9 @@ def main():
         zeros = os.path.join(tmp, "zeros.npy")
         write_npy(zeros, "|u1", (6, 4), "B", [0] * 24)
         out = os.path.join(tmp, "bad-rec.npy")
-        r = run(mpirun_cmd(a.mpirun, 3) + [a.repix, "run", "reconstruct", "--distributed", "--marker", above, "--mask",
-                                           zeros, "--output", out])
-        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
-        if r.returncode == 0 or len(lines) != 1 or "marker above mask at (x=1, y=5)" not in lines[0] or os.path.exists(out):
-            failures.append(f"reconstruct marker above mask: exit {r.returncode}, {r.stderr!r}, output: {os.path.exists(out)}")
-        else:
-            print(f"ok  reconstruct marker above mask refused in one line: {lines[0]}")
+        refused_in_one_line(a, failures, "reconstruct marker above mask", 3,
+                            ["run", "reconstruct", "--distributed", "--marker", above, "--mask", zeros, "--output", out],
+                            "marker above mask at (x=1, y=5)", out=out)
 
         for spec, extra in RANKLET_CASES:
             # The single process's default variant; every ranklet variant gives the same float32 bits.
@@ -231,14 +254,34 @@ def main():
                                    label=f"{spec} {' '.join(extra)}",
                                    layout=lambda j, n, asked=asked: [w for p in j["distributed"]["parts"]
                                                                      for w in p["windows"]] == asked)
+        # A comb: teeth of level 9 from a top bar, joined at the bottom in turn (one serpentine
+        # component through every cut, down and up), level-5 plateaus between them.
+        cw, ch = 41, 23
+        comb = [9 if x % 4 == 0 else 5 if x % 4 == 2 else 1 for y in range(ch) for x in range(cw)]
+        for x in range(cw):
+            if (x // 4) % 2 == 0:
+                comb[x] = 9
+            if (x // 4) % 2 == 1 and x % 4 < 3 or (x // 4) % 2 == 0 and x % 4 >= 1 and x > 3:
+                comb[(ch - 1) * cw + x] = 9
+        write_npy(os.path.join(tmp, "comb.npy"), "|u1", (ch, cw), "B", comb)
+        for spec, extra in MAXTREE_CASES:
+            path = os.path.join(tmp, spec) if spec.endswith(".npy") else spec
+            # seq as the single process: every variant's tree is its normal form; the ranks run the
+            # default variant on their rows.
+            against_single_process(a, tmp, failures, "maxtree", ["--input", path] + extra, {"output": ".npy"},
+                                   ref_args=["--variant", "seq"], label=f"{spec} {' '.join(extra)}",
+                                   layout=lambda j, n: covers([p["rows"] for p in j["distributed"]["parts"]]),
+                                   note=lambda j: f" ({j['border_nodes']} border nodes, {j['merged_nodes']} merged)")
+            for area in AREA_OPENING_AREAS.get(spec, ["25"]):
+                against_single_process(a, tmp, failures, "area-opening", ["--input", path, "--area", area] + extra,
+                                       {"output": ".npy"}, ref_args=["--variant", "seq"],
+                                       label=f"{spec} --area {area} {' '.join(extra)}",
+                                       layout=lambda j, n: covers([p["rows"] for p in j["distributed"]["parts"]]))
         # A uint16 image: one line from rank 0, exit 1, nothing written.
-        r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "run", "ranklet", "--distributed", "--input",
-                                           "uniform:8x8:levels=300:dtype=uint16", "--output", os.path.join(tmp, "no-rk.npy")])
-        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
-        if r.returncode != 1 or len(lines) != 1 or os.path.exists(os.path.join(tmp, "no-rk.npy")):
-            failures.append(f"ranklet uint16: exit {r.returncode}, {r.stderr!r}")
-        else:
-            print(f"ok  ranklet uint16 refused in one line: {lines[0]}")
+        out = os.path.join(tmp, "no-rk.npy")
+        refused_in_one_line(a, failures, "ranklet uint16", 2, ["run", "ranklet", "--distributed", "--input",
+                                                               "uniform:8x8:levels=300:dtype=uint16", "--output", out],
+                            "uint8", code=1, out=out)
 
         lonely = [1] * (30 * 20)
         lonely[17 * 30 + 3] = 0
@@ -263,19 +306,16 @@ def main():
         values[13] = float("nan")  # (x=1, y=3): rank 1 of 2
         write_npy(nan_edt, "<f4", (6, 4), "f", values)
         out = os.path.join(tmp, "bad-edt.npy")
-        r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "run", "edt", "--distributed", "--input", nan_edt, "--output", out])
-        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
-        if r.returncode == 0 or len(lines) != 1 or "NaN at x=1, y=3" not in lines[0] or os.path.exists(out):
-            failures.append(f"edt NaN: exit {r.returncode}, {r.stderr!r}, output: {os.path.exists(out)}")
-        else:
-            print(f"ok  edt NaN refused in one line: {lines[0]}")
+        refused_in_one_line(a, failures, "edt NaN", 2, ["run", "edt", "--distributed", "--input", nan_edt, "--output", out],
+                            "NaN at x=1, y=3", out=out)
         # `repix bench --distributed`: every rank's samples, the slowest rank's as the sample.
         for family, inputs in (("reconstruct", ["--marker", "noise-mask:64x47:marker=opening:seed=1", "--mask",
                                                 "noise-mask:64x47:seed=1"]),
                                ("edt", ["--input", "sparse:50x41:density=0.01:seed=2"]),
                                ("ecc", ["--input", "uniform:9x8x5:levels=50:dtype=float32:seed=3"]),
                                ("auto-mi", ["--input", "uniform:40x30:levels=16:dtype=uint8:seed=1"]),
-                               ("ranklet", ["--input", "uniform:40x30:levels=256:dtype=uint8:seed=1"])):
+                               ("ranklet", ["--input", "uniform:40x30:levels=256:dtype=uint8:seed=1"]),
+                               ("area-opening", ["--input", "texture:50x41:name=camera", "--area", "20"])):
             report = os.path.join(tmp, f"bench-{family}.json")
             r = run(mpirun_cmd(a.mpirun, 3) + [a.repix, "bench", "--distributed", "--family", family] + inputs +
                     ["--samples", "3", "--out", report])
@@ -292,50 +332,34 @@ def main():
                 failures.append(f"bench --distributed {family}: exit {r.returncode}, {r.stderr!r}")
             else:
                 print(f"ok  bench --distributed {family}: {r.stdout.strip()}")
-        r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "bench", "--distributed", "--family", "edt", "--input",
-                                           "sparse:50x41", "--output", os.path.join(tmp, "no.npy")])
-        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
-        if r.returncode != 2 or len(lines) != 1 or "unknown option --output" not in lines[0]:
-            failures.append(f"bench --distributed --output: exit {r.returncode}, {r.stderr!r}")
-        else:
-            print(f"ok  bench --distributed refuses an output in one line: {lines[0]}")
+        refused_in_one_line(a, failures, "bench --distributed --output", 2,
+                            ["bench", "--distributed", "--family", "edt", "--input", "sparse:50x41", "--output",
+                             os.path.join(tmp, "no.npy")], "unknown option --output", code=2)
         # An argument error every rank meets (an output that is not .npy): one line, from rank 0.
-        r = run(mpirun_cmd(a.mpirun, 3) + [a.repix, "run", "edt", "--distributed", "--input", "sparse:20x20",
-                                           "--output", os.path.join(tmp, "edt.png")])
-        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
-        if r.returncode != 2 or len(lines) != 1 or "usage error" not in lines[0]:
-            failures.append(f"edt --output edt.png on 3 ranks: exit {r.returncode}, {r.stderr!r}")
-        else:
-            print(f"ok  an argument error on 3 ranks is one line: {lines[0]}")
+        refused_in_one_line(a, failures, "edt --output edt.png on 3 ranks", 3,
+                            ["run", "edt", "--distributed", "--input", "sparse:20x20", "--output",
+                             os.path.join(tmp, "edt.png")], "usage error", code=2)
         # A label above 256: one error line, exit 1, nothing written.
         labels = os.path.join(tmp, "labels.npy")
         write_npy(labels, "<u2", (3, 4), "H", [0, 1, 2, 3, 4, 5, 300, 7, 8, 9, 10, 11])
         out = os.path.join(tmp, "bad-ami.csv")
-        r = run(mpirun_cmd(a.mpirun, 2) + [a.repix, "run", "auto-mi", "--distributed", "--input", labels, "--output", out])
-        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
-        if r.returncode == 0 or len(lines) != 1 or "label 300 at (y=1, x=2) is above 256" not in lines[0] or os.path.exists(out):
-            failures.append(f"auto-mi bad label: exit {r.returncode}, stderr {r.stderr!r}, output written: {os.path.exists(out)}")
-        else:
-            print(f"ok  auto-mi label above 256 refused in one line: {lines[0]}")
+        refused_in_one_line(a, failures, "auto-mi label above 256", 2,
+                            ["run", "auto-mi", "--distributed", "--input", labels, "--output", out],
+                            "label 300 at (y=1, x=2) is above 256", out=out)
         # A NaN in one rank's part: one error line (rank 0's words), exit 1, nothing written.
         bad = os.path.join(tmp, "nan.npy")
         values = [float(i) for i in range(24)]
         values[21] = float("nan")  # row 5: the last rank's part
         write_npy(bad, "<f4", (6, 4), "f", values)
         out = os.path.join(tmp, "bad.csv")
-        r = run(mpirun_cmd(a.mpirun, 3) + [a.repix, "run", "ecc", "--distributed", "--input", bad, "--output", out])
-        lines = [l for l in r.stderr.splitlines() if l.startswith("repix")]
         # The place is the whole image's (row 5), not the rank's part's.
-        if r.returncode == 0 or len(lines) != 1 or "NaN in the input at (x=1, y=5)" not in lines[0] or os.path.exists(out):
-            failures.append(f"NaN input: exit {r.returncode}, stderr {r.stderr!r}, output written: {os.path.exists(out)}")
-        else:
-            print(f"ok  NaN input refused in one line: {lines[0]}")
-    # A family without a distributed run says so (without mpirun: before any MPI call).
-    r = run([a.repix, "run", "maxtree", "--distributed", "--input", "uniform:8x8:levels=4:dtype=uint8:seed=1"])
-    if r.returncode != 1 or "maxtree has no distributed run yet" not in r.stderr or "runs: ecc, reconstruct, edt, ranklet, auto-mi, ami" not in r.stderr:
-        failures.append(f"maxtree --distributed: exit {r.returncode}, {r.stderr!r}")
-    else:
-        print("ok  maxtree --distributed refused:", r.stderr.strip())
+        refused_in_one_line(a, failures, "ecc NaN input", 3, ["run", "ecc", "--distributed", "--input", bad, "--output", out],
+                            "NaN in the input at (x=1, y=5)", out=out)
+        # A float32 image for maxtree: one line, nothing written.
+        out = os.path.join(tmp, "bad-mt.npy")
+        refused_in_one_line(a, failures, "maxtree float32", 2,
+                            ["run", "maxtree", "--distributed", "--input", "uniform:8x8:levels=4:dtype=float32", "--output",
+                             out], "uint8 or uint16", out=out)
     for f in failures:
         print("FAIL", f)
     sys.exit(1 if failures else 0)

@@ -10,6 +10,7 @@
 
 #include "maxtree/maxtree.hpp"
 #include "maxtree/oracle.hpp"
+#include "maxtree/parent_compare.hpp"
 #include "maxtree/test_images.hpp"
 #include "support/variants.hpp"
 
@@ -25,13 +26,7 @@ REPIX_INSTANTIATE_VARIANTS(AreaOpeningVariant, test::variant_ids(area_variants()
 #define REPIX_SKIP_GPU_VARIANT_WITHOUT_GPU(v) \
   if ((v).gpu && !gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
 
-std::string where(const ParentImage& got, const ParentImage& want) {
-  for (std::int64_t i = 0; i < want.size(); ++i)
-    if (got[i] != want[i])
-      return "first difference at (" + std::to_string(i % want.shape.nx) + ", " + std::to_string(i / want.shape.nx) +
-             "): got " + std::to_string(got[i]) + ", want " + std::to_string(want[i]);
-  return "shapes differ";
-}
+using test::where;
 
 TEST_P(MaxtreeVariant, MatchesSeqOnEveryShapeTileAndThreadCount) {
   const Variant& v = find_variant(GetParam());

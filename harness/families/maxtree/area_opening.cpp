@@ -8,6 +8,7 @@
 #include "core/gpu.hpp"
 #include "datasets/io.hpp"
 #include "harness/families/maxtree/common.hpp"
+#include "harness/families/maxtree/distributed.hpp"
 #include "harness/json_text.hpp"
 
 namespace repix::family {
@@ -104,6 +105,10 @@ class AreaOpeningFamily final : public maxtree_common::Base<maxtree::AreaVariant
   // The variants check their input (maxtree::check_area_input); on the device, the same here.
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options& opt, cudaStream_t) const override {
     maxtree::check_area_input(InputDesc{in.at(0).dtype, in.at(0).shape}, opt);
+  }
+  bool has_distributed_run() const override { return true; }
+  std::unique_ptr<distributed::Job> distributed_job(const cli::Args& a, const Options& opt) const override {
+    return maxtree_distributed::job(a, opt, declared_run_variant(a).id, /*area_opening=*/true);
   }
   nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs&, const Options& opt) const override {
     nlohmann::json j = run_record_common(opt, r.stats);

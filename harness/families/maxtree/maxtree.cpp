@@ -6,6 +6,7 @@
 #include "datasets/datasets.hpp"
 #include "datasets/io.hpp"
 #include "harness/families/maxtree/common.hpp"
+#include "harness/families/maxtree/distributed.hpp"
 #include "harness/json_text.hpp"
 
 namespace repix::family {
@@ -86,6 +87,10 @@ class MaxtreeFamily final : public maxtree_common::Base<maxtree::Variant> {
   // The variants check their input (maxtree::check_input); on the device, the same here.
   void check_device_inputs(const std::vector<DeviceImage>& in, const Options& opt, cudaStream_t) const override {
     maxtree::check_input(InputDesc{in.at(0).dtype, in.at(0).shape}, opt);
+  }
+  bool has_distributed_run() const override { return true; }
+  std::unique_ptr<distributed::Job> distributed_job(const cli::Args& a, const Options& opt) const override {
+    return maxtree_distributed::job(a, opt, declared_run_variant(a).id, /*area_opening=*/false);
   }
   nlohmann::json run_record_extra(const Variant&, const Result& r, const Inputs& in, const Options& opt) const override {
     nlohmann::json j = run_record_common(opt, r.stats);

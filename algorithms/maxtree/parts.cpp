@@ -1,0 +1,411 @@
+// The merge of row parts' max-trees (parts.hpp).
+#include "maxtree/parts.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <type_traits>
+#include <unordered_set>
+
+#include "core/error.hpp"
+#include "maxtree/area_levels.hpp"
+#include "maxtree/detail.hpp"
+
+namespace repix::maxtree::parts {
+
+// ---- Border's bytes: a header of int64s, then the nodes and the edge rows -----------------------
+
+namespace {
+
+class Writer {
+ public:
+  template <class T>
+  void put(const T& v) {
+    const char* p = reinterpret_cast<const char*>(&v);
+    bytes.insert(bytes.end(), p, p + sizeof v);
+  }
+  template <class T>
+  void put_all(const std::vector<T>& v) {
+    put(static_cast<std::int64_t>(v.size()));
+    const char* p = reinterpret_cast<const char*>(v.data());
+    bytes.insert(bytes.end(), p, p + v.size() * sizeof(T));
+  }
+  std::vector<char> bytes;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::vector<char>& b) : b_(b) {}
+  template <class T>
+  T get() {
+    T v;
+    take(&v, sizeof v);
+    return v;
+  }
+  template <class T>
+  std::vector<T> get_all() {
+    const std::int64_t n = get<std::int64_t>();
+    if (n < 0 || static_cast<std::uint64_t>(n) > (b_.size() - at_) / sizeof(T)) fail();
+    std::vector<T> v(static_cast<std::size_t>(n));
+    take(v.data(), v.size() * sizeof(T));
+    return v;
+  }
+  bool done() const { return at_ == b_.size(); }
+  [[noreturn]] static void fail() { throw Error("internal: a max-tree part's border arrived damaged"); }
+
+ private:
+  void take(void* dst, std::size_t n) {
+    if (n > b_.size() - at_) fail();
+    std::memcpy(dst, b_.data() + at_, n);
+    at_ += n;
+  }
+  const std::vector<char>& b_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace
+
+std::vector<char> Border::bytes() const {
+  Writer w;
+  w.put(first_row);
+  w.put(last_row);
+  w.put(width);
+  w.put_all(nodes);
+  w.put_all(top);
+  w.put_all(bottom);
+  return std::move(w.bytes);
+}
+
+Border Border::from_bytes(const std::vector<char>& bytes) {
+  Reader r(bytes);
+  Border b;
+  b.first_row = r.get<std::int64_t>();
+  b.last_row = r.get<std::int64_t>();
+  b.width = r.get<std::int64_t>();
+  b.nodes = r.get_all<BorderNode>();
+  b.top = r.get_all<std::int64_t>();
+  b.bottom = r.get_all<std::int64_t>();
+  if (!r.done() || b.width < 1 || b.first_row >= b.last_row) Reader::fail();
+  return b;
+}
+
+// ---- merge: the max-tree of the border graph ----------------------------------------------------
+
+Merged merge(const std::vector<Border>& borders, int connectivity, std::int64_t min_area) {
+  Merged m;
+  // The vertices: every part's border nodes.
+  std::vector<std::int64_t> id, local_parent, area;
+  std::vector<std::uint32_t> level;
+  for (const Border& b : borders)
+    for (const BorderNode& n : b.nodes) {
+      if (!m.slot.emplace(n.id, static_cast<std::int64_t>(id.size())).second)
+        throw Error("internal: max-tree border node " + std::to_string(n.id) + " came from two parts");
+      id.push_back(n.id);
+      local_parent.push_back(n.parent);
+      area.push_back(n.area);
+      level.push_back(n.level);
+    }
+  const std::int64_t count = static_cast<std::int64_t>(id.size());
+  auto slot_of = [&](std::int64_t node) {
+    const auto it = m.slot.find(node);
+    if (it == m.slot.end()) throw Error("internal: max-tree node " + std::to_string(node) + " is not a border node");
+    return it->second;
+  };
+  // The edges: each border node to its parent in its part, and the facing pixels of neighbouring
+  // parts' edge rows (straight across, and diagonally at 8-connectivity).
+  std::vector<std::pair<std::int64_t, std::int64_t>> edges;
+  std::vector<std::int64_t> parent_slot(static_cast<std::size_t>(count));
+  for (std::int64_t k = 0; k < count; ++k) {
+    parent_slot[static_cast<std::size_t>(k)] =
+        local_parent[static_cast<std::size_t>(k)] == id[static_cast<std::size_t>(k)] ? k
+                                                                                     : slot_of(local_parent[static_cast<std::size_t>(k)]);
+    if (parent_slot[static_cast<std::size_t>(k)] != k) edges.emplace_back(k, parent_slot[static_cast<std::size_t>(k)]);
+  }
+  for (std::size_t i = 0; i + 1 < borders.size(); ++i) {
+    const Border &up = borders[i], &down = borders[i + 1];
+    const std::int64_t w = up.width;
+    if (up.last_row != down.first_row || down.width != w || static_cast<std::int64_t>(up.bottom.size()) != w ||
+        static_cast<std::int64_t>(down.top.size()) != w)
+      throw Error("internal: max-tree parts rows [" + std::to_string(up.first_row) + ", " +
+                  std::to_string(up.last_row) + ") and [" + std::to_string(down.first_row) + ", " +
+                  std::to_string(down.last_row) + ") do not meet");
+    for (std::int64_t x = 0; x < w; ++x) {
+      const std::int64_t a = slot_of(up.bottom[static_cast<std::size_t>(x)]);
+      edges.emplace_back(a, slot_of(down.top[static_cast<std::size_t>(x)]));
+      if (connectivity == 8) {
+        if (x > 0) edges.emplace_back(a, slot_of(down.top[static_cast<std::size_t>(x - 1)]));
+        if (x + 1 < w) edges.emplace_back(a, slot_of(down.top[static_cast<std::size_t>(x + 1)]));
+      }
+    }
+  }
+  // Adjacency lists (CSR).
+  std::vector<std::int64_t> first(static_cast<std::size_t>(count + 1), 0), next(edges.size() * 2);
+  for (const auto& e : edges) {
+    ++first[static_cast<std::size_t>(e.first + 1)];
+    ++first[static_cast<std::size_t>(e.second + 1)];
+  }
+  std::partial_sum(first.begin(), first.end(), first.begin());
+  {
+    std::vector<std::int64_t> fill(first.begin(), first.end() - 1);
+    for (const auto& e : edges) {
+      next[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.first)]++)] = e.second;
+      next[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.second)]++)] = e.first;
+    }
+  }
+  // Berger et al.'s union-find, levels descending (ties by id: the same order on every rank).
+  std::vector<std::int64_t> order(static_cast<std::size_t>(count));
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    const auto la = level[static_cast<std::size_t>(a)], lb = level[static_cast<std::size_t>(b)];
+    return la != lb ? la > lb : id[static_cast<std::size_t>(a)] < id[static_cast<std::size_t>(b)];
+  });
+  std::vector<std::int64_t> par(static_cast<std::size_t>(count), -1), zpar(static_cast<std::size_t>(count), -1);
+  auto find = [&](std::int64_t v) {
+    while (zpar[static_cast<std::size_t>(v)] != v) {
+      std::int64_t& z = zpar[static_cast<std::size_t>(v)];
+      z = zpar[static_cast<std::size_t>(z)];  // path halving
+      v = z;
+    }
+    return v;
+  };
+  for (const std::int64_t v : order) {
+    par[static_cast<std::size_t>(v)] = zpar[static_cast<std::size_t>(v)] = v;
+    for (std::int64_t e = first[static_cast<std::size_t>(v)]; e < first[static_cast<std::size_t>(v + 1)]; ++e) {
+      const std::int64_t u = next[static_cast<std::size_t>(e)];
+      if (zpar[static_cast<std::size_t>(u)] < 0) continue;  // not yet processed (a lower level)
+      const std::int64_t r = find(u);
+      if (r != v) par[static_cast<std::size_t>(r)] = zpar[static_cast<std::size_t>(r)] = v;
+    }
+  }
+  // Canonical form, root first: each vertex points to its node's level root, a level root to its
+  // parent node's (the last-processed vertex of a node is its level root).
+  auto lv = [&](std::int64_t v) { return level[static_cast<std::size_t>(v)]; };
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    std::int64_t& p = par[static_cast<std::size_t>(*it)];
+    if (lv(par[static_cast<std::size_t>(p)]) == lv(p)) p = par[static_cast<std::size_t>(p)];
+  }
+  auto level_root = [&](std::int64_t v) { return lv(par[static_cast<std::size_t>(v)]) == lv(v) ? par[static_cast<std::size_t>(v)] : v; };
+  // Per node (at its level root): the smallest id, the area added by its border nodes, then the
+  // subtree's area, children (higher levels) before parents.
+  std::vector<std::int64_t> smallest(static_cast<std::size_t>(count), -1), total(static_cast<std::size_t>(count), 0);
+  std::vector<std::int64_t> adds(area);
+  for (std::int64_t k = 0; k < count; ++k)
+    if (parent_slot[static_cast<std::size_t>(k)] != k) adds[static_cast<std::size_t>(parent_slot[static_cast<std::size_t>(k)])] -= area[static_cast<std::size_t>(k)];
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::int64_t r = level_root(k);
+    std::int64_t& s = smallest[static_cast<std::size_t>(r)];
+    if (s < 0 || id[static_cast<std::size_t>(k)] < s) s = id[static_cast<std::size_t>(k)];
+    total[static_cast<std::size_t>(r)] += adds[static_cast<std::size_t>(k)];
+  }
+  for (const std::int64_t v : order)
+    if (level_root(v) == v && par[static_cast<std::size_t>(v)] != v) {
+      total[static_cast<std::size_t>(par[static_cast<std::size_t>(v)])] += total[static_cast<std::size_t>(v)];
+      ++m.nodes;
+    } else if (par[static_cast<std::size_t>(v)] == v) {
+      ++m.nodes;  // the root
+    }
+  std::vector<std::uint32_t> kept(min_area > 0 ? static_cast<std::size_t>(count) : 0);
+  if (min_area > 0)
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {  // parents (lower levels) first
+      const std::int64_t v = *it;
+      if (level_root(v) != v) continue;
+      const std::int64_t p = par[static_cast<std::size_t>(v)];
+      kept[static_cast<std::size_t>(v)] = (p == v || total[static_cast<std::size_t>(v)] >= min_area) ? lv(v) : kept[static_cast<std::size_t>(p)];
+    }
+  m.canonical.resize(static_cast<std::size_t>(count));
+  m.parent.resize(static_cast<std::size_t>(count));
+  m.area.resize(static_cast<std::size_t>(count));
+  if (min_area > 0) m.kept.resize(static_cast<std::size_t>(count));
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::int64_t r = level_root(k), up = par[static_cast<std::size_t>(r)];
+    m.canonical[static_cast<std::size_t>(k)] = smallest[static_cast<std::size_t>(r)];
+    m.parent[static_cast<std::size_t>(k)] = smallest[static_cast<std::size_t>(up)];
+    m.area[static_cast<std::size_t>(k)] = total[static_cast<std::size_t>(r)];
+    if (min_area > 0) m.kept[static_cast<std::size_t>(k)] = kept[static_cast<std::size_t>(r)];
+  }
+  return m;
+}
+
+// ---- PartTree -----------------------------------------------------------------------------------
+
+struct PartTree::Impl {
+  const HostImage& rows;
+  ParentImage parent;
+  std::int64_t first_row, image_rows, width, offset;
+  detail::NodeAreas<std::int32_t> areas32;
+  detail::NodeAreas<std::int64_t> areas64;
+  bool with_areas;
+
+  // fn(f, par, areas) with the image's element type and the part's index type (`self` const or
+  // not: the constructor fills the areas).
+  template <class Self, class Fn>
+  static void visit(Self& self, Fn&& fn) {
+    dispatch_dtype(self.rows.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (sizeof(T) <= 2) {
+        if (self.parent.wide) fn(self.rows.template data<T>(), self.parent.wide_.data(), self.areas64);
+        else fn(self.rows.template data<T>(), self.parent.narrow.data(), self.areas32);
+      } else {
+        throw Error("maxtree needs a uint8 or uint16 image; got " + dtype_name(self.rows.dtype()));
+      }
+    });
+  }
+};
+
+namespace {
+
+// p's node: its canonical pixel (the normal form's same-level parent, or p).
+template <class T, class I>
+inline I node_of(const T* f, const I* par, I p) {
+  const I q = par[p];
+  return (q != p && f[q] == f[p]) ? q : p;
+}
+
+// Which of the part's pixels are border nodes' canonical pixels (one bit a pixel), for the passes
+// over every pixel: most pixels' nodes are not, and a bit test spares them the hash look-up.
+class BorderBits {
+ public:
+  BorderBits(const Merged& m, std::int64_t offset, std::int64_t n) : offset_(offset), bits_((n + 63) / 64, 0) {
+    for (const auto& [node, k] : m.slot) {
+      (void)k;
+      const std::int64_t p = node - offset;
+      if (p >= 0 && p < n) bits_[static_cast<std::size_t>(p >> 6)] |= std::uint64_t(1) << (p & 63);
+    }
+  }
+  bool has(std::int64_t p) const { return (bits_[static_cast<std::size_t>(p >> 6)] >> (p & 63)) & 1; }
+
+ private:
+  std::int64_t offset_;
+  std::vector<std::uint64_t> bits_;
+};
+
+}  // namespace
+
+PartTree::PartTree(const HostImage& rows, ParentImage parent, std::int64_t first_row, std::int64_t image_rows,
+                   bool with_areas, int threads)
+    : impl_(new Impl{rows, std::move(parent), first_row, image_rows, rows.shape().nx, first_row * rows.shape().nx,
+                     {}, {}, with_areas}) {
+  if (impl_->parent.shape != rows.shape()) throw Error("internal: a part's parent image differs from its rows in shape");
+  if (!with_areas) return;
+  const int t = detail::thread_count(threads);
+  Impl::visit(*impl_, [&](const auto* f, const auto* par, auto& areas) {
+    using I = std::decay_t<decltype(*par)>;
+    using T = std::decay_t<decltype(*f)>;
+    areas = detail::node_areas<T, I>(f, par, static_cast<I>(rows.size()), t);
+  });
+}
+
+PartTree::~PartTree() = default;
+PartTree::PartTree(PartTree&&) noexcept = default;
+PartTree& PartTree::operator=(PartTree&&) noexcept = default;
+
+Border PartTree::border() const {
+  const Impl& d = *impl_;
+  Border b;
+  b.first_row = d.first_row;
+  b.last_row = d.first_row + d.rows.shape().ny;
+  b.width = d.width;
+  Impl::visit(d, [&](const auto* f, const auto* par, const auto& areas) {
+    using I = std::decay_t<decltype(*par)>;
+    std::unordered_set<I> seen;
+    auto climb = [&](I p) {
+      I c = node_of(f, par, p);
+      const std::int64_t id = c + d.offset;
+      for (;;) {
+        if (!seen.insert(c).second) break;
+        const I q = par[c];
+        b.nodes.push_back({c + d.offset, q + d.offset, d.with_areas ? areas.area[static_cast<std::size_t>(c)] : 0,
+                           static_cast<std::uint32_t>(f[c])});
+        if (q == c) break;
+        c = q;
+      }
+      return id;
+    };
+    const I w = static_cast<I>(d.width), last = static_cast<I>(d.rows.size()) - w;
+    if (b.first_row > 0)
+      for (I x = 0; x < w; ++x) b.top.push_back(climb(x));
+    if (b.last_row < d.image_rows)
+      for (I x = 0; x < w; ++x) b.bottom.push_back(climb(last + x));
+  });
+  return b;
+}
+
+ParentImage PartTree::whole_image_parents(const Merged& m, int threads) const {
+  const Impl& d = *impl_;
+  const std::int64_t n = d.rows.size(), off = d.offset;
+  const BorderBits border(m, off, n);
+  ParentImage out;
+  out.shape = d.rows.shape();
+  out.wide = d.width * d.image_rows >= (std::int64_t(1) << 31);
+  const int t = detail::thread_count(threads);
+  Impl::visit(d, [&](const auto* f, const auto* par, const auto&) {
+    using I = std::decay_t<decltype(*par)>;
+    auto fill = [&](auto& dst) {
+      using O = std::decay_t<decltype(dst[0])>;
+      dst.resize(static_cast<std::size_t>(n));
+      O* o = dst.data();
+#pragma omp parallel num_threads(t)
+      {
+        // The last border node looked up: a node's pixels come in runs along a row, and the
+        // root's alone can be a good part of the image.
+        I cached = -1;
+        std::int64_t cached_slot = 0;
+        auto slot = [&](I node) {
+          if (node != cached) {
+            cached = node;
+            cached_slot = m.slot.at(node + off);
+          }
+          return static_cast<std::size_t>(cached_slot);
+        };
+#pragma omp for schedule(static)
+        for (std::int64_t p = 0; p < n; ++p) {
+          const I c = node_of(f, par, static_cast<I>(p));
+          std::int64_t v;
+          if (!border.has(c)) {
+            // A node inside the part: its pixels point to it, its canonical pixel to its parent
+            // node, which may be a border node (then that node's place in the whole image's tree).
+            const I q = par[c];
+            if (c != p || q == c) v = c + off;
+            else if (border.has(q)) v = m.canonical[slot(q)];
+            else v = q + off;
+          } else {
+            const std::size_t k = slot(c);
+            const std::int64_t canon = m.canonical[k];
+            v = (c == p && canon == c + off) ? m.parent[k] : canon;
+          }
+          o[p] = static_cast<O>(v);
+        }
+      }
+    };
+    if (out.wide) fill(out.wide_);
+    else fill(out.narrow);
+  });
+  return out;
+}
+
+HostImage PartTree::area_opening(const Merged& m, std::int64_t min_area, int threads) const {
+  const Impl& d = *impl_;
+  if (!d.with_areas) throw Error("internal: a part's area opening without its areas");
+  if (min_area < 1) throw Error("area opening needs an area threshold >= 1; got " + std::to_string(min_area));
+  if (m.kept.size() != m.canonical.size()) throw Error("internal: a part's area opening without the merged levels");
+  const std::int64_t n = d.rows.size(), off = d.offset;
+  const BorderBits border(m, off, n);
+  HostImage out(d.rows.dtype(), d.rows.shape());
+  Impl::visit(d, [&](const auto* f, const auto* par, const auto& areas) {
+    using I = std::decay_t<decltype(*par)>;
+    using T = std::decay_t<decltype(*f)>;
+    detail::area_filter<T, I>(f, par, static_cast<I>(n), areas, min_area, detail::thread_count(threads), out.data<T>(),
+                              [&](I c, T& level) {
+                                if (!border.has(c)) return false;
+                                level = static_cast<T>(m.kept[static_cast<std::size_t>(m.slot.at(c + off))]);
+                                return true;
+                              });
+  });
+  return out;
+}
+
+std::int64_t PartTree::nodes() const { return count_nodes(impl_->rows, impl_->parent); }
+
+}  // namespace repix::maxtree::parts
