@@ -36,7 +36,8 @@ namespace {
 
 template <class T, class I>
 void area_open_typed(const T* f, const I* parent, I n, std::int64_t A, int threads, T* out) {
-  const detail::NodeAreas<I> nodes = detail::node_areas<T, I>(f, parent, n, threads);
+  detail::NodeAreas<I> nodes;
+  detail::node_areas<T, I>(f, parent, n, threads, nodes);
   detail::area_filter<T, I>(f, parent, n, nodes, A, threads, out, [](I, T&) { return false; });
 }
 

@@ -231,24 +231,30 @@ Merged merge(const std::vector<Border>& borders, int connectivity, std::int64_t 
 // ---- PartTree -----------------------------------------------------------------------------------
 
 struct PartTree::Impl {
-  const HostImage& rows;
+  const HostImage* rows_ = nullptr;
   ParentImage parent;
-  std::int64_t first_row, image_rows, width, offset;
+  std::int64_t first_row = 0, image_rows = 0, width = 0, offset = 0;
   detail::NodeAreas<std::int32_t> areas32;
   detail::NodeAreas<std::int64_t> areas64;
-  bool with_areas;
+  bool with_areas = false;
+
+  const HostImage& rows() const {
+    if (!rows_) throw Error("internal: a part's tree used before it was built");
+    return *rows_;
+  }
 
   // fn(f, par, areas) with the image's element type and the part's index type (`self` const or
   // not: the constructor fills the areas).
   template <class Self, class Fn>
   static void visit(Self& self, Fn&& fn) {
-    dispatch_dtype(self.rows.dtype(), [&](auto tag) {
+    const HostImage& rows = self.rows();
+    dispatch_dtype(rows.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (sizeof(T) <= 2) {
-        if (self.parent.wide) fn(self.rows.template data<T>(), self.parent.wide_.data(), self.areas64);
-        else fn(self.rows.template data<T>(), self.parent.narrow.data(), self.areas32);
+        if (self.parent.wide) fn(rows.template data<T>(), self.parent.wide_.data(), self.areas64);
+        else fn(rows.template data<T>(), self.parent.narrow.data(), self.areas32);
       } else {
-        throw Error("maxtree needs a uint8 or uint16 image; got " + dtype_name(self.rows.dtype()));
+        throw Error("maxtree needs a uint8 or uint16 image; got " + dtype_name(rows.dtype()));
       }
     });
   }
@@ -283,17 +289,25 @@ class BorderBits {
 
 }  // namespace
 
-PartTree::PartTree(const HostImage& rows, ParentImage parent, std::int64_t first_row, std::int64_t image_rows,
-                   bool with_areas, int threads)
-    : impl_(new Impl{rows, std::move(parent), first_row, image_rows, rows.shape().nx, first_row * rows.shape().nx,
-                     {}, {}, with_areas}) {
-  if (impl_->parent.shape != rows.shape()) throw Error("internal: a part's parent image differs from its rows in shape");
+PartTree::PartTree() : impl_(new Impl) {}
+
+void PartTree::build(const HostImage& rows, ParentImage parent, std::int64_t first_row, std::int64_t image_rows,
+                     bool with_areas, int threads) {
+  if (parent.shape != rows.shape()) throw Error("internal: a part's parent image differs from its rows in shape");
+  Impl& d = *impl_;
+  d.rows_ = &rows;
+  d.parent = std::move(parent);
+  d.first_row = first_row;
+  d.image_rows = image_rows;
+  d.width = rows.shape().nx;
+  d.offset = first_row * d.width;
+  d.with_areas = with_areas;
   if (!with_areas) return;
   const int t = detail::thread_count(threads);
-  Impl::visit(*impl_, [&](const auto* f, const auto* par, auto& areas) {
+  Impl::visit(d, [&](const auto* f, const auto* par, auto& areas) {
     using I = std::decay_t<decltype(*par)>;
     using T = std::decay_t<decltype(*f)>;
-    areas = detail::node_areas<T, I>(f, par, static_cast<I>(rows.size()), t);
+    detail::node_areas<T, I>(f, par, static_cast<I>(rows.size()), t, areas);
   });
 }
 
@@ -305,7 +319,7 @@ Border PartTree::border() const {
   const Impl& d = *impl_;
   Border b;
   b.first_row = d.first_row;
-  b.last_row = d.first_row + d.rows.shape().ny;
+  b.last_row = d.first_row + d.rows().shape().ny;
   b.width = d.width;
   Impl::visit(d, [&](const auto* f, const auto* par, const auto& areas) {
     using I = std::decay_t<decltype(*par)>;
@@ -323,7 +337,7 @@ Border PartTree::border() const {
       }
       return id;
     };
-    const I w = static_cast<I>(d.width), last = static_cast<I>(d.rows.size()) - w;
+    const I w = static_cast<I>(d.width), last = static_cast<I>(d.rows().size()) - w;
     if (b.first_row > 0)
       for (I x = 0; x < w; ++x) b.top.push_back(climb(x));
     if (b.last_row < d.image_rows)
@@ -332,12 +346,11 @@ Border PartTree::border() const {
   return b;
 }
 
-ParentImage PartTree::whole_image_parents(const Merged& m, int threads) const {
+void PartTree::whole_image_parents(const Merged& m, int threads, ParentImage& out) const {
   const Impl& d = *impl_;
-  const std::int64_t n = d.rows.size(), off = d.offset;
+  const std::int64_t n = d.rows().size(), off = d.offset;
   const BorderBits border(m, off, n);
-  ParentImage out;
-  out.shape = d.rows.shape();
+  out.shape = d.rows().shape();
   out.wide = d.width * d.image_rows >= (std::int64_t(1) << 31);
   const int t = detail::thread_count(threads);
   Impl::visit(d, [&](const auto* f, const auto* par, const auto&) {
@@ -382,17 +395,16 @@ ParentImage PartTree::whole_image_parents(const Merged& m, int threads) const {
     if (out.wide) fill(out.wide_);
     else fill(out.narrow);
   });
-  return out;
 }
 
-HostImage PartTree::area_opening(const Merged& m, std::int64_t min_area, int threads) const {
+void PartTree::area_opening(const Merged& m, std::int64_t min_area, int threads, HostImage& out) const {
   const Impl& d = *impl_;
   if (!d.with_areas) throw Error("internal: a part's area opening without its areas");
   if (min_area < 1) throw Error("area opening needs an area threshold >= 1; got " + std::to_string(min_area));
   if (m.kept.size() != m.canonical.size()) throw Error("internal: a part's area opening without the merged levels");
-  const std::int64_t n = d.rows.size(), off = d.offset;
+  const std::int64_t n = d.rows().size(), off = d.offset;
   const BorderBits border(m, off, n);
-  HostImage out(d.rows.dtype(), d.rows.shape());
+  if (out.dtype() != d.rows().dtype() || out.shape() != d.rows().shape()) out = HostImage(d.rows().dtype(), d.rows().shape());
   Impl::visit(d, [&](const auto* f, const auto* par, const auto& areas) {
     using I = std::decay_t<decltype(*par)>;
     using T = std::decay_t<decltype(*f)>;
@@ -403,9 +415,8 @@ HostImage PartTree::area_opening(const Merged& m, std::int64_t min_area, int thr
                                 return true;
                               });
   });
-  return out;
 }
 
-std::int64_t PartTree::nodes() const { return count_nodes(impl_->rows, impl_->parent); }
+std::int64_t PartTree::nodes() const { return count_nodes(impl_->rows(), impl_->parent); }
 
 }  // namespace repix::maxtree::parts

@@ -62,24 +62,29 @@ struct Merged {
 // (kept); 0 leaves them out. Throws repix::Error for borders that do not fit together.
 Merged merge(const std::vector<Border>& borders, int connectivity, std::int64_t min_area);
 
-// One part's tree: its rows [first_row, first_row + rows) of an image of `image_rows` rows (kept by
-// reference: they must outlive it), and their parent image in normal form with the part's own
-// indices (any variant's, the part taken as the whole image). with_areas: the area attribute too
-// (the area opening's).
+// One part's tree. Its storage stays from one build() to the next (a distributed bench builds the
+// same part again and again: fresh pages would cost more than the passes).
 class PartTree {
  public:
-  PartTree(const HostImage& rows, ParentImage parent, std::int64_t first_row, std::int64_t image_rows,
-           bool with_areas, int threads);
+  PartTree();
   ~PartTree();
   PartTree(PartTree&&) noexcept;
   PartTree& operator=(PartTree&&) noexcept;
 
+  // The part's rows [first_row, first_row + rows.ny) of an image of `image_rows` rows (kept by
+  // reference: they must outlive the next build), and their parent image in normal form with the
+  // part's own indices (any variant's, the part taken as the whole image). with_areas: the area
+  // attribute too (the area opening's).
+  void build(const HostImage& rows, ParentImage parent, std::int64_t first_row, std::int64_t image_rows,
+             bool with_areas, int threads);
   Border border() const;
   // The part's rows of the whole image's parent image in normal form (indices of the whole image;
-  // int64 where it has 2^31 pixels or more, as the single process writes).
-  ParentImage whole_image_parents(const Merged& merged, int threads) const;
-  // The part's rows of the whole image's area opening (needs with_areas and merge()'s kept).
-  HostImage area_opening(const Merged& merged, std::int64_t min_area, int threads) const;
+  // int64 where it has 2^31 pixels or more, as the single process writes), into `out` (its
+  // storage reused where it fits).
+  void whole_image_parents(const Merged& merged, int threads, ParentImage& out) const;
+  // The part's rows of the whole image's area opening (needs with_areas and merge()'s kept), into
+  // `out` (reused where it has the part's dtype and shape).
+  void area_opening(const Merged& merged, std::int64_t min_area, int threads, HostImage& out) const;
   // The part's own nodes (canonical pixels), border nodes included.
   std::int64_t nodes() const;
 

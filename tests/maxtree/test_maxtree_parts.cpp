@@ -58,12 +58,14 @@ Merged merged(const HostImage& img, const std::vector<std::int64_t>& cuts, const
   const Shape s = img.shape();
   std::vector<HostImage> rows;
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) rows.push_back(rows_of(img, cuts[i], cuts[i + 1]));
-  std::vector<parts::PartTree> trees;
+  std::vector<parts::PartTree> trees(rows.size());
   std::vector<parts::Border> borders;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    trees.emplace_back(rows[i], tree.run(rows[i], opt).parent, cuts[i], s.ny, area > 0, opt.threads);
+    trees[i].build(rows[i], tree.run(rows[i], opt).parent, cuts[i], s.ny, area > 0, opt.threads);
+    // Built twice: the second build reuses the first's storage and must not see its leftovers.
+    trees[i].build(rows[i], tree.run(rows[i], opt).parent, cuts[i], s.ny, area > 0, opt.threads);
     // Through bytes, as the ranks send them.
-    borders.push_back(parts::Border::from_bytes(trees.back().border().bytes()));
+    borders.push_back(parts::Border::from_bytes(trees[i].border().bytes()));
   }
   const parts::Merged m = parts::merge(borders, opt.connectivity, area);
   Merged out;
@@ -71,13 +73,15 @@ Merged merged(const HostImage& img, const std::vector<std::int64_t>& cuts, const
   out.parent.wide = false;
   out.parent.narrow.resize(static_cast<std::size_t>(s.size()));
   if (area > 0) out.opened = HostImage(img.dtype(), s);
+  ParentImage p;  // reused from part to part, as a rank reuses its own
+  HostImage o;
   for (std::size_t i = 0; i < trees.size(); ++i) {
-    const ParentImage p = trees[i].whole_image_parents(m, opt.threads);
+    trees[i].whole_image_parents(m, opt.threads, p);
     EXPECT_FALSE(p.wide);
     for (std::int64_t k = 0; k < p.size(); ++k)
       out.parent.narrow[static_cast<std::size_t>(cuts[i] * s.nx + k)] = static_cast<std::int32_t>(p[k]);
     if (area > 0) {
-      const HostImage o = trees[i].area_opening(m, area, opt.threads);
+      trees[i].area_opening(m, area, opt.threads, o);
       std::memcpy(static_cast<char*>(out.opened.raw()) + static_cast<std::size_t>(cuts[i] * s.nx) * dtype_size(img.dtype()),
                   o.raw(), o.bytes());
     }
@@ -175,7 +179,8 @@ TEST(MaxtreeParts, DamagedBorderBytesAreRefused) {
   const HostImage img = test::random_image(DType::u8, 9, 8, 3, 5);
   const HostImage top = rows_of(img, 0, 4);
   Options o;
-  const parts::PartTree t(top, find_variant("seq").run(top, o).parent, 0, 8, false, 1);
+  parts::PartTree t;
+  t.build(top, find_variant("seq").run(top, o).parent, 0, 8, false, 1);
   std::vector<char> b = t.border().bytes();
   EXPECT_NO_THROW(parts::Border::from_bytes(b));
   b.pop_back();
@@ -188,8 +193,9 @@ TEST(MaxtreeParts, PartsThatDoNotMeetAreRefused) {
   const HostImage img = test::random_image(DType::u8, 9, 9, 3, 6);
   const HostImage a = rows_of(img, 0, 3), c = rows_of(img, 6, 9);
   Options o;
-  const parts::PartTree ta(a, find_variant("seq").run(a, o).parent, 0, 9, false, 1);
-  const parts::PartTree tc(c, find_variant("seq").run(c, o).parent, 6, 9, false, 1);
+  parts::PartTree ta, tc;
+  ta.build(a, find_variant("seq").run(a, o).parent, 0, 9, false, 1);
+  tc.build(c, find_variant("seq").run(c, o).parent, 6, 9, false, 1);
   EXPECT_THROW(parts::merge({ta.border(), tc.border()}, 4, 0), Error);
 }
 

@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <chrono>
-#include <optional>
 #include <vector>
 
 #include "core/error.hpp"
@@ -53,10 +52,9 @@ class MaxtreeJob final : public distributed::Job {
     const bool mine = first_ < last_;
     auto t0 = std::chrono::steady_clock::now();
     distributed::on_every_rank(comm_, [&] {
-      tree_.reset();
       if (!mine) return;
-      tree_.emplace(rows_, variant_.run(rows_, opt_).parent, first_, shape_.ny, area_opening_, threads_);
-      border_ = tree_->border().bytes();
+      tree_.build(rows_, variant_.run(rows_, opt_).parent, first_, shape_.ny, area_opening_, threads_);
+      border_ = tree_.border().bytes();
     });
     tree_ms_ = ms_since(t0);
     t0 = std::chrono::steady_clock::now();
@@ -77,8 +75,8 @@ class MaxtreeJob final : public distributed::Job {
     t0 = std::chrono::steady_clock::now();
     distributed::on_every_rank(comm_, [&] {
       if (!mine) return;
-      if (area_opening_) opened_ = tree_->area_opening(merged_, opt_.area, threads_);
-      else parent_ = tree_->whole_image_parents(merged_, threads_);
+      if (area_opening_) tree_.area_opening(merged_, opt_.area, threads_, opened_);
+      else tree_.whole_image_parents(merged_, threads_, parent_);
     });
     finish_ms_ = ms_since(t0);
   }
@@ -107,8 +105,8 @@ class MaxtreeJob final : public distributed::Job {
                         {"gather_ms", gather_ms_},
                         {"merge_ms", merge_ms_},
                         {"finish_ms", finish_ms_}};
-    if (tree_) {
-      j["part_nodes"] = tree_->nodes();
+    if (first_ < last_) {
+      j["part_nodes"] = tree_.nodes();
       j["border_bytes"] = border_.size();
     }
     return j;
@@ -139,7 +137,9 @@ class MaxtreeJob final : public distributed::Job {
   Shape shape_;
   std::int64_t first_ = 0, last_ = 0;
   HostImage rows_;
-  std::optional<maxtree::parts::PartTree> tree_;
+  // Kept from one compute() to the next (a bench's samples): the tree's, the parents' and the
+  // filtered image's storage is reused.
+  maxtree::parts::PartTree tree_;
   std::vector<char> border_;
   maxtree::parts::Merged merged_;
   maxtree::ParentImage parent_;
