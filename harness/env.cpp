@@ -293,12 +293,6 @@ json describe_build() {
   return b;
 }
 
-std::string hostname() {
-  char buf[256] = {0};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
-
 // ---- NVML, loaded at run time -------------------------------------------------------------------
 // The handful of NVML declarations used here (see nvml.h): every function returns nvmlReturn_t,
 // an enum whose success value is 0.
@@ -417,6 +411,12 @@ json unavailable(const std::string& reason) {
 }
 
 }  // namespace
+
+std::string hostname() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
 
 // ---- public API -----------------------------------------------------------------------------------
 

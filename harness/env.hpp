@@ -32,6 +32,9 @@ inline constexpr const char* kTestHookPrefix = "REPIX_TEST_";
 // under a test hook says so.
 nlohmann::json test_hooks();
 
+// This host's name ("unknown" where the system will not say).
+std::string hostname();
+
 // The report's "env" object: {"test_hooks", "gpu", "cpu", "os", "memory", "build", "hostname",
 // "timestamp"}.
 // "gpu" describes the current CUDA device, or is {"available": false, "reason": ...}.

@@ -1,7 +1,6 @@
 #include "harness/distributed/driver.hpp"
 
 #include <cuda_runtime_api.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,15 +12,11 @@
 #include "datasets/io.hpp"
 #include "harness/env.hpp"
 #include "harness/json_text.hpp"
+#include "harness/report.hpp"
 
 namespace repix::distributed {
 
 namespace {
-
-std::string host_name() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("?");
-}
 
 // Every rank's `mine`, in rank order, at rank 0 (empty elsewhere).
 std::vector<nlohmann::json> gather_json(const Comm& comm, const nlohmann::json& mine) {
@@ -36,12 +31,6 @@ std::vector<nlohmann::json> gather_json(const Comm& comm, const nlohmann::json& 
 // driver's times), the MPI library.
 nlohmann::json layout(const Comm& comm, const Job& job, const std::vector<nlohmann::json>& parts) {
   return {{"ranks", comm.size()}, {"split", job.split()}, {"parts", parts}, {"mpi", mpi_library()}};
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace
@@ -109,7 +98,7 @@ int run(Job& job, const std::string& json_out) {
   const double slowest_ms = 1e3 * (comm.wtime() - t0);
   nlohmann::json mine = job.rank_part();
   mine["rank"] = comm.rank();
-  mine["host"] = host_name();
+  mine["host"] = env::hostname();
   mine["load_ms"] = 1e3 * (loaded - t0);
   mine["compute_ms"] = 1e3 * (computed - loaded);
   const std::vector<nlohmann::json> parts = gather_json(comm, mine);
@@ -137,10 +126,10 @@ int bench(Job& job, const BenchRequest& request) {
   }
   nlohmann::json mine = job.rank_part();
   mine["rank"] = comm.rank();
-  mine["host"] = host_name();
+  mine["host"] = env::hostname();
   mine["samples_ms"] = own;
   mine["between_barriers_ms"] = span;
-  mine["median_ms"] = median(own);
+  mine["median_ms"] = report::summarize(own).median;
   const std::vector<nlohmann::json> parts = gather_json(comm, mine);
   if (!comm.root()) return 0;
   // A sample is the slowest rank's time between the two barriers (the ranks leave a barrier at
@@ -149,12 +138,11 @@ int bench(Job& job, const BenchRequest& request) {
   for (const nlohmann::json& p : parts)
     for (std::size_t i = 0; i < slowest.size(); ++i)
       slowest[i] = std::max(slowest[i], p.at("between_barriers_ms").at(i).get<double>());
-  const double med = median(slowest);
-  const auto [lo, hi] = std::minmax_element(slowest.begin(), slowest.end());
+  const report::Stats st = report::summarize(slowest);
   nlohmann::json j = job.record();
   std::printf("%s distributed over %d ranks (%s): median %.3f ms, min %.3f, max %.3f of %d samples (the slowest rank's)\n",
-              json_fields::field_or(j, "family", std::string("?")).c_str(), comm.size(), job.split().c_str(), med, *lo,
-              *hi, request.samples);
+              json_fields::field_or(j, "family", std::string("?")).c_str(), comm.size(), job.split().c_str(), st.median,
+              st.min, st.max, request.samples);
   std::fflush(stdout);
   if (request.out.empty()) return 0;
   j["schema"] = "repix-distributed-bench";
@@ -165,9 +153,9 @@ int bench(Job& job, const BenchRequest& request) {
   j["distributed"] = layout(comm, job, parts);
   j["warmups"] = request.warmups;
   j["samples_ms"] = slowest;
-  j["median_ms"] = med;
-  j["min_ms"] = *lo;
-  j["max_ms"] = *hi;
+  j["median_ms"] = st.median;
+  j["min_ms"] = st.min;
+  j["max_ms"] = st.max;
   write_file_atomic(request.out, json_text::dump(j, 1) + "\n");
   return 0;
 }
