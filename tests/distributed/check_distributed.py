@@ -70,12 +70,32 @@ RANKLET_CASES = [
     ("const:12x10:value=255:dtype=uint8", []),                                # the padding's own value
 ]
 
-# (input, extra options): ami's cases, windows shared out over the ranks.
+# (input, extra options): ami's cases, windows shared out over the ranks; with more ranks than
+# windows, each window's lags shared by a group of ranks.
 AMI_CASES = [
     ("uniform:37x29:levels=256:dtype=uint8:seed=1", []),                       # 4 windows on 1, 2, 3 ranks
-    ("uniform:20x18:levels=9:dtype=uint8:seed=2", ["--windows", "16,2"]),      # 2 windows: rank 2 of 3 idle
-    ("uniform:9x1:levels=256:dtype=uint8:seed=3", ["--windows", "4"]),         # one row, one window
+    ("uniform:20x18:levels=9:dtype=uint8:seed=2", ["--windows", "16,2"]),      # 2 windows on 3 ranks: groups of 2 and 1
+    ("uniform:9x1:levels=256:dtype=uint8:seed=3", ["--windows", "4"]),         # one row: no vertical lag at all
+    ("uniform:37x29:levels=256:dtype=uint8:seed=5", ["--windows", "8"]),       # one window, every rank its lags
 ]
+
+
+def ami_layout(j, n, asked):
+    """The ranks' windows: contiguous ranges in order; with more ranks than windows, one window a
+    rank, each window's group of ranks in order, its lag parts numbered 0 .. size-1."""
+    parts = j["distributed"]["parts"]
+    if n <= len(asked):
+        return [w for p in parts for w in p["windows"]] == asked
+    seen = []
+    for p in parts:
+        if len(p["windows"]) != 1 or "lag_part" not in p:
+            return False
+        k, size = p["lag_part"]
+        if k == 0:
+            seen.append((p["windows"][0], size))
+        if not seen or seen[-1][0] != p["windows"][0] or seen[-1][1] != size or k >= size:
+            return False
+    return [w for w, _ in seen] == asked and sum(size for _, size in seen) == n
 
 EDT_CASES = [
     "uniform:64x48:levels=8:dtype=uint8:seed=1",               # background ~1 in 8
@@ -252,8 +272,7 @@ def main():
             asked = [int(w) for w in extra[1].split(",")] if extra else [4, 8, 16, 32]
             against_single_process(a, tmp, failures, "ami", ["--input", spec] + extra, {"output": ".csv"},
                                    label=f"{spec} {' '.join(extra)}",
-                                   layout=lambda j, n, asked=asked: [w for p in j["distributed"]["parts"]
-                                                                     for w in p["windows"]] == asked)
+                                   layout=lambda j, n, asked=asked: ami_layout(j, n, asked))
         # A comb: teeth of level 9 from a top bar, joined at the bottom in turn (one serpentine
         # component through every cut, down and up), level-5 plateaus between them.
         cw, ch = 41, 23
