@@ -35,6 +35,7 @@ ECC_CASES = [
 CHUNKED_ECC_CASES = [
     "uniform:128x128x200:levels=300:dtype=float32:seed=11",
     "uniform:128x128x70:levels=3000:dtype=uint16:seed=12",
+    "uniform:128x128x50:levels=1000000:dtype=float32:seed=13",  # most values in one chunk only
 ]
 
 

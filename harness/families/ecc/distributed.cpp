@@ -100,6 +100,35 @@ std::vector<char> pack(const Sums& s) {
   return out;
 }
 
+// Appends value v's counts to `s`, merged with its last value where equal (== : -0.0 and 0.0 are one
+// value, as the sort in merge() sees them).
+void add_value(Sums& s, float v, std::int64_t c, std::int64_t n) {
+  if (!s.values.empty() && s.values.back() == v) {
+    s.vcec.back() += c;
+    s.present.back() += n;
+  } else {
+    s.values.push_back(v);
+    s.vcec.push_back(c);
+    s.present.push_back(n);
+  }
+}
+
+// Two sums sorted by value merged by value in one pass (a rank's running total and its next
+// chunk: re-sorting the total at every chunk grows with the chunks at high-entropy float32).
+// Values no voxel holds are left out, as pack() leaves them.
+Sums merge_sorted(const Sums& a, const Sums& b) {
+  Sums s;
+  std::size_t i = 0, j = 0;
+  while (i < a.values.size() || j < b.values.size()) {
+    const bool take_a = j == b.values.size() || (i < a.values.size() && !(b.values[j] < a.values[i]));
+    const Sums& from = take_a ? a : b;
+    std::size_t& k = take_a ? i : j;
+    if (from.present[k] != 0) add_value(s, from.values[k], from.vcec[k], from.present[k]);
+    ++k;
+  }
+  return s;
+}
+
 // Every rank's packed sums merged by value: the bins of the whole image.
 Sums merge(const std::vector<std::vector<char>>& parts) {
   std::vector<std::tuple<float, std::int64_t, std::int64_t>> all;
@@ -115,16 +144,7 @@ Sums merge(const std::vector<std::vector<char>>& parts) {
     }
   std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return std::get<0>(x) < std::get<0>(y); });
   Sums s;
-  for (const auto& [v, c, n] : all) {
-    if (!s.values.empty() && s.values.back() == v) {
-      s.vcec.back() += c;
-      s.present.back() += n;
-    } else {
-      s.values.push_back(v);
-      s.vcec.push_back(c);
-      s.present.push_back(n);
-    }
-  }
+  for (const auto& [v, c, n] : all) add_value(s, v, c, n);
   return s;
 }
 
@@ -212,7 +232,7 @@ class EccJob final : public distributed::Job {
       check_finite(img, shape_, h0, c0 - h0, c1 - h0);
       const Sums chunk = sum_part<T>(img, c0 - h0, c1 - h0, threads_);
       if (std::is_same<T, float>::value) {
-        total = merge({pack(total), pack(chunk)});
+        total = merge_sorted(total, chunk);
       } else {  // the same bins in every chunk
         for (std::size_t i = 0; i < total.vcec.size(); ++i) {
           total.vcec[i] += chunk.vcec[i];
