@@ -273,18 +273,22 @@ inline I node_of(const T* f, const I* par, I p) {
 // over every pixel: most pixels' nodes are not, and a bit test spares them the hash look-up.
 class BorderBits {
  public:
-  BorderBits(const Merged& m, std::int64_t offset, std::int64_t n) : offset_(offset), bits_((n + 63) / 64, 0) {
+  BorderBits(const Merged& m, std::int64_t offset, std::int64_t n) : bits_((n + 63) / 64, 0) {
     for (const auto& [node, k] : m.slot) {
       (void)k;
       const std::int64_t p = node - offset;
-      if (p >= 0 && p < n) bits_[static_cast<std::size_t>(p >> 6)] |= std::uint64_t(1) << (p & 63);
+      if (p >= 0 && p < n) {
+        bits_[static_cast<std::size_t>(p >> 6)] |= std::uint64_t(1) << (p & 63);
+        any_ = true;
+      }
     }
   }
   bool has(std::int64_t p) const { return (bits_[static_cast<std::size_t>(p >> 6)] >> (p & 63)) & 1; }
+  bool empty() const { return !any_; }
 
  private:
-  std::int64_t offset_;
   std::vector<std::uint64_t> bits_;
+  bool any_ = false;
 };
 
 }  // namespace
@@ -353,12 +357,17 @@ void PartTree::whole_image_parents(const Merged& m, int threads, ParentImage& ou
   out.shape = d.rows().shape();
   out.wide = d.width * d.image_rows >= (std::int64_t(1) << 31);
   const int t = detail::thread_count(threads);
-  Impl::visit(d, [&](const auto* f, const auto* par, const auto&) {
+  Impl::visit(d, [&](const auto*, const auto* par, const auto&) {
     using I = std::decay_t<decltype(*par)>;
     auto fill = [&](auto& dst) {
       using O = std::decay_t<decltype(dst[0])>;
       dst.resize(static_cast<std::size_t>(n));
       O* o = dst.data();
+      if (border.empty()) {  // one part alone: its tree is the whole image's
+#pragma omp parallel for num_threads(t) schedule(static)
+        for (std::int64_t p = 0; p < n; ++p) o[p] = static_cast<O>(par[p] + off);
+        return;
+      }
 #pragma omp parallel num_threads(t)
       {
         // The last border node looked up: a node's pixels come in runs along a row, and the
@@ -372,21 +381,23 @@ void PartTree::whole_image_parents(const Merged& m, int threads, ParentImage& ou
           }
           return static_cast<std::size_t>(cached_slot);
         };
+        // No level is read: a border node's ancestors are border nodes, so
+        // - p a border node's canonical pixel: its node's place in the whole image's tree;
+        // - else p's parent q a border node (p a pixel of that node, or the canonical pixel of a
+        //   child node inside the part): q's node's canonical pixel in the whole image;
+        // - else p and q inside the part: q, as an index of the whole image.
 #pragma omp for schedule(static)
         for (std::int64_t p = 0; p < n; ++p) {
-          const I c = node_of(f, par, static_cast<I>(p));
+          const I q = par[p];
           std::int64_t v;
-          if (!border.has(c)) {
-            // A node inside the part: its pixels point to it, its canonical pixel to its parent
-            // node, which may be a border node (then that node's place in the whole image's tree).
-            const I q = par[c];
-            if (c != p || q == c) v = c + off;
-            else if (border.has(q)) v = m.canonical[slot(q)];
-            else v = q + off;
-          } else {
-            const std::size_t k = slot(c);
+          if (border.has(p)) {
+            const std::size_t k = slot(static_cast<I>(p));
             const std::int64_t canon = m.canonical[k];
-            v = (c == p && canon == c + off) ? m.parent[k] : canon;
+            v = canon == p + off ? m.parent[k] : canon;
+          } else if (border.has(q)) {
+            v = m.canonical[slot(q)];
+          } else {
+            v = q + off;
           }
           o[p] = static_cast<O>(v);
         }
