@@ -94,136 +94,124 @@ Border Border::from_bytes(const std::vector<char>& bytes) {
 // ---- merge: the max-tree of the border graph ----------------------------------------------------
 
 Merged merge(const std::vector<Border>& borders, int connectivity, std::int64_t min_area) {
+  using Slot = std::size_t;
   Merged m;
   // The vertices: every part's border nodes.
-  std::vector<std::int64_t> id, local_parent, area;
-  std::vector<std::uint32_t> level;
+  std::vector<BorderNode> node;
   for (const Border& b : borders)
     for (const BorderNode& n : b.nodes) {
-      if (!m.slot.emplace(n.id, static_cast<std::int64_t>(id.size())).second)
+      if (!m.slot.emplace(n.id, node.size()).second)
         throw Error("internal: max-tree border node " + std::to_string(n.id) + " came from two parts");
-      id.push_back(n.id);
-      local_parent.push_back(n.parent);
-      area.push_back(n.area);
-      level.push_back(n.level);
+      node.push_back(n);
     }
-  const std::int64_t count = static_cast<std::int64_t>(id.size());
-  auto slot_of = [&](std::int64_t node) {
-    const auto it = m.slot.find(node);
-    if (it == m.slot.end()) throw Error("internal: max-tree node " + std::to_string(node) + " is not a border node");
+  const Slot count = node.size();
+  auto slot_of = [&](std::int64_t id) {
+    const auto it = m.slot.find(id);
+    if (it == m.slot.end()) throw Error("internal: max-tree node " + std::to_string(id) + " is not a border node");
     return it->second;
   };
   // The edges: each border node to its parent in its part, and the facing pixels of neighbouring
   // parts' edge rows (straight across, and diagonally at 8-connectivity).
-  std::vector<std::pair<std::int64_t, std::int64_t>> edges;
-  std::vector<std::int64_t> parent_slot(static_cast<std::size_t>(count));
-  for (std::int64_t k = 0; k < count; ++k) {
-    parent_slot[static_cast<std::size_t>(k)] =
-        local_parent[static_cast<std::size_t>(k)] == id[static_cast<std::size_t>(k)] ? k
-                                                                                     : slot_of(local_parent[static_cast<std::size_t>(k)]);
-    if (parent_slot[static_cast<std::size_t>(k)] != k) edges.emplace_back(k, parent_slot[static_cast<std::size_t>(k)]);
+  std::vector<std::pair<Slot, Slot>> edges;
+  std::vector<Slot> part_parent(count);  // its own slot at its part's root
+  for (Slot k = 0; k < count; ++k) {
+    part_parent[k] = node[k].parent == node[k].id ? k : slot_of(node[k].parent);
+    if (part_parent[k] != k) edges.emplace_back(k, part_parent[k]);
   }
   for (std::size_t i = 0; i + 1 < borders.size(); ++i) {
     const Border &up = borders[i], &down = borders[i + 1];
-    const std::int64_t w = up.width;
-    if (up.last_row != down.first_row || down.width != w || static_cast<std::int64_t>(up.bottom.size()) != w ||
-        static_cast<std::int64_t>(down.top.size()) != w)
+    const std::size_t w = static_cast<std::size_t>(up.width);
+    if (up.last_row != down.first_row || down.width != up.width || up.bottom.size() != w || down.top.size() != w)
       throw Error("internal: max-tree parts rows [" + std::to_string(up.first_row) + ", " +
                   std::to_string(up.last_row) + ") and [" + std::to_string(down.first_row) + ", " +
                   std::to_string(down.last_row) + ") do not meet");
-    for (std::int64_t x = 0; x < w; ++x) {
-      const std::int64_t a = slot_of(up.bottom[static_cast<std::size_t>(x)]);
-      edges.emplace_back(a, slot_of(down.top[static_cast<std::size_t>(x)]));
+    for (std::size_t x = 0; x < w; ++x) {
+      const Slot a = slot_of(up.bottom[x]);
+      edges.emplace_back(a, slot_of(down.top[x]));
       if (connectivity == 8) {
-        if (x > 0) edges.emplace_back(a, slot_of(down.top[static_cast<std::size_t>(x - 1)]));
-        if (x + 1 < w) edges.emplace_back(a, slot_of(down.top[static_cast<std::size_t>(x + 1)]));
+        if (x > 0) edges.emplace_back(a, slot_of(down.top[x - 1]));
+        if (x + 1 < w) edges.emplace_back(a, slot_of(down.top[x + 1]));
       }
     }
   }
   // Adjacency lists (CSR).
-  std::vector<std::int64_t> first(static_cast<std::size_t>(count + 1), 0), next(edges.size() * 2);
-  for (const auto& e : edges) {
-    ++first[static_cast<std::size_t>(e.first + 1)];
-    ++first[static_cast<std::size_t>(e.second + 1)];
+  std::vector<Slot> first(count + 1, 0), next(edges.size() * 2);
+  for (const auto& [a, b] : edges) {
+    ++first[a + 1];
+    ++first[b + 1];
   }
   std::partial_sum(first.begin(), first.end(), first.begin());
   {
-    std::vector<std::int64_t> fill(first.begin(), first.end() - 1);
-    for (const auto& e : edges) {
-      next[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.first)]++)] = e.second;
-      next[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.second)]++)] = e.first;
+    std::vector<Slot> fill(first.begin(), first.end() - 1);
+    for (const auto& [a, b] : edges) {
+      next[fill[a]++] = b;
+      next[fill[b]++] = a;
     }
   }
   // Berger et al.'s union-find, levels descending (ties by id: the same order on every rank).
-  std::vector<std::int64_t> order(static_cast<std::size_t>(count));
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-    const auto la = level[static_cast<std::size_t>(a)], lb = level[static_cast<std::size_t>(b)];
-    return la != lb ? la > lb : id[static_cast<std::size_t>(a)] < id[static_cast<std::size_t>(b)];
-  });
-  std::vector<std::int64_t> par(static_cast<std::size_t>(count), -1), zpar(static_cast<std::size_t>(count), -1);
-  auto find = [&](std::int64_t v) {
-    while (zpar[static_cast<std::size_t>(v)] != v) {
-      std::int64_t& z = zpar[static_cast<std::size_t>(v)];
-      z = zpar[static_cast<std::size_t>(z)];  // path halving
-      v = z;
+  auto lv = [&](Slot v) { return node[v].level; };
+  std::vector<Slot> order(count);
+  std::iota(order.begin(), order.end(), Slot(0));
+  std::sort(order.begin(), order.end(),
+            [&](Slot a, Slot b) { return lv(a) != lv(b) ? lv(a) > lv(b) : node[a].id < node[b].id; });
+  constexpr Slot kUnseen = ~Slot(0);
+  std::vector<Slot> par(count, kUnseen), zpar(count, kUnseen);
+  auto find = [&](Slot v) {
+    while (zpar[v] != v) {
+      zpar[v] = zpar[zpar[v]];  // path halving
+      v = zpar[v];
     }
     return v;
   };
-  for (const std::int64_t v : order) {
-    par[static_cast<std::size_t>(v)] = zpar[static_cast<std::size_t>(v)] = v;
-    for (std::int64_t e = first[static_cast<std::size_t>(v)]; e < first[static_cast<std::size_t>(v + 1)]; ++e) {
-      const std::int64_t u = next[static_cast<std::size_t>(e)];
-      if (zpar[static_cast<std::size_t>(u)] < 0) continue;  // not yet processed (a lower level)
-      const std::int64_t r = find(u);
-      if (r != v) par[static_cast<std::size_t>(r)] = zpar[static_cast<std::size_t>(r)] = v;
+  for (const Slot v : order) {
+    par[v] = zpar[v] = v;
+    for (Slot e = first[v]; e < first[v + 1]; ++e) {
+      const Slot u = next[e];
+      if (zpar[u] == kUnseen) continue;  // not yet processed (a lower level)
+      const Slot r = find(u);
+      if (r != v) par[r] = zpar[r] = v;
     }
   }
   // Canonical form, root first: each vertex points to its node's level root, a level root to its
   // parent node's (the last-processed vertex of a node is its level root).
-  auto lv = [&](std::int64_t v) { return level[static_cast<std::size_t>(v)]; };
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    std::int64_t& p = par[static_cast<std::size_t>(*it)];
-    if (lv(par[static_cast<std::size_t>(p)]) == lv(p)) p = par[static_cast<std::size_t>(p)];
+    Slot& p = par[*it];
+    if (lv(par[p]) == lv(p)) p = par[p];
   }
-  auto level_root = [&](std::int64_t v) { return lv(par[static_cast<std::size_t>(v)]) == lv(v) ? par[static_cast<std::size_t>(v)] : v; };
-  // Per node (at its level root): the smallest id, the area added by its border nodes, then the
-  // subtree's area, children (higher levels) before parents.
-  std::vector<std::int64_t> smallest(static_cast<std::size_t>(count), -1), total(static_cast<std::size_t>(count), 0);
-  std::vector<std::int64_t> adds(area);
-  for (std::int64_t k = 0; k < count; ++k)
-    if (parent_slot[static_cast<std::size_t>(k)] != k) adds[static_cast<std::size_t>(parent_slot[static_cast<std::size_t>(k)])] -= area[static_cast<std::size_t>(k)];
-  for (std::int64_t k = 0; k < count; ++k) {
-    const std::int64_t r = level_root(k);
-    std::int64_t& s = smallest[static_cast<std::size_t>(r)];
-    if (s < 0 || id[static_cast<std::size_t>(k)] < s) s = id[static_cast<std::size_t>(k)];
-    total[static_cast<std::size_t>(r)] += adds[static_cast<std::size_t>(k)];
+  auto level_root = [&](Slot v) { return lv(par[v]) == lv(v) ? par[v] : v; };
+  // Per node (at its level root): the smallest id, the area its border nodes add (each its part's
+  // subtree less its border children's), then its subtree's, children (higher levels) first.
+  std::vector<std::int64_t> smallest(count, -1), total(count, 0), adds(count);
+  for (Slot k = 0; k < count; ++k) adds[k] = node[k].area;
+  for (Slot k = 0; k < count; ++k)
+    if (part_parent[k] != k) adds[part_parent[k]] -= node[k].area;
+  for (Slot k = 0; k < count; ++k) {
+    const Slot r = level_root(k);
+    if (smallest[r] < 0 || node[k].id < smallest[r]) smallest[r] = node[k].id;
+    total[r] += adds[k];
   }
-  for (const std::int64_t v : order)
-    if (level_root(v) == v && par[static_cast<std::size_t>(v)] != v) {
-      total[static_cast<std::size_t>(par[static_cast<std::size_t>(v)])] += total[static_cast<std::size_t>(v)];
-      ++m.nodes;
-    } else if (par[static_cast<std::size_t>(v)] == v) {
-      ++m.nodes;  // the root
-    }
-  std::vector<std::uint32_t> kept(min_area > 0 ? static_cast<std::size_t>(count) : 0);
+  for (const Slot v : order) {
+    if (level_root(v) != v) continue;
+    ++m.nodes;
+    if (par[v] != v) total[par[v]] += total[v];
+  }
+  std::vector<std::uint32_t> kept(min_area > 0 ? count : 0);
   if (min_area > 0)
     for (auto it = order.rbegin(); it != order.rend(); ++it) {  // parents (lower levels) first
-      const std::int64_t v = *it;
+      const Slot v = *it;
       if (level_root(v) != v) continue;
-      const std::int64_t p = par[static_cast<std::size_t>(v)];
-      kept[static_cast<std::size_t>(v)] = (p == v || total[static_cast<std::size_t>(v)] >= min_area) ? lv(v) : kept[static_cast<std::size_t>(p)];
+      kept[v] = (par[v] == v || total[v] >= min_area) ? lv(v) : kept[par[v]];
     }
-  m.canonical.resize(static_cast<std::size_t>(count));
-  m.parent.resize(static_cast<std::size_t>(count));
-  m.area.resize(static_cast<std::size_t>(count));
-  if (min_area > 0) m.kept.resize(static_cast<std::size_t>(count));
-  for (std::int64_t k = 0; k < count; ++k) {
-    const std::int64_t r = level_root(k), up = par[static_cast<std::size_t>(r)];
-    m.canonical[static_cast<std::size_t>(k)] = smallest[static_cast<std::size_t>(r)];
-    m.parent[static_cast<std::size_t>(k)] = smallest[static_cast<std::size_t>(up)];
-    m.area[static_cast<std::size_t>(k)] = total[static_cast<std::size_t>(r)];
-    if (min_area > 0) m.kept[static_cast<std::size_t>(k)] = kept[static_cast<std::size_t>(r)];
+  m.canonical.resize(count);
+  m.parent.resize(count);
+  m.area.resize(count);
+  if (min_area > 0) m.kept.resize(count);
+  for (Slot k = 0; k < count; ++k) {
+    const Slot r = level_root(k);
+    m.canonical[k] = smallest[r];
+    m.parent[k] = smallest[par[r]];
+    m.area[k] = total[r];
+    if (min_area > 0) m.kept[k] = kept[r];
   }
   return m;
 }
@@ -373,13 +361,13 @@ void PartTree::whole_image_parents(const Merged& m, int threads, ParentImage& ou
         // The last border node looked up: a node's pixels come in runs along a row, and the
         // root's alone can be a good part of the image.
         I cached = -1;
-        std::int64_t cached_slot = 0;
+        std::size_t cached_slot = 0;
         auto slot = [&](I node) {
           if (node != cached) {
             cached = node;
             cached_slot = m.slot.at(node + off);
           }
-          return static_cast<std::size_t>(cached_slot);
+          return cached_slot;
         };
         // No level is read: a border node's ancestors are border nodes, so
         // - p a border node's canonical pixel: its node's place in the whole image's tree;
@@ -422,7 +410,7 @@ void PartTree::area_opening(const Merged& m, std::int64_t min_area, int threads,
     detail::area_filter<T, I>(f, par, static_cast<I>(n), areas, min_area, detail::thread_count(threads), out.data<T>(),
                               [&](I c, T& level) {
                                 if (!border.has(c)) return false;
-                                level = static_cast<T>(m.kept[static_cast<std::size_t>(m.slot.at(c + off))]);
+                                level = static_cast<T>(m.kept[m.slot.at(c + off)]);
                                 return true;
                               });
   });

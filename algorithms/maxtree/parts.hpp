@@ -49,7 +49,7 @@ struct Border {
 
 // The whole image's tree at the border nodes of every part, from merge().
 struct Merged {
-  std::unordered_map<std::int64_t, std::int64_t> slot;  // a border node's id -> its index below
+  std::unordered_map<std::int64_t, std::size_t> slot;  // a border node's id -> its index below
   std::vector<std::int64_t> canonical;  // the canonical pixel of the whole image's node it lies in
   std::vector<std::int64_t> parent;     // that node's parent's canonical pixel (its own at the root)
   std::vector<std::int64_t> area;       // that node's area (where the borders carried areas)
