@@ -175,6 +175,25 @@ TEST(MaxtreeParts, MergedAreaOpeningEqualsTheWholeImagesForEverySplit) {
   }
 }
 
+// A part of an image of 2^31 pixels or more writes int64 parents (the single process's dtype),
+// with the same values: the image's other rows are said to lie below (no part there merges).
+TEST(MaxtreeParts, PartOfAnImageOf2To31PixelsWritesInt64Parents) {
+  const HostImage img = test::random_image(DType::u16, 13, 11, 5, 7);
+  Options o;
+  const ParentImage whole = find_variant("seq").run(img, o).parent;
+  const std::int64_t rows_for_2_31 = ((std::int64_t(1) << 31) + 12) / 13;
+  parts::PartTree small, huge;
+  small.build(img, find_variant("seq").run(img, o).parent, 0, 11, false, 1);
+  huge.build(img, find_variant("seq").run(img, o).parent, 0, rows_for_2_31, false, 1);
+  ParentImage a, b;
+  small.whole_image_parents(parts::merge({small.border()}, 4, 0), 1, a);
+  huge.whole_image_parents(parts::merge({huge.border()}, 4, 0), 1, b);
+  EXPECT_FALSE(a.wide);
+  EXPECT_TRUE(b.wide);
+  EXPECT_TRUE(a == whole) << where(a, whole);
+  EXPECT_TRUE(b == whole) << where(b, whole);
+}
+
 TEST(MaxtreeParts, DamagedBorderBytesAreRefused) {
   const HostImage img = test::random_image(DType::u8, 9, 8, 3, 5);
   const HostImage top = rows_of(img, 0, 4);
