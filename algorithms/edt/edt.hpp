@@ -14,6 +14,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,6 +27,9 @@
 
 namespace repix::edt {
 
+// A column's nearest background row outside a part (Options::column_bounds) where it has none.
+constexpr std::int32_t kNoRow = INT32_MIN;
+
 struct Options {
   int threads = 0;                  // CPU variants: OpenMP threads; 0 = OpenMP's default
   int tile = 0;                     // tiled variants: tile edge; 0 = automatic
@@ -34,6 +38,13 @@ struct Options {
   int gpus = 0;                     // multi-device: GPU workers; 0 = every visible GPU
   int cpu_groups = 0;               // multi-device: CPU workers (groups of cores), each on its own tiles
   int cpu_group_threads = 0;        // multi-device: OpenMP threads per CPU group; 0 = share the cores out
+  // The image is a part of rows of a larger one (the distributed runs): column x's nearest
+  // background row above the part at [x] and below it at [nx + x], as rows counted from the
+  // part's first (negative above, >= its rows below; kNoRow: none). The exact separable GPU
+  // variants (gpu-opt, gpu-exact-envelope, gpu-exact-rowfill) read it; their sites are then
+  // indices into the part's rows extended by those (row r of the part at r * nx: negative
+  // above it), for the caller to shift. Empty: the image is whole. Not a command-line option.
+  std::vector<std::int32_t> column_bounds;
 };
 
 struct Stats {

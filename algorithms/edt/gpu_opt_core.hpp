@@ -41,15 +41,17 @@ REPIX_HD unsigned mask_word(const T* in, i64 nx, i64 ny, i64 x, i64 s) {
 }
 
 // Thread x of the scan kernel: up[s] = last background row above segment s, down[s] = first
-// below it (-1 when none).
-REPIX_HD void scan_column(const unsigned* mask, i64 nx, i64 nseg, i64 x, int* up, int* down) {
-  int last = -1;
+// below it (edt::kNoRow when none). `above` / `below`: the column's nearest background rows
+// outside the image (a part of a larger one: Options::column_bounds), kNoRow for none.
+REPIX_HD void scan_column(const unsigned* mask, i64 nx, i64 nseg, i64 x, int* up, int* down, int above = kNoRow,
+                          int below = kNoRow) {
+  int last = above;
   for (i64 s = 0; s < nseg; ++s) {
     up[s * nx + x] = last;
     const unsigned m = mask[s * nx + x];
     if (m) last = static_cast<int>(s * kSeg + 31 - clz32(m));
   }
-  int next = -1;
+  int next = below;
   for (i64 s = nseg - 1; s >= 0; --s) {
     down[s * nx + x] = next;
     const unsigned m = mask[s * nx + x];
@@ -64,7 +66,7 @@ struct Columns {
   i64 nx;
 };
 
-// Nearest background row to (x, y) in column x (above wins a tie, as in seq-exact), -1 if none.
+// Nearest background row to (x, y) in column x (above wins a tie, as in seq-exact), kNoRow if none.
 REPIX_HD int vertical_nearest(const Columns& c, i64 x, i64 y) {
   const i64 s = y / kSeg, i = s * c.nx + x;
   const int b = static_cast<int>(y - s * kSeg);
@@ -73,8 +75,8 @@ REPIX_HD int vertical_nearest(const Columns& c, i64 x, i64 y) {
   const unsigned ge = m & (0xffffffffu << b);         // rows >= y
   const int a = le ? static_cast<int>(s * kSeg + 31 - clz32(le)) : load_readonly(c.up + i);
   const int d = ge ? static_cast<int>(s * kSeg + ffs32(ge) - 1) : load_readonly(c.down + i);
-  if (a < 0) return d;
-  if (d < 0) return a;
+  if (a == kNoRow) return d;
+  if (d == kNoRow) return a;
   return (d - y < y - a) ? d : a;
 }
 
@@ -98,7 +100,7 @@ REPIX_HD void band_envelope(const Columns& cols, const Envelopes& env, i64 nx, i
   i64 tc = 0, ts = 0, tg = 0;
   for (i64 u = lo; u < hi; ++u) {
     const int r = vertical_nearest(cols, u, y);
-    if (r < 0) continue;
+    if (r == kNoRow) continue;
     const i64 gu = (y - r) * (y - r);
     i64 w = 0;
     while (k >= 0) {
@@ -223,7 +225,7 @@ REPIX_HD int window_entry(const Columns& cols, i64 nx, i64 y, i64 x0, int j) {
   const i64 x = x0 - kWindow + j;
   if (x < 0 || x >= nx) return kOffsetCap;
   const int r = vertical_nearest(cols, x, y);
-  if (r < 0) return kOffsetCap;
+  if (r == kNoRow) return kOffsetCap;
   const i64 d = r - y;
   return static_cast<int>(d > kOffsetCap ? kOffsetCap : d < -kOffsetCap ? -kOffsetCap : d);
 }

@@ -33,10 +33,11 @@ __global__ void mask_kernel(const T* __restrict__ in, i64 nx, i64 ny, i64 nseg, 
     mask[t] = mask_word(in, nx, ny, t % nx, t / nx);
 }
 
-__global__ void scan_kernel(const unsigned* __restrict__ mask, i64 nx, i64 nseg, int* __restrict__ up,
-                            int* __restrict__ down) {
+// bounds: Options::column_bounds on the device (null: the image is whole).
+__global__ void scan_kernel(const unsigned* __restrict__ mask, i64 nx, i64 nseg, const int* __restrict__ bounds,
+                            int* __restrict__ up, int* __restrict__ down) {
   for (i64 x = blockIdx.x * (i64)blockDim.x + threadIdx.x; x < nx; x += (i64)gridDim.x * blockDim.x)
-    scan_column(mask, nx, nseg, x, up, down);
+    scan_column(mask, nx, nseg, x, up, down, bounds ? bounds[x] : kNoRow, bounds ? bounds[nx + x] : kNoRow);
 }
 
 // Threads are (band, row) with the row fastest: a warp is 32 consecutive rows of one band, which
@@ -87,6 +88,9 @@ class SeparablePlan final : public DevicePlan {
     shape_ = shape;
     want_sites_ = opt.want_sites;
     const i64 nx = shape.nx, ny = shape.ny;
+    if (!opt.column_bounds.empty() && static_cast<i64>(opt.column_bounds.size()) != 2 * nx)
+      throw Error("internal: edt column bounds for " + std::to_string(opt.column_bounds.size() / 2) + " columns, not " +
+                  std::to_string(nx));
     nseg_ = (ny + kSeg - 1) / kSeg;
     nbands_ = (nx + kBand - 1) / kBand;
     release();  // the previous shape's workspace first
@@ -104,6 +108,12 @@ class SeparablePlan final : public DevicePlan {
     count_.allocate(static_cast<std::size_t>(nbands_ * ny));
     dist_.allocate(static_cast<std::size_t>(shape.size()));
     if (want_sites_) sites_.allocate(static_cast<std::size_t>(shape.size()));
+    if (!opt.column_bounds.empty()) {
+      bounds_.allocate(opt.column_bounds.size());
+      // Pageable source: the copy is done when it returns, so the options may go.
+      REPIX_CUDA(cudaMemcpy(bounds_.get(), opt.column_bounds.data(), opt.column_bounds.size() * sizeof(int),
+                            cudaMemcpyHostToDevice));
+    }
     if (phase_.row_list) {
       flags_.allocate(static_cast<std::size_t>(ny));
       list_.allocate(static_cast<std::size_t>(ny) + 1);  // the rows, then their count
@@ -128,7 +138,7 @@ class SeparablePlan final : public DevicePlan {
         mask_kernel<<<g, kThreads, 0, stream>>>(static_cast<const T*>(d_input), nx, ny, nseg_, mask_.get());
       });
       REPIX_CUDA_LAUNCH();
-      scan_kernel<<<grid_for(nx), kThreads, 0, stream>>>(mask_.get(), nx, nseg_, up_.get(), down_.get());
+      scan_kernel<<<grid_for(nx), kThreads, 0, stream>>>(mask_.get(), nx, nseg_, bounds_.get(), up_.get(), down_.get());
       REPIX_CUDA_LAUNCH();
     }
     Launch l;
@@ -171,7 +181,7 @@ class SeparablePlan final : public DevicePlan {
  private:
   void release() {
     mask_.reset(); up_.reset(); down_.reset(); centre_.reset(); start_.reset(); row_.reset();
-    count_.reset(); dist_.reset(); sites_.reset(); flags_.reset(); list_.reset(); temp_.reset();
+    count_.reset(); dist_.reset(); sites_.reset(); flags_.reset(); list_.reset(); temp_.reset(); bounds_.reset();
   }
   RowPhase phase_;
   DType dtype_ = DType::u8;
@@ -180,7 +190,7 @@ class SeparablePlan final : public DevicePlan {
   i64 nseg_ = 0, nbands_ = 0;
   int list_grid_ = 0;
   DeviceBuffer<unsigned> mask_;
-  DeviceBuffer<int> up_, down_, centre_, start_, row_, count_, flags_, list_;
+  DeviceBuffer<int> up_, down_, centre_, start_, row_, count_, flags_, list_, bounds_;
   DeviceBuffer<unsigned char> temp_;
   DeviceBuffer<float> dist_;
   DeviceBuffer<long long> sites_;

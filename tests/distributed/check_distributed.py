@@ -308,9 +308,18 @@ def main():
         write_npy(os.path.join(tmp, "lonely.npy"), "|u1", (20, 30), "B", lonely)
         for spec in EDT_CASES:
             spec_path = os.path.join(tmp, spec) if spec.endswith(".npy") else spec
+            # The default variant on both sides (gpu-opt with a GPU, seq-exact's passes without):
+            # distances are seq-exact's either way, sites the variant's (its ties).
             against_single_process(a, tmp, failures, "edt", ["--input", spec_path], {"output": ".npy", "sites": ".npy"},
-                                   ref_args=["--variant", "seq-exact"], label=spec,
-                                   layout=lambda j, n: covers([p["rows"] for p in j["distributed"]["parts"]]))
+                                   label=spec, layout=lambda j, n: covers([p["rows"] for p in j["distributed"]["parts"]]))
+        # seq-exact's passes named (the CPU path on a GPU host too).
+        against_single_process(a, tmp, failures, "edt", ["--input", "sparse:50x41:density=0.01:seed=2", "--variant",
+                                                         "seq-exact"], {"output": ".npy", "sites": ".npy"},
+                               label="sparse:50x41 --variant seq-exact",
+                               layout=lambda j, n: j["variant"] == "seq-exact")
+        refused_in_one_line(a, failures, "edt --variant seq (not exact)", 2,
+                            ["run", "edt", "--distributed", "--variant", "seq", "--input", "sparse:20x20", "--output",
+                             os.path.join(tmp, "no-edt.npy")], "exact EDT", code=2)
         # Only the distances asked (the sites are not computed then): still seq-exact's.
         lonely_path, out, ref = (os.path.join(tmp, "lonely.npy"), os.path.join(tmp, "only.npy"),
                                  os.path.join(tmp, "only-ref.npy"))

@@ -4,6 +4,9 @@
 // grid-stride loops).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
 #include "datasets/datasets.hpp"
 #include "edt/edt.hpp"
 #include "edt/detail.hpp"
@@ -24,7 +27,9 @@ const char* name(Fill f) { return f == Fill::band ? "band" : f == Fill::pixel ? 
 // pixel = gpu_exact_envelope.cu, window = gpu_opt.cu. window: gpu-opt's blocks (row, chunk)
 // with the block's shared window, then the envelope path only on the flagged rows (the other
 // rows' envelope scratch stays poisoned). `fallback_rows` (optional) gets how many rows were redone.
-edt::Result simulate(const HostImage& img, Fill fill, i64* fallback_rows = nullptr) {
+// `bounds`: Options::column_bounds (the image a part of a larger one), empty for a whole image.
+edt::Result simulate(const HostImage& img, Fill fill, i64* fallback_rows = nullptr,
+                     const std::vector<std::int32_t>& bounds = {}) {
   const i64 nx = img.shape().nx, ny = img.shape().ny;
   const i64 nseg = (ny + kSeg - 1) / kSeg, nbands = (nx + kBand - 1) / kBand;
   std::vector<unsigned> mask(static_cast<std::size_t>(nseg * nx));
@@ -38,7 +43,9 @@ edt::Result simulate(const HostImage& img, Fill fill, i64* fallback_rows = nullp
   visit_image(img, [&](auto v) {
     for (i64 t = 0; t < nx * nseg; ++t) mask[t] = mask_word(v.data, nx, ny, t % nx, t / nx);
   });
-  for (i64 x = 0; x < nx; ++x) scan_column(mask.data(), nx, nseg, x, up.data(), down.data());
+  for (i64 x = 0; x < nx; ++x)
+    scan_column(mask.data(), nx, nseg, x, up.data(), down.data(), bounds.empty() ? edt::kNoRow : bounds[x],
+                bounds.empty() ? edt::kNoRow : bounds[nx + x]);
   const Columns cols{mask.data(), up.data(), down.data(), nx};
   const Envelopes env{centre.data(), start.data(), row.data(), count.data(), ny};
   auto* sites = reinterpret_cast<long long*>(r.sites.data());  // int64_t is long here
@@ -147,6 +154,62 @@ TEST(EdtGpuOptCore, WindowEdgesAndPartialFallback) {
   const edt::Check c3 = edt::compare_exact(blobs, edt::run_seq_exact(blobs, {}), simulate(blobs, Fill::window, &fallback));
   EXPECT_TRUE(c3.ok) << c3.first_violation;
   EXPECT_EQ(fallback, 0);
+}
+
+// A part of rows of a larger image (the distributed runs' GPU ranks): each column's nearest
+// background rows above and below the part (Options::column_bounds) stand for the rest of the
+// image. Every fill on every part must give seq-exact's distances on the whole image in those
+// rows, and, its sites shifted by the part's first row, the same fill's sites on the whole image
+// (a fill breaks ties between equally near sites its own way, the same wherever the pixel lies):
+// parts of one row, parts whose columns have their nearest site in another part only, none at
+// all, or sites far beyond gpu-opt's window.
+TEST(EdtGpuOptCore, PartsWithColumnBoundsEqualTheWholeImage) {
+  std::vector<HostImage> imgs;
+  imgs.push_back(datasets::generate("sparse:300x97:density=0.002:seed=3"));
+  imgs.push_back(test::sparse_image(1100, 90, 0.0003, 78));
+  imgs.push_back(test::const_image(40, 30, 255));
+  HostImage corner = test::const_image(2500, 70, 255);
+  corner.data<std::uint8_t>()[69 * 2500 + 2499] = 0;  // one site, in the last part's last row
+  imgs.push_back(std::move(corner));
+  for (const HostImage& img : imgs) {
+    const i64 nx = img.shape().nx, ny = img.shape().ny;
+    const edt::Result want = edt::run_seq_exact(img, {});
+    const auto* f = img.data<std::uint8_t>();
+    for (const std::vector<i64>& cuts : std::vector<std::vector<i64>>{{0, ny / 3, ny / 2, ny}, {0, 1, ny - 1, ny}}) {
+      for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+        const i64 first = cuts[k], last = cuts[k + 1];
+        std::vector<std::int32_t> bounds(static_cast<std::size_t>(2 * nx), edt::kNoRow);
+        for (i64 x = 0; x < nx; ++x) {
+          for (i64 y = first - 1; y >= 0; --y)
+            if (f[y * nx + x] == 0) {
+              bounds[static_cast<std::size_t>(x)] = static_cast<std::int32_t>(y - first);
+              break;
+            }
+          for (i64 y = last; y < ny; ++y)
+            if (f[y * nx + x] == 0) {
+              bounds[static_cast<std::size_t>(nx + x)] = static_cast<std::int32_t>(y - first);
+              break;
+            }
+        }
+        HostImage part(DType::u8, Shape::d2(nx, last - first));
+        std::memcpy(part.raw(), f + first * nx, static_cast<std::size_t>(part.size()));
+        for (Fill fill : kFills) {
+          const std::vector<std::int64_t> want_sites = simulate(img, fill).sites;
+          edt::Result got = simulate(part, fill, nullptr, bounds);
+          const float* d = got.distance.data<float>();
+          for (i64 i = 0; i < part.size(); ++i) {
+            if (std::isfinite(d[i])) got.sites[static_cast<std::size_t>(i)] += first * nx;
+            const std::size_t w = static_cast<std::size_t>(first * nx + i);
+            ASSERT_TRUE(d[i] == want.distance.data<float>()[w] && got.sites[static_cast<std::size_t>(i)] == want_sites[w])
+                << name(fill) << " fill on " << test::describe(img) << ", rows [" << first << ", " << last << ") at ("
+                << i % nx << ", " << first + i / nx << "): distance " << d[i] << " site "
+                << got.sites[static_cast<std::size_t>(i)] << ", want " << want.distance.data<float>()[w] << " site "
+                << want_sites[w];
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -150,7 +150,7 @@ class EdtFamily final : public FamilyOf<edt::Variant> {
   void check_run_inputs(const Inputs& in, const Options&) const override { edt::check_input(in.at(0)); }
   bool has_distributed_run() const override { return true; }
   std::unique_ptr<distributed::Job> distributed_job(const cli::Args& a, const Options& opt) const override {
-    return edt_distributed::job(a, opt);
+    return edt_distributed::job(a, opt, declared_run_variant(a));
   }
   // Its GPU variants' end-to-end run is their plan's after these checks.
   bool keeps_plan_for_host_inputs() const override { return true; }

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -33,13 +34,20 @@ std::vector<char> column_ends(const std::vector<std::uint8_t>& bg, std::int64_t 
   return out;
 }
 
+// The variants a rank may run: seq-exact's passes (CPU), or an exact separable GPU variant, which
+// takes the columns' bounds outside the part (edt::Options::column_bounds).
+bool takes_column_bounds(const edt::Variant& v) {
+  return v.id == "seq-exact" || v.id == "gpu-opt" || v.id == "gpu-exact-envelope" || v.id == "gpu-exact-rowfill";
+}
+
 // One rank's rows.
 class EdtJob final : public distributed::Job {
  public:
-  EdtJob(const cli::Args& a, const edt::Options& given) : comm_(distributed::Comm::world()), opt_(given) {
-    if (a.has("variant"))
-      throw cli::UsageError("--distributed runs seq-exact's passes on every rank's rows (an exact EDT); --variant does "
-                            "not apply");
+  EdtJob(const cli::Args& a, const edt::Options& given, const edt::Variant& variant)
+      : comm_(distributed::Comm::world()), opt_(given), variant_(variant) {
+    if (!takes_column_bounds(variant))
+      throw cli::UsageError("--distributed runs an exact EDT on every rank's rows: --variant seq-exact, gpu-opt, "
+                            "gpu-exact-envelope or gpu-exact-rowfill; got " + variant.id);
     output_ = distributed::npy_output(a, "output");
     sites_out_ = distributed::npy_output(a, "sites");
     input_ = a.need("input");
@@ -53,10 +61,11 @@ class EdtJob final : public distributed::Job {
     edt::check_description(shape_);
     std::tie(first_, last_) = distributed::part(shape_.ny, comm_.rank(), comm_.size());
     if (first_ == last_) return;
-    HostImage rows(datasets::spec_dtype(spec_), Shape::d2(shape_.nx, last_ - first_));
-    datasets::open_source(spec_)->read(first_, last_, rows.raw());
-    edt::check_part(rows, shape_, first_ * shape_.nx);
-    bg_ = edt::background_mask(rows, threads_);
+    if (variant_.gpu) distributed::use_rank_gpu(comm_);
+    rows_ = HostImage(datasets::spec_dtype(spec_), Shape::d2(shape_.nx, last_ - first_), variant_.gpu);
+    datasets::open_source(spec_)->read(first_, last_, rows_.raw());
+    edt::check_part(rows_, shape_, first_ * shape_.nx);
+    bg_ = edt::background_mask(rows_, threads_);
   }
 
   // Column x's nearest background row above the part: the last one of the nearest rank above
@@ -77,8 +86,27 @@ class EdtJob final : public distributed::Job {
         below[static_cast<std::size_t>(x)] = end_of(r, x);
     }
     distributed::on_every_rank(comm_, [&] {
-      if (first_ < last_)
+      if (first_ == last_) return;
+      if (!variant_.gpu) {
         result_ = edt::exact_rows(bg_, Shape::d2(nx, last_ - first_), first_, above.data(), below.data(), opt_, threads_);
+        return;
+      }
+      // The GPU variant on the part, the bounds counted from its first row; its sites are then
+      // indices into the part's rows (negative above it): shifted to the whole image's.
+      edt::Options o = opt_;
+      o.column_bounds.assign(static_cast<std::size_t>(2 * nx), edt::kNoRow);
+      for (std::int64_t x = 0; x < nx; ++x) {
+        const std::size_t i = static_cast<std::size_t>(x);
+        if (above[i] >= 0) o.column_bounds[i] = static_cast<std::int32_t>(above[i] - first_);
+        if (below[i] >= 0) o.column_bounds[static_cast<std::size_t>(nx) + i] = static_cast<std::int32_t>(below[i] - first_);
+      }
+      result_ = variant_.run(rows_, o);
+      if (result_.sites.empty()) return;
+      const float* d = result_.distance.data<float>();
+      const std::int64_t shift = first_ * nx, n = rows_.size();
+#pragma omp parallel for num_threads(threads_) schedule(static)
+      for (std::int64_t i = 0; i < n; ++i)
+        if (std::isfinite(d[i])) result_.sites[static_cast<std::size_t>(i)] += shift;
     });
   }
 
@@ -96,7 +124,7 @@ class EdtJob final : public distributed::Job {
   std::string split() const override { return "rows; the columns' nearest background rows gathered"; }
   nlohmann::json record() const override {
     return {{"family", "edt"},
-            {"variant", "seq-exact's passes on each rank's rows"},
+            {"variant", variant_.id},
             {"input", input_},
             {"shape", shape_.str()}};
   }
@@ -104,19 +132,21 @@ class EdtJob final : public distributed::Job {
  private:
   const distributed::Comm& comm_;
   edt::Options opt_;
+  const edt::Variant& variant_;
   std::string output_, sites_out_, input_;
   datasets::Spec spec_;
   int threads_ = 1;
   Shape shape_;
   std::int64_t first_ = 0, last_ = 0;
+  HostImage rows_;
   std::vector<std::uint8_t> bg_;
   edt::Result result_;
 };
 
 }  // namespace
 
-std::unique_ptr<distributed::Job> job(const cli::Args& a, const edt::Options& opt) {
-  return std::make_unique<EdtJob>(a, opt);
+std::unique_ptr<distributed::Job> job(const cli::Args& a, const edt::Options& opt, const edt::Variant& variant) {
+  return std::make_unique<EdtJob>(a, opt, variant);
 }
 
 }  // namespace repix::family::edt_distributed
