@@ -41,27 +41,12 @@ void area_open_typed(const T* f, const I* parent, I n, std::int64_t A, int threa
   detail::area_filter<T, I>(f, parent, n, nodes, A, threads, out, [](I, T&) { return false; });
 }
 
-// Calls fn(f, parent) with the image's element type and the parent image's index type.
-template <class Fn>
-void visit(const HostImage& image, const ParentImage& parent, Fn&& fn) {
-  if (image.shape() != parent.shape) throw Error("internal: parent image shape differs from the image's");
-  dispatch_dtype(image.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (sizeof(T) <= 2) {
-      if (parent.wide) fn(image.data<T>(), parent.wide_.data());
-      else fn(image.data<T>(), parent.narrow.data());
-    } else {
-      throw Error("maxtree needs a uint8 or uint16 image; got " + dtype_name(image.dtype()));
-    }
-  });
-}
-
 }  // namespace
 
 HostImage area_opening(const HostImage& image, const ParentImage& parent, std::int64_t area, int threads) {
   if (area < 1) throw Error("area opening needs an area threshold >= 1; got " + std::to_string(area));
   HostImage out(image.dtype(), image.shape());
-  visit(image, parent, [&](const auto* f, const auto* par) {
+  detail::visit(image, parent, [&](const auto* f, const auto* par) {
     using T = std::decay_t<decltype(*f)>;
     using I = std::decay_t<decltype(*par)>;
     area_open_typed<T, I>(f, par, static_cast<I>(image.size()), area, detail::thread_count(threads), out.data<T>());
@@ -134,7 +119,7 @@ ParentImage normal_form_of(const HostImage& image, const std::vector<std::int64_
 
 std::int64_t count_nodes(const HostImage& image, const ParentImage& parent) {
   std::int64_t nodes = 0;
-  visit(image, parent, [&](const auto* f, const auto* par) {
+  detail::visit(image, parent, [&](const auto* f, const auto* par) {
     for (std::int64_t p = 0; p < image.size(); ++p) nodes += par[p] == p || f[par[p]] != f[p];
   });
   return nodes;

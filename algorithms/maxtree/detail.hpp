@@ -229,4 +229,19 @@ void canonicalize(const T* f, UninitializedVector<I>& parent_v, int threads) {
   for (I p = 0; p < n; ++p) parent[p] = out[p];
 }
 
+// Calls fn(f, parent) on a parent image in normal form, with the image's element type and the parent image's index type.
+template <class Fn>
+void visit(const HostImage& image, const ParentImage& parent, Fn&& fn) {
+  if (image.shape() != parent.shape) throw Error("internal: parent image shape differs from the image's");
+  dispatch_dtype(image.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (sizeof(T) <= 2) {
+      if (parent.wide) fn(image.data<T>(), parent.wide_.data());
+      else fn(image.data<T>(), parent.narrow.data());
+    } else {
+      throw Error("maxtree needs a uint8 or uint16 image; got " + dtype_name(image.dtype()));
+    }
+  });
+}
+
 }  // namespace repix::maxtree::detail

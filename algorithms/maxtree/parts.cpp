@@ -232,18 +232,12 @@ struct PartTree::Impl {
   }
 
   // fn(f, par, areas) with the image's element type and the part's index type (`self` const or
-  // not: the constructor fills the areas).
+  // not: build() fills the areas).
   template <class Self, class Fn>
   static void visit(Self& self, Fn&& fn) {
-    const HostImage& rows = self.rows();
-    dispatch_dtype(rows.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (sizeof(T) <= 2) {
-        if (self.parent.wide) fn(rows.template data<T>(), self.parent.wide_.data(), self.areas64);
-        else fn(rows.template data<T>(), self.parent.narrow.data(), self.areas32);
-      } else {
-        throw Error("maxtree needs a uint8 or uint16 image; got " + dtype_name(rows.dtype()));
-      }
+    detail::visit(self.rows(), self.parent, [&](const auto* f, const auto* par) {
+      if constexpr (sizeof(*par) == sizeof(std::int64_t)) fn(f, par, self.areas64);
+      else fn(f, par, self.areas32);
     });
   }
 };

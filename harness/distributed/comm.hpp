@@ -7,6 +7,7 @@
 // one line and the ranks agree on the first failure before any output is written (first_error).
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +62,23 @@ class Comm {
   Comm(int rank, int size) : rank_(rank), size_(size) {}
   int rank_ = 0, size_ = 1;
 };
+
+// A vector of plain values as the bytes a Comm call carries, and back (a byte count that is not
+// a whole number of values throws repix::Error).
+template <class T>
+std::vector<char> bytes_of(const std::vector<T>& v) {
+  std::vector<char> out(v.size() * sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+template <class T>
+std::vector<T> values_of(const std::vector<char>& bytes) {
+  if (bytes.size() % sizeof(T) != 0)
+    throw Error("internal: " + std::to_string(bytes.size()) + " bytes from a rank are not whole values");
+  std::vector<T> out(bytes.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
 
 // Rank `rank`'s part of `count` slabs among `size` ranks: [first, last), contiguous, in rank
 // order, sizes differing by at most one; a rank past `count` gets an empty part.

@@ -1,6 +1,5 @@
 #include "harness/families/ami/ami_distributed.hpp"
 
-#include <cstring>
 #include <vector>
 
 #include "ami/auto_mi/auto_mi.hpp"
@@ -14,18 +13,6 @@ namespace repix::family::ami_distributed {
 namespace {
 
 namespace am = ami::auto_mi;
-
-std::vector<char> bytes_of(const std::vector<double>& v) {
-  std::vector<char> out(v.size() * sizeof(double));
-  if (!out.empty()) std::memcpy(out.data(), v.data(), out.size());
-  return out;
-}
-
-std::vector<double> doubles_of(const std::vector<char>& b) {
-  std::vector<double> out(b.size() / sizeof(double));
-  if (!out.empty()) std::memcpy(out.data(), b.data(), b.size());
-  return out;
-}
 
 class AmiJob final : public distributed::Job {
  public:
@@ -66,7 +53,7 @@ class AmiJob final : public distributed::Job {
       if (first_ == last_) return;
       sent = grouped_ ? lag_nmis() : variant_.run(image_, mine_).features;
     });
-    const std::vector<std::vector<char>> parts = comm_.gather_to_root(bytes_of(sent));
+    const std::vector<std::vector<char>> parts = comm_.gather_to_root(distributed::bytes_of(sent));
     distributed::on_every_rank(comm_, [&] {
       if (!comm_.root()) return;
       whole_ = ami::Result{};
@@ -77,7 +64,7 @@ class AmiJob final : public distributed::Job {
         // The ranks' windows are contiguous and in rank order: their features, back to back, are
         // the single process's order.
         for (const std::vector<char>& p : parts) {
-          const std::vector<double> f = doubles_of(p);
+          const std::vector<double> f = distributed::values_of<double>(p);
           whole_.features.insert(whole_.features.end(), f.begin(), f.end());
         }
       }
@@ -150,7 +137,7 @@ class AmiJob final : public distributed::Job {
       const auto [a0, a1] = distributed::part(comm_.size(), win, windows);
       std::vector<double> sum(per_plane * ami::kOrientations, 0.0);
       for (std::int64_t r = a0; r < a1; ++r) {
-        const std::vector<double> v = doubles_of(parts[static_cast<std::size_t>(r)]);
+        const std::vector<double> v = distributed::values_of<double>(parts[static_cast<std::size_t>(r)]);
         if (v.size() != sum.size())
           throw Error("ami: internal: rank " + std::to_string(r) + " sent " + std::to_string(v.size()) + " lag NMIs");
         for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += v[i];

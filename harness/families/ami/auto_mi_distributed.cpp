@@ -1,6 +1,5 @@
 #include "harness/families/ami/auto_mi_distributed.hpp"
 
-#include <cstring>
 #include <vector>
 
 #include "ami/auto_mi/nmi_core.hpp"
@@ -16,11 +15,9 @@ namespace {
 
 // A rank's per-lag NMIs, horizontal then vertical, as bytes.
 std::vector<char> pack(const am::Features& f) {
-  std::vector<char> out((f.nmi_x.size() + f.nmi_y.size()) * sizeof(double));
-  if (!f.nmi_x.empty()) std::memcpy(out.data(), f.nmi_x.data(), f.nmi_x.size() * sizeof(double));
-  if (!f.nmi_y.empty())
-    std::memcpy(out.data() + f.nmi_x.size() * sizeof(double), f.nmi_y.data(), f.nmi_y.size() * sizeof(double));
-  return out;
+  std::vector<double> all(f.nmi_x);
+  all.insert(all.end(), f.nmi_y.begin(), f.nmi_y.end());
+  return distributed::bytes_of(all);
 }
 
 // Rank `rank`'s lags of `direction` as the --json record says them: [first, last], or [] for none.
@@ -63,8 +60,7 @@ class AutoMiJob final : public distributed::Job {
       for (const std::vector<char>& p : parts) {
         if (p.size() != (whole_.nmi_x.size() + whole_.nmi_y.size()) * sizeof(double))
           throw Error("auto-mi: internal: a rank sent " + std::to_string(p.size()) + " bytes of lags");
-        std::vector<double> v(p.size() / sizeof(double));
-        if (!v.empty()) std::memcpy(v.data(), p.data(), p.size());
+        const std::vector<double> v = distributed::values_of<double>(p);
         for (std::size_t i = 0; i < whole_.nmi_x.size(); ++i) whole_.nmi_x[i] += v[i];
         for (std::size_t i = 0; i < whole_.nmi_y.size(); ++i) whole_.nmi_y[i] += v[whole_.nmi_x.size() + i];
       }

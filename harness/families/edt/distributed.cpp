@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "core/error.hpp"
@@ -18,8 +17,8 @@ namespace repix::family::edt_distributed {
 namespace {
 
 // Column x's first background row of the part in [x] and its last in [nx + x] (the whole image's
-// row numbers; -1: none), as bytes.
-std::vector<char> column_ends(const std::vector<std::uint8_t>& bg, std::int64_t nx, std::int64_t rows,
+// row numbers; -1: none).
+std::vector<std::int32_t> column_ends(const std::vector<std::uint8_t>& bg, std::int64_t nx, std::int64_t rows,
                               std::int64_t y0) {
   std::vector<std::int32_t> ends(static_cast<std::size_t>(2 * nx), -1);
   for (std::int64_t y = 0; y < rows; ++y)
@@ -29,14 +28,12 @@ std::vector<char> column_ends(const std::vector<std::uint8_t>& bg, std::int64_t 
         if (first < 0) first = static_cast<std::int32_t>(y0 + y);
         ends[static_cast<std::size_t>(nx + x)] = static_cast<std::int32_t>(y0 + y);
       }
-  std::vector<char> out(ends.size() * sizeof(std::int32_t));
-  std::memcpy(out.data(), ends.data(), out.size());
-  return out;
+  return ends;
 }
 
 // The variants a rank may run: seq-exact's passes (CPU), or an exact separable GPU variant, which
 // takes the columns' bounds outside the part (edt::Options::column_bounds).
-bool takes_column_bounds(const edt::Variant& v) {
+bool exact_on_parts(const edt::Variant& v) {
   return v.id == "seq-exact" || v.id == "gpu-opt" || v.id == "gpu-exact-envelope" || v.id == "gpu-exact-rowfill";
 }
 
@@ -45,7 +42,7 @@ class EdtJob final : public distributed::Job {
  public:
   EdtJob(const cli::Args& a, const edt::Options& given, const edt::Variant& variant)
       : comm_(distributed::Comm::world()), opt_(given), variant_(variant) {
-    if (!takes_column_bounds(variant))
+    if (!exact_on_parts(variant))
       throw cli::UsageError("--distributed runs an exact EDT on every rank's rows: --variant seq-exact, gpu-opt, "
                             "gpu-exact-envelope or gpu-exact-rowfill; got " + variant.id);
     output_ = distributed::npy_output(a, "output");
@@ -60,25 +57,27 @@ class EdtJob final : public distributed::Job {
     shape_ = datasets::spec_shape(spec_);
     edt::check_description(shape_);
     std::tie(first_, last_) = distributed::part(shape_.ny, comm_.rank(), comm_.size());
-    if (first_ == last_) return;
+    if (first_ == last_) {  // no rows: no column has a background row here
+      ends_ = distributed::bytes_of(std::vector<std::int32_t>(static_cast<std::size_t>(2 * shape_.nx), -1));
+      return;
+    }
     if (variant_.gpu) distributed::use_rank_gpu(comm_);
     rows_ = HostImage(datasets::spec_dtype(spec_), Shape::d2(shape_.nx, last_ - first_), variant_.gpu);
     datasets::open_source(spec_)->read(first_, last_, rows_.raw());
     edt::check_part(rows_, shape_, first_ * shape_.nx);
     bg_ = edt::background_mask(rows_, threads_);
+    // The part's own column ends: what it sends at every compute().
+    ends_ = distributed::bytes_of(column_ends(bg_, shape_.nx, last_ - first_, first_));
   }
 
   // Column x's nearest background row above the part: the last one of the nearest rank above
   // that has one; below: the first one of the nearest rank below.
   void compute() override {
-    const std::vector<std::vector<char>> all = comm_.gather_to_all(column_ends(bg_, shape_.nx, last_ - first_, first_));
+    std::vector<std::vector<std::int32_t>> ends;
+    for (const std::vector<char>& b : comm_.gather_to_all(ends_)) ends.push_back(distributed::values_of<std::int32_t>(b));
     const std::int64_t nx = shape_.nx;
     std::vector<std::int32_t> above(static_cast<std::size_t>(nx), -1), below(static_cast<std::size_t>(nx), -1);
-    auto end_of = [&](int r, std::int64_t i) {
-      std::int32_t v;
-      std::memcpy(&v, all[static_cast<std::size_t>(r)].data() + i * static_cast<std::int64_t>(sizeof v), sizeof v);
-      return v;
-    };
+    auto end_of = [&](int r, std::int64_t i) { return ends[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)]; };
     for (std::int64_t x = 0; x < nx; ++x) {
       for (int r = comm_.rank() - 1; r >= 0 && above[static_cast<std::size_t>(x)] < 0; --r)
         above[static_cast<std::size_t>(x)] = end_of(r, nx + x);
@@ -140,6 +139,7 @@ class EdtJob final : public distributed::Job {
   std::int64_t first_ = 0, last_ = 0;
   HostImage rows_;
   std::vector<std::uint8_t> bg_;
+  std::vector<char> ends_;
   edt::Result result_;
 };
 

@@ -2,7 +2,6 @@
 
 #include <omp.h>
 
-#include <chrono>
 #include <vector>
 
 #include "core/error.hpp"
@@ -15,10 +14,6 @@
 namespace repix::family::maxtree_distributed {
 
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // One rank's rows.
 class MaxtreeJob final : public distributed::Job {
@@ -50,17 +45,19 @@ class MaxtreeJob final : public distributed::Job {
   // The part's tree, its border to every rank, the merge, then the part in the whole image's terms.
   void compute() override {
     const bool mine = first_ < last_;
-    auto t0 = std::chrono::steady_clock::now();
+    // Phase times in ms on the driver's clock (MPI_Wtime).
+    auto ms_since = [&](double since) { return 1e3 * (comm_.wtime() - since); };
+    double t0 = comm_.wtime();
     distributed::on_every_rank(comm_, [&] {
       if (!mine) return;
       tree_.build(rows_, variant_.run(rows_, opt_).parent, first_, shape_.ny, area_opening_, threads_);
       border_ = tree_.border().bytes();
     });
     tree_ms_ = ms_since(t0);
-    t0 = std::chrono::steady_clock::now();
+    t0 = comm_.wtime();
     const std::vector<std::vector<char>> all = comm_.gather_to_all(mine ? border_ : std::vector<char>{});
     gather_ms_ = ms_since(t0);
-    t0 = std::chrono::steady_clock::now();
+    t0 = comm_.wtime();
     distributed::on_every_rank(comm_, [&] {
       std::vector<maxtree::parts::Border> borders;
       border_nodes_ = 0;
@@ -72,7 +69,7 @@ class MaxtreeJob final : public distributed::Job {
       merged_ = maxtree::parts::merge(borders, opt_.connectivity, area_opening_ ? opt_.area : 0);
     });
     merge_ms_ = ms_since(t0);
-    t0 = std::chrono::steady_clock::now();
+    t0 = comm_.wtime();
     distributed::on_every_rank(comm_, [&] {
       if (!mine) return;
       if (area_opening_) tree_.area_opening(merged_, opt_.area, threads_, opened_);
