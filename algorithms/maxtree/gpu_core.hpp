@@ -301,6 +301,15 @@ REPIX_HD I walked_normal_form(const T* f, const I* par, I p, int max_hops, bool&
   return q == p ? p : same_level_end(f, par, q, max_hops, done);
 }
 
+// p's entry in the normal form from a finished `par` that nothing writes meanwhile, as gpu_core::settle
+// finds it (the level root of par[p]'s node; the root itself), but read-only: gpu-settle-copy's and gpu-opt's flatten into a
+// second buffer (settle_copy_kernel), whose loads of `par` may then be plain cached ones.
+template <class T, class I>
+REPIX_HD I settled_entry(const T* f, const I* par, I p) {
+  const I q = par[p];
+  return q == p ? p : level_root(f, par, q);
+}
+
 // For pixel l of a finished tile tree (local indices; nothing writes s_par any more): its parent in
 // the compressed tree gpu-compressed writes out, the same tree with every chain shortened: a pixel that is
 // not its node's level root points straight to it; a level root points to its parent's node's level
@@ -315,7 +324,7 @@ REPIX_HD I compressed_parent(const T* s_f, const I* s_par, I l) {
   return walked_normal_form(s_f, s_par, l, 1 << 30, done);
 }
 
-// ---- gpu-opt's flatten: the finished `par` to the normal form in place, one pass --------------------
+// ---- gpu-monotone's flatten: the finished `par` to the normal form in place, one pass -----------------
 // Every pixel p at once: q = par[p]; par[p] = the level root of q's node (the end of q's same-level
 // chain). For a pixel that is not its node's level root q is in its node, so that is its canonical
 // pixel; for a level root, q is in its parent's node, so that is the parent node's canonical pixel;

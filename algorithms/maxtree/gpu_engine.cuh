@@ -5,8 +5,8 @@
 // make_gpu_variant<Build>(...). The per-thread logic lives in gpu_core.hpp (tested on the CPU).
 //
 // Device memory: three arrays of I per pixel (the tree, and two buffers of the flatten's pointer
-// jumping, the second of which ends holding the normal form; gpu-opt's flatten leaves it in the
-// tree's array) and one flag; out of memory is the
+// jumping, the second of which ends holding the normal form; gpu-monotone's flatten leaves it in the
+// tree's array, gpu-settle-copy's and gpu-opt's in the first buffer) and one flag; out of memory is the
 // CudaOutOfMemory error of core/gpu.hpp, raised by setup(). The area opening (area_filter) reuses
 // the two arrays the normal form is not in (area, counts, then its own pointer jumping) and writes
 // into the caller's output: no more device memory.
@@ -120,7 +120,7 @@ __global__ void walk_kernel(const T* __restrict__ f, const I* __restrict__ par, 
   if (any) atomicOr(unfinished, 1u);
 }
 
-// gpu-opt's flatten: the normal form in place, the pixels [begin, end) at once (gpu_core::settle,
+// gpu-monotone's flatten: the normal form in place, the pixels [begin, end) at once (gpu_core::settle,
 // where the concurrent walks are shown to end where a lone one would), with relaxed atomic loads
 // and stores. A walk writes only its own pixel's entry, once, its final value: the entries of a band
 // of pixels are final when the band's launch ends, whatever the others still do (the end-to-end
@@ -128,6 +128,20 @@ __global__ void walk_kernel(const T* __restrict__ f, const I* __restrict__ par, 
 template <class T, class I>
 __global__ void settle_kernel(const T* __restrict__ f, I* par, std::int64_t begin, std::int64_t end) {
   REPIX_MAXTREE_FOR_EACH_PIXEL(k, end - begin) gpu_core::settle(f, par, static_cast<I>(begin + k), RelaxedLoadAtomics{});
+}
+
+// The same walks out of place: out[p] = gpu_core::settled_entry (read-only walks of the finished
+// tree), for [begin, end). Nothing writes `par` in the launch, so its loads are plain ones through L1
+// (LDG.CONSTANT), where settle_kernel's relaxed atomic loads go to L2 every time (59.6 % of the L2's
+// peak, 10.8 % of the DRAM's, on the H200 at 6000x4000); the walks lose the shortcuts that the
+// settled entries of other pixels give in place.
+template <class T, class I>
+__global__ void settle_copy_kernel(const T* __restrict__ f, const I* __restrict__ par, I* __restrict__ out, std::int64_t begin,
+                                   std::int64_t end) {
+  REPIX_MAXTREE_FOR_EACH_PIXEL(k, end - begin) {
+    const I p = static_cast<I>(begin + k);
+    out[p] = gpu_core::settled_entry(f, par, p);
+  }
 }
 
 // Flatten pass 2, one round (gpu_core::jump): reads `in`, writes `out` (never the same buffer: no
@@ -346,6 +360,9 @@ class Engine : public EngineBase {
   virtual int walk_hops() const { return 0; }
   // true: the flatten is settle_kernel's one pass in place (walk_hops() is then not used).
   virtual bool in_place_flatten() const { return false; }
+  // true (with in_place_flatten()): the one pass reads `par` and writes the second buffer
+  // (settle_copy_kernel) instead of settling `par` in place.
+  virtual bool settle_copy() const { return false; }
   // true: build() writes par[p] for every pixel, so the engine leaves out the identity it would
   // otherwise write first (one pass over the parent image: 68 us at 6000x4000 on the H100).
   virtual bool build_writes_every_parent() const { return false; }
@@ -391,16 +408,18 @@ class Engine : public EngineBase {
     area_filtered_ = false;
   }
 
-  // gpu-opt's flatten: settle_kernel in place, one pass, no host sync. With `host`, in bands of
+  // The one-pass flatten: settle_kernel in place (gpu-monotone) or settle_copy_kernel into a_
+  // (settle_copy(): gpu-settle-copy, gpu-opt), no host sync. With `host`, in bands of
   // pixels, each band's copy on the copy stream as soon as its launch ends (its entries are final
   // then: settle_kernel), so that only the last band's copy comes after the flatten.
   void settle_in_bands(const T* f, cudaStream_t s, I* host) {
     const std::int64_t n = g_.n();
-    out_ = par_.get();
+    out_ = settle_copy() ? a_.get() : par_.get();
     const std::int64_t bands = host ? download_bands(n) : 1;
     for (std::int64_t b = 0; b < bands; ++b) {
       const std::int64_t begin = n * b / bands, end = n * (b + 1) / bands;
-      settle_kernel<T, I><<<blocks_for(end - begin), kThreads, 0, s>>>(f, par_.get(), begin, end);
+      if (settle_copy()) settle_copy_kernel<T, I><<<blocks_for(end - begin), kThreads, 0, s>>>(f, par_.get(), out_, begin, end);
+      else settle_kernel<T, I><<<blocks_for(end - begin), kThreads, 0, s>>>(f, par_.get(), begin, end);
       REPIX_CUDA_LAUNCH();
       if (!host) continue;
       band_done_->record(s);  // a wait takes the event's latest record: one event serves every band
@@ -606,7 +625,7 @@ struct EndToEndWorkspace {
 // call with the same dtype, shape, connectivity, index width and area threshold is reused.
 //
 // One copy, before the build: uploading in bands of tile rows, each band's build under the next
-// band's copy, measured slower (gpu-opt, 6000x4000 8-bit, an H200, one process: this one
+// band's copy, measured slower (gpu-opt, now gpu-monotone, 6000x4000 8-bit, an H200, one process: this one
 // pageable copy 4.44 ms end to end; eight pageable copies on a second stream 5.49; eight bands
 // staged through a pinned block by the host's threads 5.60; one such staged copy 5.04; one staged
 // by a single memcpy 8.20). The driver's one pageable copy beats any staging of ours here, and a

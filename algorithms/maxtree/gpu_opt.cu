@@ -1,38 +1,20 @@
-// `gpu-opt`: the fastest max-tree here, gpu-packed with what the H100 profiles of gpu-packed beside
-// Blin et al.'s own code then pointed at (Nsight Compute, 6000x4000 camera 8-bit, H100;
-// NOTES.md):
-//  - the flatten in one pass, in place (gpu_core::settle: each pixel's parent replaced by the level
-//    root of its parent's node, as their flatten kernel does; gpu_core.hpp has why the concurrent
-//    walks cannot go wrong, and its accesses are relaxed atomics): gpu-packed's walk of at most 16
-//    links did not reach every chain's end on the camera image, so the jump passes ran after it,
-//    1.25 ms of its 4.14 ms kernel; in place 0.37 ms, the kernel 3.15 ms;
-//  - the two border merges in one grid (border_merge_kernel), so that the vertical one fills what
-//    the horizontal one's long climbs leave idle (it ran at 20 % achieved occupancy alone): merges
-//    1.5 -> 0.88 ms, the kernel 2.54 ms = 9.4 Gpx/s (Blin's code 2.04 ms in the same process,
-//    and slower than this at 16 bits and at 1920x1080);
-//  - the tile's zips are the seminar's monotone zip (packed_core::monotone_zip: tight climbs on the
-//    words, one atomicMax a hang), not gpu-packed's validated CAS: 1920x1080 0.825 -> 0.721 ms
-//    (Blin's 0.784), 8-connectivity 6000x4000 3.08 -> 2.96 ms, 4-connectivity 6000x4000 2.57 -> 2.65
-//    ms.
-// (Earlier these were gpu-packed's, and gpu-compressed was called gpu-opt.)
+// `gpu-opt`: the fastest max-tree here: gpu-settle-copy with each tile column's zips planned first, as
+// bit masks over its rows, then zipped (packed_core::plan_column_zips, zip_planned, where the
+// profile that asked for it is). On the H200, in one process beside gpu-settle-copy and Blin et al.'s
+// code (kernel medians, ms; 4-connectivity):
+//   6000x4000 8-bit 2.557 -> 2.242 (Blin's 1.966), 16-bit 2.636 -> 2.321 (3.291),
+//   1920x1080 8-bit 0.708 -> 0.646 (0.787), 16-bit 0.721 -> 0.661 (0.670);
+// 8-connectivity 6000x4000 8-bit 2.848 -> 2.448 (2.302). The build's warp instructions 1.09 G ->
+// 0.80 G at 6000x4000 8-bit. Each zip is still entered by one thread of its warp at a time.
 #include "maxtree/packed_engine.cuh"
 #include "maxtree/variants.hpp"
 
 namespace repix::maxtree::gpu {
-namespace {
-
-struct OptPolicy : PackedPolicy {
-  static constexpr bool kInPlaceFlatten = true;
-  static constexpr bool kFusedBorderMerges = true;
-  static constexpr bool kMonotoneZip = true;
-};
-
-}  // namespace
 
 Variant gpu_opt_variant() {
   return make_gpu_variant<PackedTiles<OptPolicy>::type>(
-      "gpu-opt", "beyond-seminar",
-      "gpu-packed with the seminar's monotone tile zip, the flatten in one pass in place and both border merges in one grid");
+      "gpu-opt", "planned-zips",
+      "gpu-settle-copy with each tile column's zips planned as row masks first (a loop the warp runs together), then zipped");
 }
 
 }  // namespace repix::maxtree::gpu

@@ -32,7 +32,8 @@ using gpu_core::kTileW;
 // (gpu_core::compressed_parent, gpu-compressed); `Mem`: the atomics of the merges; `kWalkHops`: the
 // engine's walk_hops(); `kPruneBorders`: the border merges zip only what
 // gpu_core::for_each_column_border_zip / for_each_row_border_zip leave (gpu-packed, gpu-opt);
-// `kInPlaceFlatten`: the engine's flatten is gpu_core::settle's one pass in place (gpu-opt);
+// `kInPlaceFlatten`: the engine's flatten is gpu_core::settle's one pass in place (gpu-monotone);
+// `kSettleCopy`: that pass reads the tree and writes the second buffer (settle_copy_kernel);
 // `kFusedBorderMerges`: both border merges in one grid, border_merge_kernel (gpu-opt).
 template <class Policy, class T, class I>
 __global__ void __launch_bounds__(kTileW * kTileH)
@@ -152,6 +153,7 @@ struct SeminarPolicy {
   static constexpr int kWalkHops = 0;
   static constexpr bool kPruneBorders = false;  // the merges zip gpu_core::for_each_{column,row}_border_zip's
   static constexpr bool kInPlaceFlatten = false;  // the engine's in_place_flatten()
+  static constexpr bool kSettleCopy = false;  // the engine's settle_copy() (with kInPlaceFlatten)
   static constexpr bool kFusedBorderMerges = false;  // border_merge_kernel: both merges in one grid
 };
 
@@ -218,6 +220,7 @@ class TileBuild : public Engine<T, I> {
   }
   int walk_hops() const override { return Policy::kWalkHops; }
   bool in_place_flatten() const override { return Policy::kInPlaceFlatten; }
+  bool settle_copy() const override { return Policy::kSettleCopy; }
   bool build_writes_every_parent() const override { return true; }  // each tile writes its pixels
 };
 

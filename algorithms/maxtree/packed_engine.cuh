@@ -34,8 +34,9 @@ struct SharedWordAtomics {
 
 // One block of kTileW threads per tile (1-D grid of tiles, row-major: tiles_x per row); thread lx
 // owns tile column lx. Columns outside the image (the last tiles) take part in the barriers only.
-// kMonotone: the zips are packed_core::monotone_zip (gpu-opt), else packed_core::merge (gpu-packed).
-template <bool kMonotone, class T, class I>
+// kMonotone: the zips are packed_core::monotone_zip (gpu-monotone and after), else packed_core::merge (gpu-packed).
+// kPlanned (with kMonotone): phase 2 as packed_core::plan_column_zips then zip_planned (gpu-opt).
+template <bool kMonotone, bool kPlanned, class T, class I>
 __global__ void __launch_bounds__(kTileW)
     packed_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
   __shared__ T s_f[kTileW * kTileH];
@@ -47,7 +48,12 @@ __global__ void __launch_bounds__(kTileW)
   const bool inside = lx < w;
   if (inside) packed_core::load_column(f, g.nx, x0, y0, h, lx, s_f, s_w);
   __syncthreads();  // every column's levels and tree in place (plain stores) before the zips read them
-  if (inside) packed_core::zip_column<kMonotone>(s_f, s_w, h, g.conn, lx, SharedWordAtomics{});
+  if (inside) {
+    if constexpr (kPlanned)
+      packed_core::zip_planned(s_f, s_w, lx, packed_core::plan_column_zips(s_f, h, g.conn, lx), SharedWordAtomics{});
+    else
+      packed_core::zip_column<kMonotone>(s_f, s_w, h, g.conn, lx, SharedWordAtomics{});
+  }
   __syncthreads();  // every zip of the tile done before its tree is read (plain loads from here)
   if (inside) packed_core::write_column(s_f, s_w, g.nx, x0, y0, h, lx, par);
 }
@@ -59,7 +65,7 @@ struct PackedTiles {
    protected:
     void build(const T* f, I* par, cudaStream_t s) override {
       this->tiles_ = this->tiles_x() * this->tiles_y();
-      packed_build_kernel<Policy::kMonotoneZip, T, I><<<static_cast<unsigned>(this->tiles_), kTileW, 0, s>>>(f, par, this->g_, this->tiles_x());
+      packed_build_kernel<Policy::kMonotoneZip, Policy::kPlannedZips, T, I><<<static_cast<unsigned>(this->tiles_), kTileW, 0, s>>>(f, par, this->g_, this->tiles_x());
       REPIX_CUDA_LAUNCH();
     }
   };
@@ -69,6 +75,21 @@ struct PackedTiles {
 struct PackedPolicy : CompressedPolicy {
   static constexpr bool kPruneBorders = true;
   static constexpr bool kMonotoneZip = false;  // the tile's zips: packed_core::merge (true: monotone_zip)
+  static constexpr bool kPlannedZips = false;  // phase 2 planned, then zipped (packed_build_kernel's kPlanned)
+};
+
+// The steps after gpu-packed, each its predecessor's policy with what it adds (the variant files
+// have the measurements): gpu-monotone's, gpu-settle-copy's, gpu-opt's.
+struct MonotonePolicy : PackedPolicy {
+  static constexpr bool kInPlaceFlatten = true;
+  static constexpr bool kFusedBorderMerges = true;
+  static constexpr bool kMonotoneZip = true;
+};
+struct SettleCopyPolicy : MonotonePolicy {
+  static constexpr bool kSettleCopy = true;
+};
+struct OptPolicy : SettleCopyPolicy {
+  static constexpr bool kPlannedZips = true;
 };
 
 }  // namespace repix::maxtree::gpu

@@ -29,6 +29,8 @@ const std::vector<Variant>& variants() {
     v.push_back(gpu::gpu_border_variant());
     v.push_back(gpu::gpu_compressed_variant());
     v.push_back(gpu::gpu_packed_variant());
+    v.push_back(gpu::gpu_monotone_variant());
+    v.push_back(gpu::gpu_settle_copy_variant());
     v.push_back(gpu::gpu_opt_variant());
     return v;
   }();

@@ -14,6 +14,8 @@ Variant gpu_grid_variant();   // gpu_grid.cu
 Variant gpu_border_variant();  // gpu_border.cu
 Variant gpu_compressed_variant();  // gpu_compressed.cu
 Variant gpu_packed_variant();  // gpu_packed.cu
+Variant gpu_monotone_variant();  // gpu_monotone.cu
+Variant gpu_settle_copy_variant();  // gpu_settle_copy.cu
 Variant gpu_opt_variant();     // gpu_opt.cu
 }  // namespace gpu
 }  // namespace repix::maxtree

@@ -436,17 +436,23 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
         const HostWordAtomics wmem;
         if (how == Schedule::tiled_monotone) {
           // gpu-opt's zips: a column at a time on even seeds; on odd ones, the columns on 4 threads
-          // (column lx on thread lx % 4) zipping concurrently, each access a chance to yield.
+          // (column lx on thread lx % 4) zipping concurrently, each access a chance to yield. Seeds
+          // 2 and 3 mod 4 plan each column's zips first (gpu-planned-zips), the others zip row by row.
           std::shuffle(columns.begin(), columns.end(), rng);
+          const auto zip = [&](int lx, const auto& mem) {
+            if (seed % 4 >= 2)
+              packed_core::zip_planned(p_f.data(), words.data(), lx, packed_core::plan_column_zips(p_f.data(), h, connectivity, lx), mem);
+            else
+              packed_core::zip_column<true>(p_f.data(), words.data(), h, connectivity, lx, mem);
+          };
           if (seed % 2 == 0) {
-            for (const int lx : columns) packed_core::zip_column<true>(p_f.data(), words.data(), h, connectivity, lx, wmem);
+            for (const int lx : columns) zip(lx, wmem);
           } else {
             std::vector<std::thread> zippers;
             for (int t = 0; t < 4; ++t)
               zippers.emplace_back([&, t] {
                 for (const int lx : columns)
-                  if (lx % 4 == t)
-                    packed_core::zip_column<true>(p_f.data(), words.data(), h, connectivity, lx, YieldingWordAtomics{});
+                  if (lx % 4 == t) zip(lx, YieldingWordAtomics{});
               });
             for (std::thread& z : zippers) z.join();
           }
@@ -570,6 +576,10 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
     // gpu-opt's flatten in place: the walks one after another, and interleaved at random.
     EXPECT_EQ(settle_in_place(in.image.data<T>(), par, 0), want.parent.narrow) << what << ", in place";
     EXPECT_EQ(settle_in_place(in.image.data<T>(), par, seed + 100), want.parent.narrow) << what << ", in place, interleaved";
+    // gpu-settle-copy's: the same walks, reading the tree only.
+    UninitializedVector<I> copied(par.size());
+    for (std::size_t p = 0; p < par.size(); ++p) copied[p] = gpu_core::settled_entry(in.image.data<T>(), par.data(), static_cast<I>(p));
+    EXPECT_EQ(copied, want.parent.narrow) << what << ", into a second buffer";
   }
 }
 
