@@ -78,6 +78,53 @@ REPIX_HD void merge(const T* f, I* par, I a, I b, const Mem& mem) {
   }
 }
 
+// gpu-climbing-merges' border zip: the merge of the trees of a and b as packed_core::monotone_zip
+// walks it, on the global parent image: tight climbs that load only parents (the levels from f,
+// which nothing writes), and b hung on a with one CAS of b's parent, validated by the value the
+// climb saw (Blin et al.'s uf_zip_global does the same, read in their code, not copied). After the
+// climbs a is its node's level root and b the last pixel of b's chain at a level >= f(a), both with
+// parents below f(a) (or roots), a before b in the order; b's parent := a keeps every parent before
+// its child and joins the two nodes, and b's old parent, below f(a), goes on to be zipped with a's
+// chain. A CAS that fails (b got a nearer parent meanwhile) climbs again from where it stands.
+template <class T, class I, class Mem>
+REPIX_HD void climbing_merge(const T* f, I* par, I a, I b, const Mem& mem) {
+  T fa = f[a], fb = f[b];
+  for (;;) {
+    if (fb < fa) {  // a the lower: a's node goes somewhere on b's chain
+      const I t = a;
+      a = b;
+      b = t;
+      const T ft = fa;
+      fa = fb;
+      fb = ft;
+    }
+    I pa = mem.load(par + a);  // a's level root, pa its parent (below fa, or a itself at the root)
+    while (pa != a && f[pa] == fa) {
+      a = pa;
+      pa = mem.load(par + a);
+    }
+    I pb = mem.load(par + b);  // the last of b's chain at a level >= fa, pb its parent
+    while (pb != b && f[pb] >= fa) {
+      b = pb;
+      fb = f[pb];
+      pb = mem.load(par + b);
+    }
+    if (a == b) return;
+    if (fb == fa && b < a) {  // one level: the larger index hangs on the smaller
+      const I t = a;
+      a = b;
+      b = t;
+      const I pt = pa;
+      pa = pb;
+      pb = pt;
+    }
+    if (!mem.cas(par + b, pb, a)) continue;  // b's parent moved nearer: climb again
+    if (pb == b) return;  // b was a root: nothing below it to zip
+    b = pb;
+    fb = f[pb];
+  }
+}
+
 // fn(nx, ny) for each neighbour of (x, y) that comes earlier in raster order inside a w-wide
 // region (left, up, and with 8-connectivity up-left and up-right): every edge of the grid once.
 template <class Fn>

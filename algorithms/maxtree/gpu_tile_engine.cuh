@@ -65,12 +65,19 @@ __global__ void __launch_bounds__(kTileW * kTileH)
   par[gp] = gpu_core::tile_to_global<I>(local, x0, y0, g.nx);
 }
 
+// One border zip: gpu_core::merge, or with kClimb gpu_core::climbing_merge (gpu-climbing-merges).
+template <bool kClimb, class T, class I, class Mem>
+__device__ __forceinline__ void border_zip(const T* __restrict__ f, I* par, I p, I q, const Mem& mem) {
+  if constexpr (kClimb) gpu_core::climbing_merge(f, par, p, q, mem);
+  else gpu_core::merge(f, par, p, q, mem);
+}
+
 // The merges of pixel (x, y) on a tile column's left border (x = k * kTileW, k >= 1) with its
 // neighbours across it (gpu_core::for_each_horizontal_merge_edge); kPrune: only the zips
 // gpu_core::for_each_column_border_zip leaves (gpu-packed, gpu-opt).
-template <class Mem, bool kPrune, class T, class I>
+template <class Mem, bool kPrune, bool kClimb = false, class T, class I>
 __device__ void merge_across_column_border(const T* __restrict__ f, I* par, const Geom& g, std::int64_t x, std::int64_t y) {
-  const auto zip = [&](std::int64_t p, std::int64_t q) { gpu_core::merge(f, par, static_cast<I>(p), static_cast<I>(q), Mem{}); };
+  const auto zip = [&](std::int64_t p, std::int64_t q) { border_zip<kClimb>(f, par, static_cast<I>(p), static_cast<I>(q), Mem{}); };
   if (kPrune) {
     gpu_core::for_each_column_border_zip(f, g.nx, g.conn, x, y, zip);
     return;
@@ -82,9 +89,9 @@ __device__ void merge_across_column_border(const T* __restrict__ f, I* par, cons
 // The same for pixel (x, y) on a tile row's top border (y = k * kTileH, k >= 1), the edges the
 // horizontal merge does not take (gpu_core::for_each_vertical_merge_edge); kPrune: only the zips
 // gpu_core::for_each_row_border_zip leaves.
-template <class Mem, bool kPrune, class T, class I>
+template <class Mem, bool kPrune, bool kClimb = false, class T, class I>
 __device__ void merge_across_row_border(const T* __restrict__ f, I* par, const Geom& g, std::int64_t x, std::int64_t y) {
-  const auto zip = [&](std::int64_t p, std::int64_t q) { gpu_core::merge(f, par, static_cast<I>(p), static_cast<I>(q), Mem{}); };
+  const auto zip = [&](std::int64_t p, std::int64_t q) { border_zip<kClimb>(f, par, static_cast<I>(p), static_cast<I>(q), Mem{}); };
   if (kPrune) {
     gpu_core::for_each_row_border_zip(f, g.nx, g.conn, x, y, zip);
     return;
@@ -126,19 +133,19 @@ inline FusedBorderGrid fused_border_grid(const Geom& g, std::int64_t tiles_x, st
   if (h + v > std::int64_t(0x7FFFFFFF)) throw Error("maxtree: the image has too many tile borders for one grid of border merges");
   return {static_cast<unsigned>(hx), static_cast<unsigned>(h), static_cast<unsigned>(vx), static_cast<unsigned>(h + v)};
 }
-template <class Mem, bool kPrune, class T, class I>
+template <class Mem, bool kPrune, bool kClimb, class T, class I>
 __global__ void __launch_bounds__(256)
     border_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_x, FusedBorderGrid grid) {
   const unsigned t = threadIdx.x;
   if (blockIdx.x < grid.h_blocks) {
     const std::int64_t k = std::int64_t(blockIdx.x % grid.h_blocks_x) * 32 + t % 32;
     const std::int64_t y = std::int64_t(blockIdx.x / grid.h_blocks_x) * 8 + t / 32;
-    if (k < tiles_x - 1 && y < g.ny) merge_across_column_border<Mem, kPrune>(f, par, g, (1 + k) * kTileW, y);
+    if (k < tiles_x - 1 && y < g.ny) merge_across_column_border<Mem, kPrune, kClimb>(f, par, g, (1 + k) * kTileW, y);
   } else {
     const unsigned b = blockIdx.x - grid.h_blocks;
     const std::int64_t x = std::int64_t(b % grid.v_blocks_x) * 256 + t;
     const std::int64_t y = (1 + std::int64_t(b / grid.v_blocks_x)) * kTileH;
-    if (x < g.nx) merge_across_row_border<Mem, kPrune>(f, par, g, x, y);
+    if (x < g.nx) merge_across_row_border<Mem, kPrune, kClimb>(f, par, g, x, y);
   }
 }
 
@@ -155,6 +162,7 @@ struct SeminarPolicy {
   static constexpr bool kInPlaceFlatten = false;  // the engine's in_place_flatten()
   static constexpr bool kSettleCopy = false;  // the engine's settle_copy() (with kInPlaceFlatten)
   static constexpr bool kFusedBorderMerges = false;  // border_merge_kernel: both merges in one grid
+  static constexpr bool kClimbingMerges = false;  // its zips gpu_core::climbing_merge (else gpu_core::merge)
 };
 
 // gpu-grid's policy: the seminar's, skipping each in-tile zip with the left neighbour that the pair
@@ -197,7 +205,7 @@ class TileBuild : public Engine<T, I> {
       const FusedBorderGrid grid = fused_border_grid(this->g_, tiles_x(), tiles_y());
       if (grid.blocks == 0) return;  // one tile
       nvtx::Range r("merge-borders");
-      border_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, T, I><<<grid.blocks, 256, 0, s>>>(f, par, this->g_, tiles_x(), grid);
+      border_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, Policy::kClimbingMerges, T, I><<<grid.blocks, 256, 0, s>>>(f, par, this->g_, tiles_x(), grid);
       REPIX_CUDA_LAUNCH();
       return;
     }

@@ -91,5 +91,8 @@ struct SettleCopyPolicy : MonotonePolicy {
 struct OptPolicy : SettleCopyPolicy {
   static constexpr bool kPlannedZips = true;
 };
+struct ClimbingMergesPolicy : OptPolicy {
+  static constexpr bool kClimbingMerges = true;
+};
 
 }  // namespace repix::maxtree::gpu

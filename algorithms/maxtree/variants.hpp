@@ -17,5 +17,6 @@ Variant gpu_packed_variant();  // gpu_packed.cu
 Variant gpu_monotone_variant();  // gpu_monotone.cu
 Variant gpu_settle_copy_variant();  // gpu_settle_copy.cu
 Variant gpu_opt_variant();     // gpu_opt.cu
+Variant gpu_climbing_merges_variant();  // gpu_climbing_merges.cu
 }  // namespace gpu
 }  // namespace repix::maxtree

@@ -69,6 +69,18 @@ struct YieldingWordAtomics : HostWordAtomics {
   }
 };
 
+// HostAtomics that give up the core the same way (gpu-climbing-merges' border zips on threads).
+struct YieldingAtomics : HostAtomics {
+  I load(const I* p) const {
+    YieldingWordAtomics::maybe_yield();
+    return HostAtomics::load(p);
+  }
+  bool cas(I* p, I expected, I desired) const {
+    YieldingWordAtomics::maybe_yield();
+    return HostAtomics::cas(p, expected, desired);
+  }
+};
+
 // Every edge (p, q) of the grid, q an earlier neighbour of p (gpu_core::for_each_earlier_neighbour).
 std::vector<std::pair<I, I>> edges_of(const Shape& s, int connectivity) {
   std::vector<std::pair<I, I>> e;
@@ -520,7 +532,21 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       borders.insert(borders.end(), t.vertical.begin(), t.vertical.end());
       t.vertical.clear();
       std::shuffle(borders.begin(), borders.end(), rng);
-      if (seed % 2 == 0) {
+      if (how == Schedule::tiled_monotone && seed % 4 >= 2) {
+        // gpu-climbing-merges' border zips (gpu_core::climbing_merge): one after another on even
+        // seeds, on 4 threads at once on odd ones (edge k on thread k % 4), each access a chance to yield.
+        if (seed % 2 == 0) {
+          for (const auto& [a, b] : borders) gpu_core::climbing_merge(f, par.data(), a, b, mem);
+        } else {
+          std::vector<std::thread> zippers;
+          for (std::size_t t = 0; t < 4; ++t)
+            zippers.emplace_back([&, t] {
+              for (std::size_t k = t; k < borders.size(); k += 4)
+                gpu_core::climbing_merge(f, par.data(), borders[k].first, borders[k].second, YieldingAtomics{});
+            });
+          for (std::thread& z : zippers) z.join();
+        }
+      } else if (seed % 2 == 0) {
         for (const auto& [a, b] : borders) gpu_core::merge(f, par.data(), a, b, mem);
       } else {
         std::vector<std::pair<I, I>> pending;
