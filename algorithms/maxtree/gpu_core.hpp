@@ -78,7 +78,7 @@ REPIX_HD void merge(const T* f, I* par, I a, I b, const Mem& mem) {
   }
 }
 
-// gpu-climbing-merges' border zip: the merge of the trees of a and b as packed_core::monotone_zip
+// gpu-opt's border zip: the merge of the trees of a and b as packed_core::monotone_zip
 // walks it, on the global parent image: tight climbs that load only parents (the levels from f,
 // which nothing writes), and b hung on a with one CAS of b's parent, validated by the value the
 // climb saw (Blin et al.'s uf_zip_global does the same, read in their code, not copied). After the

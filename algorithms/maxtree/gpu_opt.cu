@@ -1,11 +1,11 @@
-// `gpu-opt`: the fastest max-tree here: gpu-settle-copy with each tile column's zips planned first, as
-// bit masks over its rows, then zipped (packed_core::plan_column_zips, zip_planned, where the
-// profile that asked for it is). On the H200, in one process beside gpu-settle-copy and Blin et al.'s
-// code (kernel medians, ms; 4-connectivity):
-//   6000x4000 8-bit 2.557 -> 2.242 (Blin's 1.966), 16-bit 2.636 -> 2.321 (3.291),
-//   1920x1080 8-bit 0.708 -> 0.646 (0.787), 16-bit 0.721 -> 0.661 (0.670);
-// 8-connectivity 6000x4000 8-bit 2.848 -> 2.448 (2.302). The build's warp instructions 1.09 G ->
-// 0.80 G at 6000x4000 8-bit. Each zip is still entered by one thread of its warp at a time.
+// `gpu-opt`: the fastest max-tree here: gpu-planned-zips with its border merges zipping by
+// gpu_core::climbing_merge (tight climbs over the parents, one validated CAS a hang) instead of
+// gpu_core::merge's steps (one validated step a loop, both levels loaded again after each atomic).
+// On the H200, in one process beside gpu-planned-zips and Blin et al.'s code (kernel medians, ms):
+//   6000x4000 8-bit, 4-connectivity 2.243 -> 1.930 (Blin's 1.994), 8-connectivity 2.445 -> 2.136 (2.288);
+//   1920x1080 16-bit, 4-connectivity 0.661 -> 0.494 (0.672).
+// The border merges had 2x the warp instructions of Blin's two merge kernels (0.227 G against 0.115 G
+// at 6000x4000 8-bit) with their stalls on the relaxed loads of the parents.
 #include "maxtree/packed_engine.cuh"
 #include "maxtree/variants.hpp"
 
@@ -13,8 +13,7 @@ namespace repix::maxtree::gpu {
 
 Variant gpu_opt_variant() {
   return make_gpu_variant<PackedTiles<OptPolicy>::type>(
-      "gpu-opt", "planned-zips",
-      "gpu-settle-copy with each tile column's zips planned as row masks first (a loop the warp runs together), then zipped");
+      "gpu-opt", "climbing-merges", "gpu-planned-zips with its border merges zipping in tight climbs, one validated CAS a hang");
 }
 
 }  // namespace repix::maxtree::gpu

@@ -35,6 +35,7 @@ using gpu_core::kTileW;
 // `kInPlaceFlatten`: the engine's flatten is gpu_core::settle's one pass in place (gpu-monotone);
 // `kSettleCopy`: that pass reads the tree and writes the second buffer (settle_copy_kernel);
 // `kFusedBorderMerges`: both border merges in one grid, border_merge_kernel (gpu-opt).
+// `kClimbingMerges`: that grid's zips are gpu_core::climbing_merge's, not gpu_core::merge's (gpu-opt).
 template <class Policy, class T, class I>
 __global__ void __launch_bounds__(kTileW * kTileH)
     tile_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
@@ -65,7 +66,7 @@ __global__ void __launch_bounds__(kTileW * kTileH)
   par[gp] = gpu_core::tile_to_global<I>(local, x0, y0, g.nx);
 }
 
-// One border zip: gpu_core::merge, or with kClimb gpu_core::climbing_merge (gpu-climbing-merges).
+// One border zip: gpu_core::merge, or with kClimb gpu_core::climbing_merge (gpu-opt).
 template <bool kClimb, class T, class I, class Mem>
 __device__ __forceinline__ void border_zip(const T* __restrict__ f, I* par, I p, I q, const Mem& mem) {
   if constexpr (kClimb) gpu_core::climbing_merge(f, par, p, q, mem);

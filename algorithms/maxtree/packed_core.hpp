@@ -220,9 +220,10 @@ REPIX_HD void zip_column(const T* s_f, Word* s_w, int h, int connectivity, int l
     });
 }
 
-// gpu-opt's phase 2 in two loops: first the column's zips as bit masks over its rows (which rows zip,
-// and in which of them each end is the pixel above: for_each_tile_zip's choice), a loop without
-// inner loops, so the warp's threads run it together; then the monotone zips of the rows set.
+// gpu-planned-zips' and gpu-opt's phase 2 in two loops: first the column's zips as bit masks over
+// its rows (which rows zip, and in which of them each end is the pixel above: for_each_tile_zip's
+// choice), a loop without inner loops, so the warp's threads run it together; then the monotone
+// zips of the rows set.
 // Why: the zips' climbs split the warp's threads, which then do not come together again before the
 // barrier, so every row's pruning test ran once per thread group. Nsight Compute's source counters
 // of gpu-monotone's build on the H200 (6000x4000 8-bit, 4-connectivity): the row loop run 11.7 M

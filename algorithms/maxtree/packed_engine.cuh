@@ -35,7 +35,7 @@ struct SharedWordAtomics {
 // One block of kTileW threads per tile (1-D grid of tiles, row-major: tiles_x per row); thread lx
 // owns tile column lx. Columns outside the image (the last tiles) take part in the barriers only.
 // kMonotone: the zips are packed_core::monotone_zip (gpu-monotone and after), else packed_core::merge (gpu-packed).
-// kPlanned (with kMonotone): phase 2 as packed_core::plan_column_zips then zip_planned (gpu-opt).
+// kPlanned (with kMonotone): phase 2 as packed_core::plan_column_zips then zip_planned (gpu-planned-zips, gpu-opt).
 template <bool kMonotone, bool kPlanned, class T, class I>
 __global__ void __launch_bounds__(kTileW)
     packed_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
@@ -79,7 +79,7 @@ struct PackedPolicy : CompressedPolicy {
 };
 
 // The steps after gpu-packed, each its predecessor's policy with what it adds (the variant files
-// have the measurements): gpu-monotone's, gpu-settle-copy's, gpu-opt's.
+// have the measurements): gpu-monotone's, gpu-settle-copy's, gpu-planned-zips', gpu-opt's.
 struct MonotonePolicy : PackedPolicy {
   static constexpr bool kInPlaceFlatten = true;
   static constexpr bool kFusedBorderMerges = true;
@@ -88,10 +88,10 @@ struct MonotonePolicy : PackedPolicy {
 struct SettleCopyPolicy : MonotonePolicy {
   static constexpr bool kSettleCopy = true;
 };
-struct OptPolicy : SettleCopyPolicy {
+struct PlannedZipsPolicy : SettleCopyPolicy {
   static constexpr bool kPlannedZips = true;
 };
-struct ClimbingMergesPolicy : OptPolicy {
+struct OptPolicy : PlannedZipsPolicy {
   static constexpr bool kClimbingMerges = true;
 };
 

@@ -31,8 +31,8 @@ const std::vector<Variant>& variants() {
     v.push_back(gpu::gpu_packed_variant());
     v.push_back(gpu::gpu_monotone_variant());
     v.push_back(gpu::gpu_settle_copy_variant());
+    v.push_back(gpu::gpu_planned_zips_variant());
     v.push_back(gpu::gpu_opt_variant());
-    v.push_back(gpu::gpu_climbing_merges_variant());
     return v;
   }();
   return all;

@@ -16,7 +16,7 @@ Variant gpu_compressed_variant();  // gpu_compressed.cu
 Variant gpu_packed_variant();  // gpu_packed.cu
 Variant gpu_monotone_variant();  // gpu_monotone.cu
 Variant gpu_settle_copy_variant();  // gpu_settle_copy.cu
+Variant gpu_planned_zips_variant();  // gpu_planned_zips.cu
 Variant gpu_opt_variant();     // gpu_opt.cu
-Variant gpu_climbing_merges_variant();  // gpu_climbing_merges.cu
 }  // namespace gpu
 }  // namespace repix::maxtree

@@ -69,7 +69,7 @@ struct YieldingWordAtomics : HostWordAtomics {
   }
 };
 
-// HostAtomics that give up the core the same way (gpu-climbing-merges' border zips on threads).
+// HostAtomics that give up the core the same way (gpu-opt's border zips on threads).
 struct YieldingAtomics : HostAtomics {
   I load(const I* p) const {
     YieldingWordAtomics::maybe_yield();
@@ -533,7 +533,7 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       t.vertical.clear();
       std::shuffle(borders.begin(), borders.end(), rng);
       if (how == Schedule::tiled_monotone && seed % 4 >= 2) {
-        // gpu-climbing-merges' border zips (gpu_core::climbing_merge): one after another on even
+        // gpu-opt's border zips (gpu_core::climbing_merge): one after another on even
         // seeds, on 4 threads at once on odd ones (edge k on thread k % 4), each access a chance to yield.
         if (seed % 2 == 0) {
           for (const auto& [a, b] : borders) gpu_core::climbing_merge(f, par.data(), a, b, mem);
