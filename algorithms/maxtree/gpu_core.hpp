@@ -348,9 +348,10 @@ REPIX_HD I walked_normal_form(const T* f, const I* par, I p, int max_hops, bool&
   return q == p ? p : same_level_end(f, par, q, max_hops, done);
 }
 
-// p's entry in the normal form from a finished `par` that nothing writes meanwhile, as gpu_core::settle
-// finds it (the level root of par[p]'s node; the root itself), but read-only: gpu-settle-copy's and gpu-opt's flatten into a
-// second buffer (settle_copy_kernel), whose loads of `par` may then be plain cached ones.
+// p's entry in the normal form from a finished `par` that nothing writes meanwhile, as
+// gpu_core::settle finds it (the level root of par[p]'s node; the root itself), but read-only: the
+// flatten of gpu-settle-copy and the steps after it, into a second buffer (settle_copy_kernel),
+// whose loads of `par` may then be plain cached ones.
 template <class T, class I>
 REPIX_HD I settled_entry(const T* f, const I* par, I p) {
   const I q = par[p];
