@@ -29,4 +29,29 @@ REPIX_HD T load_readonly(const T* p) {
   return *p;
 #endif
 }
+
+// Bit scans of a 32-bit word: the leading zeros (32 for 0), and 1 + the index of the lowest set bit
+// (0 for 0), as CUDA's __clz and __ffs give them.
+REPIX_HD int clz32(unsigned m) {
+#ifdef __CUDA_ARCH__
+  return __clz(m);
+#else
+  return m ? __builtin_clz(m) : 32;
+#endif
+}
+REPIX_HD int ffs32(unsigned m) {
+#ifdef __CUDA_ARCH__
+  return __ffs(m);
+#else
+  return __builtin_ffs(static_cast<int>(m));
+#endif
+}
+
+// std::swap for host and device code (std::swap is not constexpr in C++17, so not callable on the device).
+template <class V>
+REPIX_HD void hd_swap(V& x, V& y) {
+  const V t = x;
+  x = y;
+  y = t;
+}
 }  // namespace repix

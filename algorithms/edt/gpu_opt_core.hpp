@@ -14,21 +14,6 @@ constexpr int kSeg = 32;    // rows per mask word
 constexpr int kBand = 256;  // columns per band in phase 2
 using i64 = long long;
 
-REPIX_HD int clz32(unsigned m) {
-#ifdef __CUDA_ARCH__
-  return __clz(m);
-#else
-  return m ? __builtin_clz(m) : 32;
-#endif
-}
-REPIX_HD int ffs32(unsigned m) {  // 1 + index of the lowest set bit, 0 for none
-#ifdef __CUDA_ARCH__
-  return __ffs(m);
-#else
-  return __builtin_ffs(static_cast<int>(m));
-#endif
-}
-
 // Thread (x, segment s) of the mask kernel: bit i set when row s*32+i of column x is background.
 template <class T>
 REPIX_HD unsigned mask_word(const T* in, i64 nx, i64 ny, i64 x, i64 s) {

@@ -91,12 +91,8 @@ REPIX_HD void climbing_merge(const T* f, I* par, I a, I b, const Mem& mem) {
   T fa = f[a], fb = f[b];
   for (;;) {
     if (fb < fa) {  // a the lower: a's node goes somewhere on b's chain
-      const I t = a;
-      a = b;
-      b = t;
-      const T ft = fa;
-      fa = fb;
-      fb = ft;
+      hd_swap(a, b);
+      hd_swap(fa, fb);
     }
     I pa = mem.load(par + a);  // a's level root, pa its parent (below fa, or a itself at the root)
     while (pa != a && f[pa] == fa) {
@@ -111,12 +107,8 @@ REPIX_HD void climbing_merge(const T* f, I* par, I a, I b, const Mem& mem) {
     }
     if (a == b) return;
     if (fb == fa && b < a) {  // one level: the larger index hangs on the smaller
-      const I t = a;
-      a = b;
-      b = t;
-      const I pt = pa;
-      pa = pb;
-      pb = pt;
+      hd_swap(a, b);
+      hd_swap(pa, pb);
     }
     if (!mem.cas(par + b, pb, a)) continue;  // b's parent moved nearer: climb again
     if (pb == b) return;  // b was a root: nothing below it to zip

@@ -358,9 +358,10 @@ class Engine : public EngineBase {
   // whose same-level chains are short (gpu-compressed's tiles); 0: pointer jumping from the
   // first link (the seminar's flatten).
   virtual int walk_hops() const { return 0; }
-  // true: the flatten is settle_kernel's one pass in place (walk_hops() is then not used).
-  virtual bool in_place_flatten() const { return false; }
-  // true (with in_place_flatten()): the one pass reads `par` and writes the second buffer
+  // true: the flatten is one pass of settle walks, in place (settle_kernel) or, with settle_copy(),
+  // into the second buffer (walk_hops() is then not used).
+  virtual bool one_pass_flatten() const { return false; }
+  // true (with one_pass_flatten()): that pass reads `par` and writes the second buffer
   // (settle_copy_kernel) instead of settling `par` in place.
   virtual bool settle_copy() const { return false; }
   // true: build() writes par[p] for every pixel, so the engine leaves out the identity it would
@@ -396,7 +397,7 @@ class Engine : public EngineBase {
   // n elements) the normal form also comes down into it, s waiting for the copies.
   void flatten(const T* f, cudaStream_t s, I* host) {
     nvtx::Range range("flatten");
-    if (in_place_flatten()) {
+    if (one_pass_flatten()) {
       settle_in_bands(f, s, host);
     } else {
       flatten_by_jumps(f, s);

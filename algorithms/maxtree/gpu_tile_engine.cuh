@@ -32,7 +32,7 @@ using gpu_core::kTileW;
 // (gpu_core::compressed_parent, gpu-compressed); `Mem`: the atomics of the merges; `kWalkHops`: the
 // engine's walk_hops(); `kPruneBorders`: the border merges zip only what
 // gpu_core::for_each_column_border_zip / for_each_row_border_zip leave (gpu-packed, gpu-opt);
-// `kInPlaceFlatten`: the engine's flatten is gpu_core::settle's one pass in place (gpu-monotone);
+// `kOnePassFlatten`: the engine's flatten is gpu_core::settle's one pass, in place (gpu-monotone);
 // `kSettleCopy`: that pass reads the tree and writes the second buffer (settle_copy_kernel);
 // `kFusedBorderMerges`: both border merges in one grid, border_merge_kernel (gpu-opt).
 // `kClimbingMerges`: that grid's zips are gpu_core::climbing_merge's, not gpu_core::merge's (gpu-opt).
@@ -160,8 +160,8 @@ struct SeminarPolicy {
   using Mem = DeviceAtomics;
   static constexpr int kWalkHops = 0;
   static constexpr bool kPruneBorders = false;  // the merges zip gpu_core::for_each_{column,row}_border_zip's
-  static constexpr bool kInPlaceFlatten = false;  // the engine's in_place_flatten()
-  static constexpr bool kSettleCopy = false;  // the engine's settle_copy() (with kInPlaceFlatten)
+  static constexpr bool kOnePassFlatten = false;  // the engine's one_pass_flatten()
+  static constexpr bool kSettleCopy = false;  // the engine's settle_copy() (with kOnePassFlatten)
   static constexpr bool kFusedBorderMerges = false;  // border_merge_kernel: both merges in one grid
   static constexpr bool kClimbingMerges = false;  // its zips gpu_core::climbing_merge (else gpu_core::merge)
 };
@@ -228,7 +228,7 @@ class TileBuild : public Engine<T, I> {
     REPIX_CUDA_LAUNCH();
   }
   int walk_hops() const override { return Policy::kWalkHops; }
-  bool in_place_flatten() const override { return Policy::kInPlaceFlatten; }
+  bool one_pass_flatten() const override { return Policy::kOnePassFlatten; }
   bool settle_copy() const override { return Policy::kSettleCopy; }
   bool build_writes_every_parent() const override { return true; }  // each tile writes its pixels
 };

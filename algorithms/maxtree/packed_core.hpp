@@ -231,6 +231,7 @@ REPIX_HD void zip_column(const T* s_f, Word* s_w, int h, int connectivity, int l
 // of the kernel's 1.09 G warp instructions, each zip entered by one thread. Planned: 0.80 G, the
 // kernel 2.557 -> 2.242 ms. A __syncwarp after each row instead: 1.04 G, but 2.55 -> 3.23 ms (the
 // warp waits for the longest zip of every row, where its threads otherwise overlap them).
+static_assert(gpu_core::kTileH <= 32, "ColumnZips holds a bit a tile row");
 struct ColumnZips {
   std::uint32_t rows = 0;  // bit ly: row ly has a zip
   std::uint32_t a_up = 0;  // bit ly: its end in this column is the pixel above (8-connectivity)
@@ -248,18 +249,11 @@ REPIX_HD ColumnZips plan_column_zips(const T* s_f, int h, int connectivity, int 
     });
   return z;
 }
-REPIX_HD int lowest_set_bit(std::uint32_t v) {
-#ifdef __CUDA_ARCH__
-  return __ffs(static_cast<int>(v)) - 1;
-#else
-  return __builtin_ctz(v);
-#endif
-}
 template <class T, class Mem>
 REPIX_HD void zip_planned(const T* s_f, Word* s_w, int lx, ColumnZips z, const Mem& mem) {
   constexpr int kW = gpu_core::kTileW;
   for (std::uint32_t rows = z.rows; rows != 0; rows &= rows - 1) {
-    const int ly = lowest_set_bit(rows);
+    const int ly = ffs32(rows) - 1;
     const int l = ly * kW + lx;
     const int a = (z.a_up >> ly & 1u) ? l - kW : l;
     const int b = (z.b_up >> ly & 1u) ? l - 1 - kW : l - 1;

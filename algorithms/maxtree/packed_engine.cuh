@@ -39,6 +39,7 @@ struct SharedWordAtomics {
 template <bool kMonotone, bool kPlanned, class T, class I>
 __global__ void __launch_bounds__(kTileW)
     packed_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
+  static_assert(kMonotone || !kPlanned, "the planned zips are monotone zips");
   __shared__ T s_f[kTileW * kTileH];
   __shared__ Word s_w[kTileW * kTileH];
   const std::int64_t x0 = (blockIdx.x % tiles_x) * kTileW, y0 = (blockIdx.x / tiles_x) * kTileH;
@@ -81,7 +82,7 @@ struct PackedPolicy : CompressedPolicy {
 // The steps after gpu-packed, each its predecessor's policy with what it adds (the variant files
 // have the measurements): gpu-monotone's, gpu-settle-copy's, gpu-planned-zips', gpu-opt's.
 struct MonotonePolicy : PackedPolicy {
-  static constexpr bool kInPlaceFlatten = true;
+  static constexpr bool kOnePassFlatten = true;
   static constexpr bool kFusedBorderMerges = true;
   static constexpr bool kMonotoneZip = true;
 };

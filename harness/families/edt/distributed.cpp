@@ -58,7 +58,7 @@ class EdtJob final : public distributed::Job {
     edt::check_description(shape_);
     std::tie(first_, last_) = distributed::part(shape_.ny, comm_.rank(), comm_.size());
     if (first_ == last_) {  // no rows: no column has a background row here
-      ends_ = distributed::bytes_of(std::vector<std::int32_t>(static_cast<std::size_t>(2 * shape_.nx), -1));
+      ends_ = distributed::bytes_of(column_ends(bg_, shape_.nx, 0, first_));
       return;
     }
     if (variant_.gpu) distributed::use_rank_gpu(comm_);
