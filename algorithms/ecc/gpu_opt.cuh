@@ -28,7 +28,12 @@ enum Mode : int {
   kModeDirect16 = 1,      // gpu-opt-direct: uint16 by direct index into the global bins, no block hash
   kModeWarpAgg = 2,       // gpu-opt-warp: float32 keys aggregated per warp before the block hash
   kModeStaticSchedule = 4,  // gpu-opt-static, the step before gpu-opt: fixed shares of work items
+  kModeCluster16 = 8,     // gpu-opt-cluster: uint16 bins in a thread block cluster's shared memory (wins over kModeDirect16)
 };
+
+// Blocks a cluster of the kernels of this type and mode (1: no cluster; gpu-opt-cluster's uint16
+// kernels: 8, the portable maximum). In gpu_opt_engine.cu.
+int cluster_blocks(DType dtype, int mode);
 
 // A word the finishing kernel copies from device memory into pinned host memory once the pass is
 // done (device addresses; none when `from` is null): the NaN/inf check's result rides along with
@@ -196,6 +201,7 @@ Variant make_opt_step_variant(std::string id, std::string step, std::string desc
 Variant gpu_opt_static_variant();
 Variant gpu_opt_direct_variant();
 Variant gpu_opt_warp_variant();
+Variant gpu_opt_cluster_variant();
 
 // The chunk size gpu-opt's end-to-end run streams an image of `image_bytes` in `slabs` slabs
 // with, or 0 to upload it whole and run one pass (images too small for two chunks of

@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
   __shared__ BlockAcc<T, kMode> ba;
   if constexpr (!kEmit) {
     ba.init();
-    __syncthreads();
+    open_block_acc<T, kMode>();
   }
   ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     }
   }
   if constexpr (!kEmit) {
-    __syncthreads();
+    close_block_acc<T, kMode>();
     ba.flush(acc);
     release_queue(g);
   }

@@ -178,7 +178,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
                                                                      GlobalAcc acc, EmitOut out) {
   __shared__ BlockAcc<T, kMode> ba;
   __shared__ __align__(16) float planes[2 * kPlaneFloats];
-  if constexpr (!kEmit) ba.init();
+  if constexpr (!kEmit) {
+    ba.init();
+    // A cluster's bins are zeroed in every block before any block's first RED; the others are
+    // ready at the item loop's first barrier.
+    if constexpr (block_kind<T, kMode> == BlockKind::cluster_bins) open_block_acc<T, kMode>();
+  }
   ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   __shared__ std::uint32_t next_ticket;
@@ -231,7 +236,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
     item = item_after(g, item, stride, took, ticket, nitems);
   }
   if constexpr (!kEmit) {
-    __syncthreads();
+    close_block_acc<T, kMode>();
     ba.flush(acc);
     release_queue(g);
   }

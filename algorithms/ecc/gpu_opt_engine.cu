@@ -193,6 +193,23 @@ int log2_exact(std::size_t p) {
   return l;
 }
 
+// A launch of `grid` blocks of kThreads in clusters of `cluster` blocks, its attribute in `a[0]`
+// (which must outlive the config; cudaOccupancyMaxActiveClusters reads it from the config too).
+cudaLaunchConfig_t cluster_config(std::int64_t grid, cudaStream_t s, int cluster, cudaLaunchAttribute* a) {
+  a[0].id = cudaLaunchAttributeClusterDimension;
+  a[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  a[0].val.clusterDim.y = 1;
+  a[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(grid));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = s;
+  cfg.attrs = a;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 constexpr std::size_t kMaxGlobalSlots = std::size_t(1) << 21;
 constexpr std::int64_t kFallbackVoxels = std::int64_t(1) << 23;
 
@@ -227,6 +244,7 @@ struct Engine::Impl {
   int sms = 1;
   int blocks_per_sm = 1;   // accumulate kernel
   int emit_blocks_per_sm = 1;
+  int cluster = 1;         // accumulate kernel's blocks a cluster (cluster_blocks)
   KernelFn kern = nullptr, emit_kern = nullptr;
 
   // Global accumulator.
@@ -304,8 +322,9 @@ struct Engine::Impl {
   // Launch geometry for slabs [s0, s1) (split_items); `queue`: the lane's dynamic-schedule
   // counters, or nullptr for the static schedule.
   Geom geom(std::int64_t b0, std::int64_t s0, std::int64_t s1, int bps, std::uint32_t* queue,
-            std::int64_t& grid) const {
+            std::int64_t& grid, int block_voxels_log2 = SplitParams{}.block_voxels_log2) const {
     SplitParams p;
+    p.block_voxels_log2 = block_voxels_log2;
     p.dims = dims;
     p.nx = shape.nx;
     p.ny = shape.ny;
@@ -316,6 +335,15 @@ struct Engine::Impl {
     p.items_per_slot = dims == 2 ? tuning.items_2d : tuning.items_3d;
     p.cap_for_tests = detail::schedule_cap_for_tests();
     return split_items(p, b0, s0, s1, queue, grid);
+  }
+  // The accumulating kernel's launch geometry: a cluster's blocks share their bins, so a block
+  // takes fewer voxels, and the grid is whole clusters (blocks beyond the items take none).
+  Geom accumulate_geom(std::int64_t b0, std::int64_t s0, std::int64_t s1, std::uint32_t* queue,
+                       std::int64_t& grid) const {
+    Geom g = geom(b0, s0, s1, blocks_per_sm, queue, grid,
+                  cluster > 1 ? kClusterVoxelsLog2 : SplitParams{}.block_voxels_log2);
+    grid = (grid + cluster - 1) / cluster * cluster;
+    return g;
   }
 
   // Float: the pairs a read-back holds (queued_pairs changes only in collect(), after its read).
@@ -468,7 +496,22 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
   // registers); the grid never exceeds what is resident at once.
   m.kern = pick_kernel(dtype, m.dims, true, false, m.mode, m.tuning);
   m.emit_kern = pick_kernel(dtype, m.dims, true, true, kModeOpt, m.tuning);
-  REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.blocks_per_sm, reinterpret_cast<const void*>(m.kern), kThreads, 0));
+  m.cluster = cluster_blocks(dtype, m.mode);
+  if (m.cluster > 1) {
+    int clusters_ok = 0;
+    REPIX_CUDA(cudaDeviceGetAttribute(&clusters_ok, cudaDevAttrClusterLaunch, dev));
+    if (!clusters_ok)
+      throw Error("ecc: this step's uint16 kernels need thread block clusters (compute capability 9.0 or newer); "
+                  "run gpu-opt instead");
+    // The grid: the clusters resident at once, in whole blocks an SM.
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg = cluster_config(m.cluster * m.sms, nullptr, m.cluster, attr);
+    int clusters = 0;
+    REPIX_CUDA(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(m.kern), &cfg));
+    m.blocks_per_sm = clusters * m.cluster / m.sms;
+  } else {
+    REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.blocks_per_sm, reinterpret_cast<const void*>(m.kern), kThreads, 0));
+  }
   REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.emit_blocks_per_sm, reinterpret_cast<const void*>(m.emit_kern), kThreads, 0));
   m.blocks_per_sm = std::max(1, m.blocks_per_sm);
   m.emit_blocks_per_sm = std::max(1, m.emit_blocks_per_sm);
@@ -511,6 +554,10 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
 
 void Engine::set_mode(int mode) { impl_->mode = mode; }
 
+int cluster_blocks(DType dtype, int mode) {
+  return dtype == DType::u16 && (mode & kModeCluster16) ? kClusterBlocks : 1;
+}
+
 void Engine::set_global_capacity(std::size_t slots) {
   impl_->cap_override = slots;
   if (impl_->ready) impl_->alloc_table();
@@ -530,10 +577,17 @@ void Engine::reset(cudaStream_t s) {
   m.dirty = false;
 }
 
+// `cluster` blocks a cluster (1: none; the grid a multiple of it).
 static void launch(KernelFn k, std::int64_t grid, cudaStream_t s, const void* buf, const Geom& g,
-                   const GlobalAcc& acc, const EmitOut& out) {
+                   const GlobalAcc& acc, const EmitOut& out, int cluster = 1) {
   void* args[] = {const_cast<void**>(&buf), const_cast<Geom*>(&g), const_cast<GlobalAcc*>(&acc),
                   const_cast<EmitOut*>(&out)};
+  if (cluster > 1) {
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg = cluster_config(grid, s, cluster, attr);
+    REPIX_CUDA(cudaLaunchKernelExC(&cfg, reinterpret_cast<const void*>(k), args));
+    return;
+  }
   REPIX_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k), dim3(static_cast<unsigned>(grid)),
                               dim3(kThreads), args, 0, s));
 }
@@ -544,10 +598,10 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
   if (s1 <= s0) return;
   std::int64_t grid = 1;
   std::uint32_t* queue = detail::dynamic_schedule(m.mode) ? m.queue_for(lane) : nullptr;
-  const Geom g = m.geom(b0, s0, s1, m.blocks_per_sm, queue, grid);
+  const Geom g = m.accumulate_geom(b0, s0, s1, queue, grid);
   const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, m.mode, m.tuning);
   m.dirty = true;
-  launch(k, grid, s, buf, g, m.acc(), EmitOut{});
+  launch(k, grid, s, buf, g, m.acc(), EmitOut{}, m.cluster);
 }
 
 void Engine::finish_queued(cudaStream_t s, CopyAlong along) {

@@ -107,14 +107,16 @@ inline __device__ __noinline__ void global_add_hash(const GlobalAcc& g, std::uin
 // few L2 lines. gpu-opt's uint16 path now takes both: few values live in the block hash
 // (as fast as the 4096-slot one on few-level and natural images), the rest find no slot within 2
 // probes and go by value to the global bins at the cost of one failed CAS pair.
-enum class BlockKind { hash, bins256, hash_then_bins, presence_bits };
+enum class BlockKind { hash, bins256, hash_then_bins, presence_bits, cluster_bins };
 // The Mode bits that change the kernels of element type T (the others select gpu-opt's kernel,
-// so no kernel is compiled twice).
+// so no kernel is compiled twice). uint16 has two: kModeCluster16 wins over kModeDirect16
+// (pick_mode: one kernel a type and mode).
 template <class T>
-inline constexpr int modes_for = sizeof(T) == 2 ? kModeDirect16 : sizeof(T) == 4 ? kModeWarpAgg : 0;
+inline constexpr int modes_for = sizeof(T) == 2 ? (kModeDirect16 | kModeCluster16) : sizeof(T) == 4 ? kModeWarpAgg : 0;
 template <class T, int kMode>
 inline constexpr BlockKind block_kind = sizeof(T) == 1   ? BlockKind::bins256
                                         : sizeof(T) == 4 ? BlockKind::hash
+                                        : (kMode & kModeCluster16) ? BlockKind::cluster_bins
                                         : (kMode & kModeDirect16) ? BlockKind::presence_bits
                                                                   : BlockKind::hash_then_bins;
 
@@ -234,8 +236,74 @@ struct BlockAccOf<T, BlockKind::hash_then_bins> : SeenBits {
   }
 };
 
+// uint16 (gpu-opt-cluster, kModeCluster16): every value a direct bin in shared memory after all,
+// the 65536 int32 VCEC bins and their presence bits spread over the shared memory of a thread block
+// cluster (distributed shared memory, sm_90): block r of a cluster of kClusterBlocks holds values
+// [r * kClusterBins, (r + 1) * kClusterBins), 33 KiB, and a run goes by value to its owner's bins
+// with a remote RED (core/gpu/shared_atomics.cuh). Each block hands its bins to the global ones once,
+// at its end: 65536 values a cluster instead of a global reduction a run, which is what binds
+// gpu-opt-direct on high-entropy data (8192^2, 65536 levels: L2 at 84 % of its peak, IPC 0.89 of
+// 4, H200). Measured, it loses (H200, kernel scope, 8192^2): 65536 levels 1.863 ms against
+// gpu-opt-direct's 0.627 and gpu-opt's 0.656; 16 levels 2.842 against 13.16 and 0.208. Nsight
+// Compute: IPC 0.32, 43 warps waiting on the long scoreboard per issue, 27 % occupancy (37 % for
+// gpu-opt-direct): a remote RED reaches ~0.55 G/s an SM (two a run: 1.3e8 in 1.85 ms), below the
+// L2's global REDs. Kept as the measured step. The kernels open the bins with cluster_sync() (every
+// block's bins zeroed before any block's first RED) and close them with another (every RED done
+// before a block flushes and leaves). int32 bins: split_items() keeps a block at 2^23 voxels a
+// launch (kClusterVoxelsLog2), 2^26 a cluster, |change| <= 13: far inside int32.
+constexpr int kClusterBlocks = 8;
+constexpr int kClusterBins = 65536 / kClusterBlocks;
+constexpr int kClusterVoxelsLog2 = 23;
+static_assert((kClusterBlocks << kClusterVoxelsLog2) * static_cast<long long>(kBias3) < (1ll << 31), "int32 bins");
+template <class T>
+struct BlockAccOf<T, BlockKind::cluster_bins> {
+  int vcec[kClusterBins];
+  unsigned seen[kClusterBins / 32];  // right behind vcec (commit_runs addresses it from vcec's address)
+  __device__ std::uint32_t table_address() const { return ::repix::gpu::shared_address(vcec); }
+  __device__ void init() {
+    for (int i = threadIdx.x; i < kClusterBins; i += blockDim.x) vcec[i] = 0;
+    for (int i = threadIdx.x; i < kClusterBins / 32; i += blockDim.x) seen[i] = 0;
+  }
+  // The shared::cluster addresses of value key's VCEC bin and presence word, in the block that
+  // holds them; `table`: table_address().
+  __device__ __forceinline__ static std::uint32_t bin_of(std::uint32_t table, std::uint32_t key) {
+    return ::repix::gpu::cluster_address(table + 4u * (key % kClusterBins), key / kClusterBins);
+  }
+  __device__ __forceinline__ static std::uint32_t seen_of(std::uint32_t table, std::uint32_t key) {
+    return ::repix::gpu::cluster_address(table + 4u * (kClusterBins + (key % kClusterBins) / 32u), key / kClusterBins);
+  }
+  __device__ __forceinline__ static void add(std::uint32_t table, std::uint32_t key, int sum) {
+    ::repix::gpu::red_or_cluster(seen_of(table, key), 1u << (key & 31u));
+    if (sum != 0) ::repix::gpu::red_add_cluster(bin_of(table, key), sum);
+  }
+  // After the closing cluster_sync(): this block's values into the global bins and bitmap.
+  __device__ void flush(const GlobalAcc& g) {
+    const int first = static_cast<int>(::repix::gpu::cluster_rank()) * kClusterBins;
+    for (int i = threadIdx.x; i < kClusterBins; i += blockDim.x)
+      if (vcec[i]) atomicAdd(&g.vcec[first + i], static_cast<unsigned long long>(static_cast<long long>(vcec[i])));
+    for (int i = threadIdx.x; i < kClusterBins / 32; i += blockDim.x)
+      if (seen[i]) atomicOr(&g.present[first / 32 + i], seen[i]);
+  }
+};
+
 template <class T, int kMode = kModeOpt>
 using BlockAcc = BlockAccOf<T, block_kind<T, kMode>>;
+
+// The block accumulator's opening and closing barriers: after init() (every block of a cluster has
+// zeroed its bins before any remote RED) and before flush() (every update to this block's
+// accumulator is done, and no block leaves while another can still reach its shared memory).
+template <class T, int kMode>
+__device__ __forceinline__ void open_block_acc() {
+  if constexpr (block_kind<T, kMode> == BlockKind::cluster_bins) {
+    ::repix::gpu::cluster_sync();
+  } else {
+    __syncthreads();
+  }
+}
+template <class T, int kMode>
+__device__ __forceinline__ void close_block_acc() {
+  open_block_acc<T, kMode>();
+}
 
 // Per-thread front end: merges runs of equal keys, caches the last key's slot (for the global
 // bins: remembers the last key whose presence it set, so a run of one value sets it once).
@@ -249,7 +317,8 @@ struct ThreadAcc {
 
   __device__ explicit ThreadAcc(BlockAcc<T, kMode>& b) {
     constexpr BlockKind kind = block_kind<T, kMode>;
-    if constexpr (kind == BlockKind::hash || kind == BlockKind::hash_then_bins || kind == BlockKind::bins256)
+    if constexpr (kind == BlockKind::hash || kind == BlockKind::hash_then_bins || kind == BlockKind::bins256 ||
+                  kind == BlockKind::cluster_bins)
       table = b.table_address();
   }
 
@@ -269,6 +338,8 @@ struct ThreadAcc {
         ckey = key;
       }
       if (sum != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
+    } else if constexpr (kind == BlockKind::cluster_bins) {
+      BlockAcc<T, kMode>::add(table, key, sum);
     } else {  // hash, hash_then_bins
       using Hash = typename BlockAcc<T, kMode>::Hash;
       if (key != ckey) {
@@ -376,6 +447,11 @@ struct ThreadAcc {
       }
 #pragma unroll
       for (int i = 0; i < kRun; ++i) Hash::add(amount[i] != 0 ? slot[i] : spare, amount[i]);
+    } else if constexpr (kind == BlockKind::cluster_bins) {
+      // A run a remote presence OR and VCEC add (merged runs: a voxel inside one adds nothing).
+#pragma unroll
+      for (int i = 0; i < kRun; ++i)
+        if (end[i]) BlockAcc<T, kMode>::add(table, k[i], v[i]);
     } else if constexpr (kind == BlockKind::bins256) {
 #pragma unroll
       for (int i = 0; i < kRun; ++i) {
@@ -569,8 +645,12 @@ using KernelFn = void (*)(const void*, Geom, GlobalAcc, EmitOut);
 template <class T, class Pick>
 KernelFn pick_mode(bool emit, int mode, Pick&& pick) {
   const int m = emit ? kModeOpt : (mode & modes_for<T>);
-  if constexpr (modes_for<T> != 0)
+  if constexpr (sizeof(T) == 2) {
+    if (m & kModeCluster16) return pick(std::integral_constant<int, kModeCluster16>{});
+    if (m & kModeDirect16) return pick(std::integral_constant<int, kModeDirect16>{});
+  } else if constexpr (modes_for<T> != 0) {
     if (m == modes_for<T>) return pick(std::integral_constant<int, modes_for<T>>{});
+  }
   return pick(std::integral_constant<int, kModeOpt>{});
 }
 

@@ -80,6 +80,9 @@ struct SplitParams {
   int head_pct = 0;                 // dynamic: the head's share of the slabs in percent
   int items_per_slot = 1;           // dynamic: the tail's items a warp (2D) or block (3D) slot
   std::int64_t cap_for_tests = 0;   // > 0: at most this many items a taker
+  // log2 of the most voxels a block takes in a launch: 26 keeps a block's int32 sums far from
+  // overflow; blocks that share their sums with a cluster's others take fewer (kClusterVoxelsLog2).
+  int block_voxels_log2 = 26;
 };
 
 // The geometry of a launch over slabs [s0, s1) of a buffer whose first slab is image slab b0, and
@@ -125,16 +128,17 @@ inline Geom split_items(const SplitParams& p, std::int64_t b0, std::int64_t s0, 
   g.items_s = (tail + g.chunk - 1) / g.chunk;
   const std::int64_t items = per_band * (g.head_bands + g.items_s);
   grid = std::min<std::int64_t>((items + per_block - 1) / per_block, p.slots_b);
-  // Block-private int32 sums stay far from overflow: at most 2^26 voxels per block.
+  // Block-private int32 sums stay far from overflow: at most 2^block_voxels_log2 voxels per block.
   const std::int64_t slab_elems = p.dims == 3 ? p.nx * p.ny : p.nx;
-  grid = std::max<std::int64_t>(grid, ((slabs * slab_elems) >> 26) + 1);
+  grid = std::max<std::int64_t>(grid, ((slabs * slab_elems) >> p.block_voxels_log2) + 1);
   grid = std::max<std::int64_t>(1, std::min<std::int64_t>(grid, (items + per_block - 1) / per_block));
-  // Dynamic: a warp (2D) or block (3D) takes at most `cap` items, 2^26 voxels a block, and the
+  // Dynamic: a warp (2D) or block (3D) takes at most `cap` items, 2^26 voxels a block (or
+  // 2^block_voxels_log2), and the
   // grid grows until the caps cover every item. Tickets count past the items by one a taker:
   // beyond 32 bits the static schedule, which never gets there (2^32 items are 2^39+ voxels).
   if (dynamic && items + grid * per_block < (std::int64_t{1} << 32)) {
     const std::int64_t block_item_voxels = kSegX * kWarps * std::max(g.chunk, g.head_chunk);  // 2D: 8 warps' items; 3D: one
-    g.cap = std::max<std::int64_t>(1, (std::int64_t{1} << 26) / block_item_voxels);
+    g.cap = std::max<std::int64_t>(1, (std::int64_t{1} << p.block_voxels_log2) / block_item_voxels);
     if (p.cap_for_tests > 0) g.cap = std::min(g.cap, p.cap_for_tests);
     grid = std::max(grid, (items + g.cap * per_block - 1) / (g.cap * per_block));
     // No more items than takers (a small image, a pipeline's chunk): each takes its first item

@@ -1,6 +1,7 @@
 // CPU tests of gpu-opt's work distribution (gpu_opt_schedule.hpp): the geometry split_items()
 // gives a launch (every slab of every column exactly once, the dynamic schedule's caps covering
-// every item within the int32 sums' 2^26 voxels a block), and the ticket protocol the kernels run
+// every item within the int32 sums' 2^26 voxels a block, or fewer for blocks whose sums a cluster
+// shares), and the ticket protocol the kernels run
 // (wants_ticket, item_after), replayed with the takers' starts and ends in random orders.
 #include <gtest/gtest.h>
 
@@ -28,6 +29,7 @@ std::string describe(const Case& c) {
          std::to_string(p.nz) + " slabs [" + std::to_string(c.s0) + "," + std::to_string(c.s1) + ") slots " +
          std::to_string(p.slots_b) + " floor " + std::to_string(p.floor) + " head " + std::to_string(p.head_pct) +
          " items " + std::to_string(p.items_per_slot) + " cap " + std::to_string(p.cap_for_tests) +
+         " block voxels 2^" + std::to_string(p.block_voxels_log2) +
          (c.dynamic ? " dynamic" : " static");
 }
 
@@ -48,6 +50,7 @@ Case random_case(std::mt19937& rng) {
   p.head_pct = static_cast<int>(pick({0, 40, 75, 100}));
   p.items_per_slot = static_cast<int>(pick({1, 2, 8, 16}));
   p.cap_for_tests = pick({0, 0, 1, 2});
+  p.block_voxels_log2 = static_cast<int>(pick({26, 26, 23, 12}));  // 23: gpu-opt-cluster's; 12: many capped blocks
   const std::int64_t slabs = p.dims == 3 ? p.nz : p.ny;
   c.s0 = std::uniform_int_distribution<std::int64_t>(0, slabs - 1)(rng);
   c.s1 = std::uniform_int_distribution<std::int64_t>(c.s0 + 1, slabs)(rng);
@@ -93,11 +96,11 @@ TEST(EccOptSchedule, ItemsCoverEverySlabOnceWithinTheCaps) {
       ASSERT_GE(g.cap, 1) << what;
       if (p.cap_for_tests > 0) ASSERT_LE(g.cap, p.cap_for_tests) << what;
       if (g.cap < nitems) ++capped;
-      // The caps cover every item; a block's items stay within 2^26 voxels (a single item may
-      // exceed it only when one item a taker is all there is: cap 1).
+      // The caps cover every item; a block's items stay within 2^block_voxels_log2 voxels (a
+      // single item may exceed it only when one item a taker is all there is: cap 1).
       ASSERT_GE(grid * per_block * g.cap, nitems) << what;
       const std::int64_t block_item_voxels = kSegX * kWarps * std::max(g.chunk, g.head_chunk);
-      if (g.cap > 1) ASSERT_LE(g.cap * block_item_voxels, std::int64_t{1} << 26) << what;
+      if (g.cap > 1) ASSERT_LE(g.cap * block_item_voxels, std::int64_t{1} << p.block_voxels_log2) << what;
       ASSERT_LT(nitems + grid * per_block, std::int64_t{1} << 32) << what;
       ASSERT_GT(nitems, grid * per_block) << what << ": counters for a launch with no ticket to hand out";
     } else if (c.dynamic && nitems > grid * per_block) {

@@ -21,6 +21,7 @@
 
 #include "core/gpu.hpp"
 #include "ecc/ecc.hpp"
+#include "ecc/gpu_opt.cuh"
 #include "ecc/test_images.hpp"
 
 namespace repix {
@@ -35,18 +36,20 @@ TEST(EccOptSteps, RegisteredAfterGpuOptInLadderOrder) {
   }
   // The ablation table's ladder follows the registry: each step right after the one it builds on.
   // gpu-opt-static is gpu-opt before its dynamic schedule: the step right before it.
-  const std::vector<std::string> want = {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp"};
+  const std::vector<std::string> want = {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp",
+                                         "gpu-opt-cluster"};
   const auto at = std::find(ids.begin(), ids.end(), "gpu-opt-static");
   ASSERT_NE(at, ids.end());
-  ASSERT_LE(static_cast<std::size_t>(at - ids.begin()) + 4, ids.size());
-  EXPECT_EQ(std::vector<std::string>(at, at + 4), want);
-  for (const char* id : {"gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp"}) {
+  ASSERT_LE(static_cast<std::size_t>(at - ids.begin()) + want.size(), ids.size());
+  EXPECT_EQ(std::vector<std::string>(at, at + want.size()), want);
+  for (const char* id : {"gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster"}) {
     const ecc::Variant& v = ecc::find_variant(id);
     EXPECT_TRUE(v.gpu && v.run && v.make_plan) << id;
   }
   EXPECT_EQ(ecc::find_variant("gpu-opt-static").step, "static-schedule");
   EXPECT_EQ(ecc::find_variant("gpu-opt-direct").step, "direct-index");
   EXPECT_EQ(ecc::find_variant("gpu-opt-warp").step, "warp-aggregation");
+  EXPECT_EQ(ecc::find_variant("gpu-opt-cluster").step, "cluster-bins");
 }
 
 // End to end and through one plan computed twice (the accumulators are cleared between computes).
@@ -78,7 +81,35 @@ TEST(EccOptSteps, Uint16ManyAndFewValuesEqualSeq) {
   imgs.push_back(test::checkerboard(DType::u16, Shape::d2(257, 129), 3, 0, 65535));
   imgs.push_back(test::random_image(DType::u8, Shape::d3(67, 33, 17), 256, seed++));
   imgs.push_back(test::random_image(DType::f32, Shape::d2(403, 211), 30000, seed++));
-  for (const char* id : {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp"}) expect_equal_to_seq(ecc::find_variant(id), imgs);
+  for (const char* id : {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster"})
+    expect_equal_to_seq(ecc::find_variant(id), imgs);
+}
+
+// gpu-opt-cluster's bins live in the shared memory of a cluster's 8 blocks: every block adds into
+// every other's. Launches of many clusters, whose blocks take several items each or none (the
+// tests' cap on items a taker grows the grid; blocks past the items still open and close their
+// cluster's bins), under the dynamic and the static schedule, 2D and 3D, with values in every
+// block's share of the bins and all in one block's (65535 and its neighbours: the last block's).
+TEST(EccOptSteps, ClusterBinsAcrossManyClustersEqualSeq) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
+  std::vector<HostImage> imgs;
+  std::uint32_t seed = 80;
+  for (const Shape sh : {Shape::d2(1024, 700), Shape::d2(259, 1003), Shape::d3(130, 70, 45), Shape::d1(5000)}) {
+    imgs.push_back(test::random_image(DType::u16, sh, 65536, seed++));
+    imgs.push_back(test::random_image(DType::u16, sh, 40, seed++, 65500));  // wraps: 65500.. and 0..3
+  }
+  imgs.push_back(test::constant_image(DType::u16, Shape::d2(700, 600), 8191));  // a block's last bin
+  imgs.push_back(test::constant_image(DType::u16, Shape::d3(64, 64, 64), 8192));  // the next block's first
+  const ecc::Variant& v = ecc::find_variant("gpu-opt-cluster");
+  struct Restore {
+    ~Restore() { ecc::opt::set_schedule_for_tests(-1, 0); }
+  } restore;
+  for (int dynamic : {1, 0})
+    for (std::int64_t cap : {std::int64_t{1}, std::int64_t{3}, std::int64_t{0}}) {
+      ecc::opt::set_schedule_for_tests(dynamic, cap);
+      SCOPED_TRACE("dynamic " + std::to_string(dynamic) + ", cap " + std::to_string(cap));
+      expect_equal_to_seq(v, imgs);
+    }
 }
 
 // Values smooth along x: a quantised sum of slow waves (steps of `q`), so a warp's 32 lanes share a

@@ -153,7 +153,8 @@ TEST(EccTuningOptionsGpu, NonDefaultValuesStayExact) {
   for (const char* spec : {"uniform:515x97:levels=3000:dtype=uint16:seed=4", "grf:260x250:alpha=3:seed=5",
                            "uniform:129x17x13:levels=200:dtype=uint8:seed=6", "grf:40x41x42:alpha=3:seed=7"}) {
     auto p = f.problem(spec, cli::Args{});
-    for (const char* variant : {"gpu-opt", "gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp", "gpu-stream"})
+    for (const char* variant :
+         {"gpu-opt", "gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-stream"})
       for (const char* scope : {"kernel", "end-to-end"}) {
         if (std::string(variant) == "gpu-stream" && std::string(scope) == "kernel") continue;  // no plan
         SCOPED_TRACE(std::string(variant) + " " + scope + " on " + spec);

@@ -1,5 +1,6 @@
 // Shared-memory atomics (optionally predicated) and plain loads on 32-bit shared-window addresses,
-// in PTX.
+// in PTX; and the distributed shared memory of thread block clusters (remote REDs, the cluster's
+// barrier).
 //
 // Why not atomicCAS(&table[i], ...) on a generic pointer: on sm_90, nvcc 13.0 rebuilds the shared
 // window's base from SR_CgaCtaId (S2R, MOV, LEA) at every such atomic of a static __shared__ table
@@ -61,6 +62,71 @@ __device__ __forceinline__ uint4 ld_shared_v4(std::uint32_t at) {
   uint4 v;
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(at));
   return v;
+}
+
+// ---- distributed shared memory (thread block clusters, sm_90) ------------------------------------
+// A block of a cluster reads and updates the shared memory of the others through shared::cluster
+// addresses (mapa). Compiled for older architectures these trap: callers launch them only on
+// devices with cluster launch (cudaDevAttrClusterLaunch).
+
+// The shared::cluster address of the word at this block's shared address `at` in block `rank` of
+// the cluster (the same variable, the other block's copy).
+__device__ __forceinline__ std::uint32_t cluster_address(std::uint32_t at, std::uint32_t rank) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  std::uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(at), "r"(rank));
+  return r;
+#else
+  (void)at;
+  (void)rank;
+  __trap();
+  return 0;
+#endif
+}
+
+// *at += v at a shared::cluster address (RED: no return value).
+__device__ __forceinline__ void red_add_cluster(std::uint32_t at, int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.relaxed.cluster.shared::cluster.add.s32 [%0], %1;" :: "r"(at), "r"(v) : "memory");
+#else
+  (void)at;
+  (void)v;
+  __trap();
+#endif
+}
+
+// *at |= v at a shared::cluster address.
+__device__ __forceinline__ void red_or_cluster(std::uint32_t at, std::uint32_t v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.relaxed.cluster.shared::cluster.or.b32 [%0], %1;" :: "r"(at), "r"(v) : "memory");
+#else
+  (void)at;
+  (void)v;
+  __trap();
+#endif
+}
+
+// This block's rank in its cluster.
+__device__ __forceinline__ std::uint32_t cluster_rank() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+#else
+  __trap();
+  return 0;
+#endif
+}
+
+// Every thread of every block of the cluster waits here for all the others; the memory operations
+// before it (remote REDs included) are visible to all of them after it (release / acquire at
+// cluster scope). A block barrier too. Called by all threads of each block, converged.
+__device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
 }
 
 }  // namespace repix::gpu
