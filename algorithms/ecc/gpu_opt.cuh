@@ -34,6 +34,9 @@ enum Mode : int {
 // Blocks a cluster of the kernels of this type and mode (1: no cluster; gpu-opt-cluster's uint16
 // kernels: 8, the portable maximum). In gpu_opt_engine.cu.
 int cluster_blocks(DType dtype, int mode);
+// Whether the current GPU launches thread block clusters (compute capability 9.0 or newer), which
+// those kernels need (Engine::setup refuses them otherwise); false without a GPU.
+bool clusters_available();
 
 // A word the finishing kernel copies from device memory into pinned host memory once the pass is
 // done (device addresses; none when `from` is null): the NaN/inf check's result rides along with

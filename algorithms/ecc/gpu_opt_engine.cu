@@ -498,9 +498,7 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
   m.emit_kern = pick_kernel(dtype, m.dims, true, true, kModeOpt, m.tuning);
   m.cluster = cluster_blocks(dtype, m.mode);
   if (m.cluster > 1) {
-    int clusters_ok = 0;
-    REPIX_CUDA(cudaDeviceGetAttribute(&clusters_ok, cudaDevAttrClusterLaunch, dev));
-    if (!clusters_ok)
+    if (!clusters_available())
       throw Error("ecc: this step's uint16 kernels need thread block clusters (compute capability 9.0 or newer); "
                   "run gpu-opt instead");
     // The grid: the clusters resident at once, in whole blocks an SM.
@@ -556,6 +554,14 @@ void Engine::set_mode(int mode) { impl_->mode = mode; }
 
 int cluster_blocks(DType dtype, int mode) {
   return dtype == DType::u16 && (mode & kModeCluster16) ? kClusterBlocks : 1;
+}
+
+bool clusters_available() {
+  if (!gpu_available()) return false;
+  int dev = 0, ok = 0;
+  REPIX_CUDA(cudaGetDevice(&dev));
+  REPIX_CUDA(cudaDeviceGetAttribute(&ok, cudaDevAttrClusterLaunch, dev));
+  return ok != 0;
 }
 
 void Engine::set_global_capacity(std::size_t slots) {
