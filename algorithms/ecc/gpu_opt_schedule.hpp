@@ -40,8 +40,8 @@ struct Geom {
 // is the same, each later one a ticket from a per-launch counter, so whoever is done first takes
 // the next. The ticket for the next item is taken as an item starts, its atomic's latency hidden
 // behind the item (release_queue in gpu_opt_kernels.cuh zeroes the counter after a launch). At most
-// Geom::cap items each keep a block's int32 sums to 2^26 voxels; split_items() sizes the grid so
-// that the caps cover every item.
+// Geom::cap items each keep a block's int32 sums to 2^26 voxels (SplitParams::block_voxels_log2);
+// split_items() sizes the grid so that the caps cover every item.
 
 // Item `item`'s place: its index within its band (`per_band` items a band) and its slabs
 // [first, last): the head's bands of head_chunk slabs, then bands of `chunk` slabs.
@@ -132,10 +132,10 @@ inline Geom split_items(const SplitParams& p, std::int64_t b0, std::int64_t s0, 
   const std::int64_t slab_elems = p.dims == 3 ? p.nx * p.ny : p.nx;
   grid = std::max<std::int64_t>(grid, ((slabs * slab_elems) >> p.block_voxels_log2) + 1);
   grid = std::max<std::int64_t>(1, std::min<std::int64_t>(grid, (items + per_block - 1) / per_block));
-  // Dynamic: a warp (2D) or block (3D) takes at most `cap` items, 2^26 voxels a block (or
-  // 2^block_voxels_log2), and the
-  // grid grows until the caps cover every item. Tickets count past the items by one a taker:
-  // beyond 32 bits the static schedule, which never gets there (2^32 items are 2^39+ voxels).
+  // Dynamic: a warp (2D) or block (3D) takes at most `cap` items, 2^block_voxels_log2 voxels a
+  // block, and the grid grows until the caps cover every item. Tickets count past the items by one
+  // a taker: beyond 32 bits the static schedule, which never gets there (2^32 items are 2^39+
+  // voxels).
   if (dynamic && items + grid * per_block < (std::int64_t{1} << 32)) {
     const std::int64_t block_item_voxels = kSegX * kWarps * std::max(g.chunk, g.head_chunk);  // 2D: 8 warps' items; 3D: one
     g.cap = std::max<std::int64_t>(1, (std::int64_t{1} << p.block_voxels_log2) / block_item_voxels);
