@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
   __shared__ BlockAcc<T, kMode> ba;
   if constexpr (!kEmit) {
     ba.init();
-    open_block_acc<T, kMode>();
+    block_acc_barrier<T, kMode>();
   }
   ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __
     }
   }
   if constexpr (!kEmit) {
-    close_block_acc<T, kMode>();
+    block_acc_barrier<T, kMode>();
     ba.flush(acc);
     release_queue(g);
   }

@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
     ba.init();
     // A cluster's bins are zeroed in every block before any block's first RED; the others are
     // ready at the item loop's first barrier.
-    if constexpr (block_kind<T, kMode> == BlockKind::cluster_bins) open_block_acc<T, kMode>();
+    if constexpr (block_kind<T, kMode> == BlockKind::cluster_bins) block_acc_barrier<T, kMode>();
   }
   ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
     item = item_after(g, item, stride, took, ticket, nitems);
   }
   if constexpr (!kEmit) {
-    close_block_acc<T, kMode>();
+    block_acc_barrier<T, kMode>();
     ba.flush(acc);
     release_queue(g);
   }

@@ -289,20 +289,17 @@ struct BlockAccOf<T, BlockKind::cluster_bins> {
 template <class T, int kMode = kModeOpt>
 using BlockAcc = BlockAccOf<T, block_kind<T, kMode>>;
 
-// The block accumulator's opening and closing barriers: after init() (every block of a cluster has
-// zeroed its bins before any remote RED) and before flush() (every update to this block's
-// accumulator is done, and no block leaves while another can still reach its shared memory).
+// The barrier around the block accumulator's use, after init() and before flush(): a cluster's
+// blocks share their bins, so theirs spans the cluster (every block's bins zeroed before any remote
+// RED; every RED done before a block flushes, and no block leaves while another can still reach its
+// shared memory); the other kinds are the block's alone.
 template <class T, int kMode>
-__device__ __forceinline__ void open_block_acc() {
+__device__ __forceinline__ void block_acc_barrier() {
   if constexpr (block_kind<T, kMode> == BlockKind::cluster_bins) {
     ::repix::gpu::cluster_sync();
   } else {
     __syncthreads();
   }
-}
-template <class T, int kMode>
-__device__ __forceinline__ void close_block_acc() {
-  open_block_acc<T, kMode>();
 }
 
 // Per-thread front end: merges runs of equal keys, caches the last key's slot (for the global

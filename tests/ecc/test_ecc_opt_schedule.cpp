@@ -1,8 +1,8 @@
 // CPU tests of gpu-opt's work distribution (gpu_opt_schedule.hpp): the geometry split_items()
 // gives a launch (every slab of every column exactly once, the dynamic schedule's caps covering
 // every item within the int32 sums' 2^26 voxels a block, or fewer for blocks whose sums a cluster
-// shares), and the ticket protocol the kernels run
-// (wants_ticket, item_after), replayed with the takers' starts and ends in random orders.
+// shares), and the ticket protocol the kernels run (wants_ticket, item_after), replayed with the
+// takers' starts and ends in random orders.
 #include <gtest/gtest.h>
 
 #include <cstdint>
