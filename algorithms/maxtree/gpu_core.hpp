@@ -86,7 +86,12 @@ REPIX_HD void merge(const T* f, I* par, I a, I b, const Mem& mem) {
 // parents below f(a) (or roots), a before b in the order; b's parent := a keeps every parent before
 // its child and joins the two nodes, and b's old parent, below f(a), goes on to be zipped with a's
 // chain. A CAS that fails (b got a nearer parent meanwhile) climbs again from where it stands.
-template <class T, class I, class Mem>
+// kPairedLoads (gpu-paired-loads, gpu-opt): each climb step loads the next pixel's level and its
+// parent together, the parent before the level says whether the climb goes on; else the parent's
+// load waits for the level's test, two L2 round trips a step. Both loads read what the step after
+// would read; f is never written, so a parent loaded a moment early is one a relaxed load could have
+// returned at the later moment too, and the climb is the same walk.
+template <bool kPairedLoads = false, class T, class I, class Mem>
 REPIX_HD void climbing_merge(const T* f, I* par, I a, I b, const Mem& mem) {
   T fa = f[a], fb = f[b];
   for (;;) {
@@ -95,15 +100,37 @@ REPIX_HD void climbing_merge(const T* f, I* par, I a, I b, const Mem& mem) {
       hd_swap(fa, fb);
     }
     I pa = mem.load(par + a);  // a's level root, pa its parent (below fa, or a itself at the root)
-    while (pa != a && f[pa] == fa) {
-      a = pa;
-      pa = mem.load(par + a);
-    }
-    I pb = mem.load(par + b);  // the last of b's chain at a level >= fa, pb its parent
-    while (pb != b && f[pb] >= fa) {
-      b = pb;
-      fb = f[pb];
+    I pb = 0;                  // the last of b's chain at a level >= fa, pb its parent
+    if constexpr (kPairedLoads) {
+      // Both loads before the test of either (at a root they read the root's own level and parent,
+      // and go unused): a test first lets the compiler hold the level's load back behind it.
+      for (;;) {
+        const T level = f[pa];
+        const I next = mem.load(par + pa);
+        if (pa == a || level != fa) break;
+        a = pa;
+        pa = next;
+      }
       pb = mem.load(par + b);
+      for (;;) {
+        const T level = f[pb];
+        const I next = mem.load(par + pb);
+        if (pb == b || level < fa) break;
+        b = pb;
+        fb = level;
+        pb = next;
+      }
+    } else {
+      while (pa != a && f[pa] == fa) {
+        a = pa;
+        pa = mem.load(par + a);
+      }
+      pb = mem.load(par + b);
+      while (pb != b && f[pb] >= fa) {
+        b = pb;
+        fb = f[pb];
+        pb = mem.load(par + b);
+      }
     }
     if (a == b) return;
     if (fb == fa && b < a) {  // one level: the larger index hangs on the smaller
@@ -344,10 +371,31 @@ REPIX_HD I walked_normal_form(const T* f, const I* par, I p, int max_hops, bool&
 // gpu_core::settle finds it (the level root of par[p]'s node; the root itself), but read-only: the
 // flatten of gpu-settle-copy and the steps after it, into a second buffer (settle_copy_kernel),
 // whose loads of `par` may then be plain cached ones.
-template <class T, class I>
-REPIX_HD I settled_entry(const T* f, const I* par, I p) {
+// kPairedLoads (gpu-paired-loads, gpu-opt): each step of the walk loads the next pixel's level and
+// its parent together (nothing writes either), one memory round trip a step instead of two; the
+// parents through `loads` (load(const I*)), which on the GPU pins each load where the code puts it
+// (a plain load there was sunk behind the loop's test: two round trips a step again).
+struct PlainLoads {
+  template <class I>
+  REPIX_HD I load(const I* p) const { return *p; }
+};
+template <bool kPairedLoads = false, class T, class I, class Loads = PlainLoads>
+REPIX_HD I settled_entry(const T* f, const I* par, I p, const Loads& loads = {}) {
   const I q = par[p];
-  return q == p ? p : level_root(f, par, q);
+  if (q == p) return p;
+  if constexpr (!kPairedLoads) {
+    return level_root(f, par, q);
+  } else {
+    const T v = f[q];
+    I at = q, next = loads.load(par + q);
+    for (;;) {  // both loads before the test, as in climbing_merge's paired climbs
+      const T level = f[next];
+      const I after = loads.load(par + next);
+      if (next == at || level != v) return at;
+      at = next;
+      next = after;
+    }
+  }
 }
 
 // For pixel l of a finished tile tree (local indices; nothing writes s_par any more): its parent in

@@ -1,11 +1,11 @@
-// `gpu-opt`: the fastest max-tree here: gpu-planned-zips with its border merges zipping by
-// gpu_core::climbing_merge (tight climbs over the parents, one validated CAS a hang) instead of
-// gpu_core::merge's steps (one validated step a loop, both levels loaded again after each atomic).
-// On the H200, in one process beside gpu-planned-zips and Blin et al.'s code (kernel medians, ms):
-//   6000x4000 8-bit, 4-connectivity 2.243 -> 1.930 (Blin's 1.994), 8-connectivity 2.445 -> 2.136 (2.288);
-//   1920x1080 16-bit, 4-connectivity 0.661 -> 0.494 (0.672).
-// The border merges had 2x the warp instructions of Blin's two merge kernels (0.227 G against 0.115 G
-// at 6000x4000 8-bit) with their stalls on the relaxed loads of the parents.
+// `gpu-opt`: the fastest max-tree here: gpu-tile-settle with two small changes:
+//  - the tile zips' atomics on shared-window addresses from a base taken once
+//    (packed_engine.cuh's TileWindowAtomics): the generic addresses had been converted again in
+//    every zip iteration, an S2R of the CTA's cluster rank and two more instructions, 37 M of the
+//    build's 803 M warp instructions at 6000x4000 8-bit (Nsight Compute source counters, H200);
+//  - the border merges in blocks of 128 threads, not 256 (fewer threads held by a block's longest
+//    climb): 0.5-0.8 % on the 6000x4000 inputs in the same process, the same at 1920x1080.
+// Measured beside Blin et al.'s code: docs/maxtree.md.
 #include "maxtree/packed_engine.cuh"
 #include "maxtree/variants.hpp"
 
@@ -13,7 +13,7 @@ namespace repix::maxtree::gpu {
 
 Variant gpu_opt_variant() {
   return make_gpu_variant<PackedTiles<OptPolicy>::type>(
-      "gpu-opt", "climbing-merges", "gpu-planned-zips with its border merges zipping in tight climbs, one validated CAS a hang");
+      "gpu-opt", "tile-window", "gpu-tile-settle with the tile zips' atomics on shared-window addresses taken once and 128-thread border-merge blocks");
 }
 
 }  // namespace repix::maxtree::gpu

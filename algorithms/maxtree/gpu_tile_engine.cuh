@@ -35,7 +35,9 @@ using gpu_core::kTileW;
 // `kOnePassFlatten`: the engine's flatten is gpu_core::settle's one pass, in place (gpu-monotone);
 // `kSettleCopy`: that pass reads the tree and writes the second buffer (settle_copy_kernel);
 // `kFusedBorderMerges`: both border merges in one grid, border_merge_kernel (gpu-opt).
-// `kClimbingMerges`: that grid's zips are gpu_core::climbing_merge's, not gpu_core::merge's (gpu-opt).
+// `kClimbingMerges`: that grid's zips are gpu_core::climbing_merge's, not gpu_core::merge's
+// (gpu-climbing-merges); `kPairedLoads`: their climbs and the settle walks load a pixel's level and
+// parent together (gpu-opt).
 template <class Policy, class T, class I>
 __global__ void __launch_bounds__(kTileW * kTileH)
     tile_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
@@ -66,19 +68,20 @@ __global__ void __launch_bounds__(kTileW * kTileH)
   par[gp] = gpu_core::tile_to_global<I>(local, x0, y0, g.nx);
 }
 
-// One border zip: gpu_core::merge, or with kClimb gpu_core::climbing_merge (gpu-opt).
-template <bool kClimb, class T, class I, class Mem>
+// One border zip: gpu_core::merge, or with kClimb gpu_core::climbing_merge (gpu-climbing-merges),
+// its climbs' loads paired with kPaired (gpu-opt).
+template <bool kClimb, bool kPaired, class T, class I, class Mem>
 __device__ __forceinline__ void border_zip(const T* __restrict__ f, I* par, I p, I q, const Mem& mem) {
-  if constexpr (kClimb) gpu_core::climbing_merge(f, par, p, q, mem);
+  if constexpr (kClimb) gpu_core::climbing_merge<kPaired>(f, par, p, q, mem);
   else gpu_core::merge(f, par, p, q, mem);
 }
 
 // The merges of pixel (x, y) on a tile column's left border (x = k * kTileW, k >= 1) with its
 // neighbours across it (gpu_core::for_each_horizontal_merge_edge); kPrune: only the zips
 // gpu_core::for_each_column_border_zip leaves (gpu-packed, gpu-opt).
-template <class Mem, bool kPrune, bool kClimb = false, class T, class I>
+template <class Mem, bool kPrune, bool kClimb = false, bool kPaired = false, class T, class I>
 __device__ void merge_across_column_border(const T* __restrict__ f, I* par, const Geom& g, std::int64_t x, std::int64_t y) {
-  const auto zip = [&](std::int64_t p, std::int64_t q) { border_zip<kClimb>(f, par, static_cast<I>(p), static_cast<I>(q), Mem{}); };
+  const auto zip = [&](std::int64_t p, std::int64_t q) { border_zip<kClimb, kPaired>(f, par, static_cast<I>(p), static_cast<I>(q), Mem{}); };
   if (kPrune) {
     gpu_core::for_each_column_border_zip(f, g.nx, g.conn, x, y, zip);
     return;
@@ -90,9 +93,9 @@ __device__ void merge_across_column_border(const T* __restrict__ f, I* par, cons
 // The same for pixel (x, y) on a tile row's top border (y = k * kTileH, k >= 1), the edges the
 // horizontal merge does not take (gpu_core::for_each_vertical_merge_edge); kPrune: only the zips
 // gpu_core::for_each_row_border_zip leaves.
-template <class Mem, bool kPrune, bool kClimb = false, class T, class I>
+template <class Mem, bool kPrune, bool kClimb = false, bool kPaired = false, class T, class I>
 __device__ void merge_across_row_border(const T* __restrict__ f, I* par, const Geom& g, std::int64_t x, std::int64_t y) {
-  const auto zip = [&](std::int64_t p, std::int64_t q) { border_zip<kClimb>(f, par, static_cast<I>(p), static_cast<I>(q), Mem{}); };
+  const auto zip = [&](std::int64_t p, std::int64_t q) { border_zip<kClimb, kPaired>(f, par, static_cast<I>(p), static_cast<I>(q), Mem{}); };
   if (kPrune) {
     gpu_core::for_each_row_border_zip(f, g.nx, g.conn, x, y, zip);
     return;
@@ -128,25 +131,25 @@ __global__ void vertical_merge_kernel(const T* __restrict__ f, I* par, Geom g, s
 struct FusedBorderGrid {
   unsigned h_blocks_x = 0, h_blocks = 0, v_blocks_x = 0, blocks = 0;
 };
-inline FusedBorderGrid fused_border_grid(const Geom& g, std::int64_t tiles_x, std::int64_t tiles_y) {
+inline FusedBorderGrid fused_border_grid(const Geom& g, std::int64_t tiles_x, std::int64_t tiles_y, int block = 256) {
   const auto up = [](std::int64_t n, std::int64_t d) { return (n + d - 1) / d; };
-  const std::int64_t hx = up(tiles_x - 1, 32), h = hx * up(g.ny, 8), vx = up(g.nx, 256), v = tiles_y > 1 ? vx * (tiles_y - 1) : 0;
+  const std::int64_t hx = up(tiles_x - 1, 32), h = hx * up(g.ny, block / 32), vx = up(g.nx, block), v = tiles_y > 1 ? vx * (tiles_y - 1) : 0;
   if (h + v > std::int64_t(0x7FFFFFFF)) throw Error("maxtree: the image has too many tile borders for one grid of border merges");
   return {static_cast<unsigned>(hx), static_cast<unsigned>(h), static_cast<unsigned>(vx), static_cast<unsigned>(h + v)};
 }
-template <class Mem, bool kPrune, bool kClimb, class T, class I>
-__global__ void __launch_bounds__(256)
+template <class Mem, bool kPrune, bool kClimb, bool kPaired, int kBlock, class T, class I>
+__global__ void __launch_bounds__(kBlock)
     border_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_x, FusedBorderGrid grid) {
   const unsigned t = threadIdx.x;
   if (blockIdx.x < grid.h_blocks) {
     const std::int64_t k = std::int64_t(blockIdx.x % grid.h_blocks_x) * 32 + t % 32;
-    const std::int64_t y = std::int64_t(blockIdx.x / grid.h_blocks_x) * 8 + t / 32;
-    if (k < tiles_x - 1 && y < g.ny) merge_across_column_border<Mem, kPrune, kClimb>(f, par, g, (1 + k) * kTileW, y);
+    const std::int64_t y = std::int64_t(blockIdx.x / grid.h_blocks_x) * (kBlock / 32) + t / 32;
+    if (k < tiles_x - 1 && y < g.ny) merge_across_column_border<Mem, kPrune, kClimb, kPaired>(f, par, g, (1 + k) * kTileW, y);
   } else {
     const unsigned b = blockIdx.x - grid.h_blocks;
-    const std::int64_t x = std::int64_t(b % grid.v_blocks_x) * 256 + t;
+    const std::int64_t x = std::int64_t(b % grid.v_blocks_x) * kBlock + t;
     const std::int64_t y = (1 + std::int64_t(b / grid.v_blocks_x)) * kTileH;
-    if (x < g.nx) merge_across_row_border<Mem, kPrune, kClimb>(f, par, g, x, y);
+    if (x < g.nx) merge_across_row_border<Mem, kPrune, kClimb, kPaired>(f, par, g, x, y);
   }
 }
 
@@ -164,6 +167,9 @@ struct SeminarPolicy {
   static constexpr bool kSettleCopy = false;  // the engine's settle_copy() (with kOnePassFlatten)
   static constexpr bool kFusedBorderMerges = false;  // border_merge_kernel: both merges in one grid
   static constexpr bool kClimbingMerges = false;  // its zips gpu_core::climbing_merge (else gpu_core::merge)
+  static constexpr bool kPairedLoads = false;  // the climbs and the flatten's walks load level and parent together
+  static constexpr int kBorderBlock = 256;  // border_merge_kernel's threads a block
+  static constexpr bool kSettleByTiles = false;  // the engine's settle_by_tiles() (with kPairedLoads)
 };
 
 // gpu-grid's policy: the seminar's, skipping each in-tile zip with the left neighbour that the pair
@@ -203,10 +209,10 @@ class TileBuild : public Engine<T, I> {
   }
   void merge(const T* f, I* par, cudaStream_t s) override {
     if (Policy::kFusedBorderMerges) {
-      const FusedBorderGrid grid = fused_border_grid(this->g_, tiles_x(), tiles_y());
+      const FusedBorderGrid grid = fused_border_grid(this->g_, tiles_x(), tiles_y(), Policy::kBorderBlock);
       if (grid.blocks == 0) return;  // one tile
       nvtx::Range r("merge-borders");
-      border_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, Policy::kClimbingMerges, T, I><<<grid.blocks, 256, 0, s>>>(f, par, this->g_, tiles_x(), grid);
+      border_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, Policy::kClimbingMerges, Policy::kPairedLoads, Policy::kBorderBlock, T, I><<<grid.blocks, Policy::kBorderBlock, 0, s>>>(f, par, this->g_, tiles_x(), grid);
       REPIX_CUDA_LAUNCH();
       return;
     }
@@ -230,6 +236,8 @@ class TileBuild : public Engine<T, I> {
   int walk_hops() const override { return Policy::kWalkHops; }
   bool one_pass_flatten() const override { return Policy::kOnePassFlatten; }
   bool settle_copy() const override { return Policy::kSettleCopy; }
+  bool paired_loads() const override { return Policy::kPairedLoads; }
+  bool settle_by_tiles() const override { return Policy::kSettleByTiles; }
   bool build_writes_every_parent() const override { return true; }  // each tile writes its pixels
 };
 

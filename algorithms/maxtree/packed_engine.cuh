@@ -32,14 +32,48 @@ struct SharedWordAtomics {
   __device__ __forceinline__ Word fetch_max(Word* p, Word v) const { return atomicMax_block(p, v); }
 };
 
+// SharedWordAtomics on 32-bit shared-window addresses from a base taken once: SharedWordAtomics'
+// generic addresses are converted again in every call, and the conversion reads the CTA's cluster
+// rank (S2R SR_CgaCtaId, then a MOV and a LEA) in every zip iteration: 37 M of gpu-tile-settle's build's
+// 803 M warp instructions at 6000x4000 8-bit, 4-connectivity, on the H200. The empty asm makes the
+// base opaque, so the compiler keeps it in a register instead of deriving it again; the CAS and the
+// maximum are the same block-scope relaxed atomics, written in PTX on the shared address.
+struct TileWindowAtomics {
+  const Word* words;
+  unsigned base;  // the shared-window address of words[0]
+  __device__ explicit TileWindowAtomics(const Word* w) : words(w), base(static_cast<unsigned>(__cvta_generic_to_shared(w))) {
+    asm volatile("" : "+r"(base));
+  }
+  __device__ __forceinline__ unsigned address(const Word* p) const {
+    return base + static_cast<unsigned>(p - words) * static_cast<unsigned>(sizeof(Word));
+  }
+  __device__ __forceinline__ Word load(const Word* p) const {
+    Word v;
+    asm volatile("ld.relaxed.cta.shared.b32 %0, [%1];" : "=r"(v) : "r"(address(p)) : "memory");
+    return v;
+  }
+  __device__ __forceinline__ bool cas(Word* p, Word expected, Word desired) const {
+    Word old;
+    asm volatile("atom.relaxed.cta.shared.cas.b32 %0, [%1], %2, %3;" : "=r"(old) : "r"(address(p)), "r"(expected), "r"(desired) : "memory");
+    return old == expected;
+  }
+  __device__ __forceinline__ Word fetch_max(Word* p, Word v) const {
+    Word old;
+    asm volatile("atom.relaxed.cta.shared.max.u32 %0, [%1], %2;" : "=r"(old) : "r"(address(p)), "r"(v) : "memory");
+    return old;
+  }
+};
+
 // One block of kTileW threads per tile (1-D grid of tiles, row-major: tiles_x per row); thread lx
 // owns tile column lx. Columns outside the image (the last tiles) take part in the barriers only.
 // kMonotone: the zips are packed_core::monotone_zip (gpu-monotone and after), else packed_core::merge (gpu-packed).
 // kPlanned (with kMonotone): phase 2 as packed_core::plan_column_zips then zip_planned (gpu-planned-zips, gpu-opt).
-template <bool kMonotone, bool kPlanned, class T, class I>
+// kWindow (with kPlanned): the zips' atomics are TileWindowAtomics (gpu-opt), else SharedWordAtomics.
+template <bool kMonotone, bool kPlanned, bool kWindow, class T, class I>
 __global__ void __launch_bounds__(kTileW)
     packed_build_kernel(const T* __restrict__ f, I* __restrict__ par, Geom g, std::int64_t tiles_x) {
   static_assert(kMonotone || !kPlanned, "the planned zips are monotone zips");
+  static_assert(kPlanned || !kWindow, "the window addresses are the planned zips'");
   __shared__ T s_f[kTileW * kTileH];
   __shared__ Word s_w[kTileW * kTileH];
   const std::int64_t x0 = (blockIdx.x % tiles_x) * kTileW, y0 = (blockIdx.x / tiles_x) * kTileH;
@@ -50,7 +84,9 @@ __global__ void __launch_bounds__(kTileW)
   if (inside) packed_core::load_column(f, g.nx, x0, y0, h, lx, s_f, s_w);
   __syncthreads();  // every column's levels and tree in place (plain stores) before the zips read them
   if (inside) {
-    if constexpr (kPlanned)
+    if constexpr (kWindow)
+      packed_core::zip_planned(s_f, s_w, lx, packed_core::plan_column_zips(s_f, h, g.conn, lx), TileWindowAtomics(s_w));
+    else if constexpr (kPlanned)
       packed_core::zip_planned(s_f, s_w, lx, packed_core::plan_column_zips(s_f, h, g.conn, lx), SharedWordAtomics{});
     else
       packed_core::zip_column<kMonotone>(s_f, s_w, h, g.conn, lx, SharedWordAtomics{});
@@ -66,7 +102,7 @@ struct PackedTiles {
    protected:
     void build(const T* f, I* par, cudaStream_t s) override {
       this->tiles_ = this->tiles_x() * this->tiles_y();
-      packed_build_kernel<Policy::kMonotoneZip, Policy::kPlannedZips, T, I><<<static_cast<unsigned>(this->tiles_), kTileW, 0, s>>>(f, par, this->g_, this->tiles_x());
+      packed_build_kernel<Policy::kMonotoneZip, Policy::kPlannedZips, Policy::kTileWindow, T, I><<<static_cast<unsigned>(this->tiles_), kTileW, 0, s>>>(f, par, this->g_, this->tiles_x());
       REPIX_CUDA_LAUNCH();
     }
   };
@@ -77,10 +113,12 @@ struct PackedPolicy : CompressedPolicy {
   static constexpr bool kPruneBorders = true;
   static constexpr bool kMonotoneZip = false;  // the tile's zips: packed_core::merge (true: monotone_zip)
   static constexpr bool kPlannedZips = false;  // phase 2 planned, then zipped (packed_build_kernel's kPlanned)
+  static constexpr bool kTileWindow = false;  // their atomics TileWindowAtomics (packed_build_kernel's kWindow)
 };
 
 // The steps after gpu-packed, each its predecessor's policy with what it adds (the variant files
-// have the measurements): gpu-monotone's, gpu-settle-copy's, gpu-planned-zips', gpu-opt's.
+// have the measurements): gpu-monotone's, gpu-settle-copy's, gpu-planned-zips', gpu-climbing-merges',
+// gpu-paired-loads', gpu-tile-settle's, gpu-opt's.
 struct MonotonePolicy : PackedPolicy {
   static constexpr bool kOnePassFlatten = true;
   static constexpr bool kFusedBorderMerges = true;
@@ -92,8 +130,18 @@ struct SettleCopyPolicy : MonotonePolicy {
 struct PlannedZipsPolicy : SettleCopyPolicy {
   static constexpr bool kPlannedZips = true;
 };
-struct OptPolicy : PlannedZipsPolicy {
+struct ClimbingMergesPolicy : PlannedZipsPolicy {
   static constexpr bool kClimbingMerges = true;
+};
+struct PairedLoadsPolicy : ClimbingMergesPolicy {
+  static constexpr bool kPairedLoads = true;
+};
+struct TileSettlePolicy : PairedLoadsPolicy {
+  static constexpr bool kSettleByTiles = true;
+};
+struct OptPolicy : TileSettlePolicy {
+  static constexpr bool kTileWindow = true;
+  static constexpr int kBorderBlock = 128;
 };
 
 }  // namespace repix::maxtree::gpu

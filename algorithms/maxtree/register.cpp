@@ -32,6 +32,9 @@ const std::vector<Variant>& variants() {
     v.push_back(gpu::gpu_monotone_variant());
     v.push_back(gpu::gpu_settle_copy_variant());
     v.push_back(gpu::gpu_planned_zips_variant());
+    v.push_back(gpu::gpu_climbing_merges_variant());
+    v.push_back(gpu::gpu_paired_loads_variant());
+    v.push_back(gpu::gpu_tile_settle_variant());
     v.push_back(gpu::gpu_opt_variant());
     return v;
   }();

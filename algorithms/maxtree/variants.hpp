@@ -17,6 +17,9 @@ Variant gpu_packed_variant();  // gpu_packed.cu
 Variant gpu_monotone_variant();  // gpu_monotone.cu
 Variant gpu_settle_copy_variant();  // gpu_settle_copy.cu
 Variant gpu_planned_zips_variant();  // gpu_planned_zips.cu
+Variant gpu_climbing_merges_variant();  // gpu_climbing_merges.cu
+Variant gpu_paired_loads_variant();  // gpu_paired_loads.cu
+Variant gpu_tile_settle_variant();  // gpu_tile_settle.cu
 Variant gpu_opt_variant();     // gpu_opt.cu
 }  // namespace gpu
 }  // namespace repix::maxtree

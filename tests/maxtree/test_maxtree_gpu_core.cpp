@@ -534,15 +534,19 @@ std::vector<I> build(const HostImage& img, int connectivity, Schedule how, std::
       std::shuffle(borders.begin(), borders.end(), rng);
       if (how == Schedule::tiled_monotone && seed % 4 >= 2) {
         // gpu-opt's border zips (gpu_core::climbing_merge): one after another on even
-        // seeds, on 4 threads at once on odd ones (edge k on thread k % 4), each access a chance to yield.
+        // seeds, on 4 threads at once on odd ones (edge k on thread k % 4), each access a chance to yield;
+        // their climbs' loads paired (gpu-paired-loads and after) unless the seed is a multiple of 3.
+        const auto zip = [&](I a, I b, const auto& atomics) {
+          if (seed % 3 != 0) gpu_core::climbing_merge<true>(f, par.data(), a, b, atomics);
+          else gpu_core::climbing_merge<false>(f, par.data(), a, b, atomics);
+        };
         if (seed % 2 == 0) {
-          for (const auto& [a, b] : borders) gpu_core::climbing_merge(f, par.data(), a, b, mem);
+          for (const auto& [a, b] : borders) zip(a, b, mem);
         } else {
           std::vector<std::thread> zippers;
           for (std::size_t t = 0; t < 4; ++t)
             zippers.emplace_back([&, t] {
-              for (std::size_t k = t; k < borders.size(); k += 4)
-                gpu_core::climbing_merge(f, par.data(), borders[k].first, borders[k].second, YieldingAtomics{});
+              for (std::size_t k = t; k < borders.size(); k += 4) zip(borders[k].first, borders[k].second, YieldingAtomics{});
             });
           for (std::thread& z : zippers) z.join();
         }
@@ -602,10 +606,15 @@ void check_all_schedules(const test::Input& in, int connectivity, std::uint64_t 
     // gpu-opt's flatten in place: the walks one after another, and interleaved at random.
     EXPECT_EQ(settle_in_place(in.image.data<T>(), par, 0), want.parent.narrow) << what << ", in place";
     EXPECT_EQ(settle_in_place(in.image.data<T>(), par, seed + 100), want.parent.narrow) << what << ", in place, interleaved";
-    // gpu-settle-copy's: the same walks, reading the tree only.
-    UninitializedVector<I> copied(par.size());
-    for (std::size_t p = 0; p < par.size(); ++p) copied[p] = gpu_core::settled_entry(in.image.data<T>(), par.data(), static_cast<I>(p));
+    // gpu-settle-copy's: the same walks, reading the tree only; gpu-paired-loads': each step's two
+    // loads before its test.
+    UninitializedVector<I> copied(par.size()), paired(par.size());
+    for (std::size_t p = 0; p < par.size(); ++p) {
+      copied[p] = gpu_core::settled_entry(in.image.data<T>(), par.data(), static_cast<I>(p));
+      paired[p] = gpu_core::settled_entry<true>(in.image.data<T>(), par.data(), static_cast<I>(p));
+    }
     EXPECT_EQ(copied, want.parent.narrow) << what << ", into a second buffer";
+    EXPECT_EQ(paired, want.parent.narrow) << what << ", into a second buffer, paired loads";
   }
 }
 
@@ -663,7 +672,7 @@ TEST(MaxtreeGpuCore, LargerImagesAndSizesOffTheTileSizes) {
   inputs.push_back({"checker-5-u8-101x40", test::checker_image(DType::u8, 101, 40, 5, 7, 9)});
   inputs.push_back({"const-u8-100x40", test::const_image(DType::u8, 100, 40, 0)});
   for (const test::Input& in : inputs)
-    for (const std::uint64_t seed : {9u, 10u}) check_input_all(in, seed);  // gpu-packed: odd interleaves, even not
+    for (const std::uint64_t seed : {9u, 10u, 11u}) check_input_all(in, seed);  // gpu-packed: odd interleaves, even not
 }
 
 // Plateaus cost like union-find, not like their length: on a constant image and on a two-level

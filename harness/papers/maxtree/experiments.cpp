@@ -9,7 +9,8 @@ const std::vector<std::string> kNatural = {"texture:6000x4000:name=camera", "tex
                                            "texture:1920x1080:name=camera"};
 const std::vector<std::string> kFast = {"omp",          "gpu-tile",        "gpu-tile-1d",      "gpu-grid",
                                         "gpu-border",   "gpu-compressed",  "gpu-packed",       "gpu-monotone",
-                                        "gpu-settle-copy", "gpu-planned-zips", "gpu-opt"};
+                                        "gpu-settle-copy", "gpu-planned-zips", "gpu-climbing-merges", "gpu-paired-loads",
+                                        "gpu-tile-settle", "gpu-opt"};
 const char* kFrame = "texture:1920x1080:name=camera";
 const char* kBig = "texture:6000x4000:name=camera";
 
