@@ -34,10 +34,11 @@ struct SharedWordAtomics {
 
 // SharedWordAtomics on 32-bit shared-window addresses from a base taken once: SharedWordAtomics'
 // generic addresses are converted again in every call, and the conversion reads the CTA's cluster
-// rank (S2R SR_CgaCtaId, then a MOV and a LEA) in every zip iteration: 37 M of gpu-tile-settle's build's
-// 803 M warp instructions at 6000x4000 8-bit, 4-connectivity, on the H200. The empty asm makes the
-// base opaque, so the compiler keeps it in a register instead of deriving it again; the CAS and the
-// maximum are the same block-scope relaxed atomics, written in PTX on the shared address.
+// rank (S2R SR_CgaCtaId, then a MOV) in the zips' loop: 11 M times each in gpu-climbing-merges'
+// build at 6000x4000 8-bit, 4-connectivity, on the H200 (Nsight Compute source counters); with these
+// the build ran 808 M warp instructions instead of 819 M. The empty asm makes the base opaque, so the
+// compiler keeps it in a register instead of deriving it again; the CAS and the maximum are the same
+// block-scope relaxed atomics, written in PTX on the shared address.
 struct TileWindowAtomics {
   const Word* words;
   unsigned base;  // the shared-window address of words[0]
