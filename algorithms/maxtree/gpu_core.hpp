@@ -86,11 +86,11 @@ REPIX_HD void merge(const T* f, I* par, I a, I b, const Mem& mem) {
 // parents below f(a) (or roots), a before b in the order; b's parent := a keeps every parent before
 // its child and joins the two nodes, and b's old parent, below f(a), goes on to be zipped with a's
 // chain. A CAS that fails (b got a nearer parent meanwhile) climbs again from where it stands.
-// kPairedLoads (gpu-paired-loads, gpu-opt): each climb step loads the next pixel's level and its
-// parent together, the parent before the level says whether the climb goes on; else the parent's
-// load waits for the level's test, two L2 round trips a step. Both loads read what the step after
-// would read; f is never written, so a parent loaded a moment early is one a relaxed load could have
-// returned at the later moment too, and the climb is the same walk.
+// kPairedLoads (gpu-paired-loads, gpu-opt): each climb step loads the next pixel's level and that
+// pixel's parent together, before the level's test decides whether the climb goes on; without it
+// the parent's load waited for that test, two L2 round trips a step. The parent loaded is the one the
+// next step would load; f is never written, so a parent loaded a moment early is one a relaxed load
+// could have returned at the later moment too, and the climb is the same walk.
 template <bool kPairedLoads = false, class T, class I, class Mem>
 REPIX_HD void climbing_merge(const T* f, I* par, I a, I b, const Mem& mem) {
   T fa = f[a], fb = f[b];

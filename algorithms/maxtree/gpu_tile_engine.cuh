@@ -198,6 +198,9 @@ struct CompressedPolicy : GridPolicy {
 // horizontal() (gpu-border).
 template <class Policy, class T, class I>
 class TileBuild : public Engine<T, I> {
+  static_assert(!Policy::kSettleByTiles || (Policy::kSettleCopy && Policy::kPairedLoads),
+                "settle_tiles_kernel reads the tree with non-coherent loads and writes the second buffer");
+
  protected:
   std::int64_t tiles_x() const { return (this->g_.nx + kTileW - 1) / kTileW; }
   std::int64_t tiles_y() const { return (this->g_.ny + kTileH - 1) / kTileH; }
