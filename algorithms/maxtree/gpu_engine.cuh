@@ -463,16 +463,16 @@ class Engine : public EngineBase {
     const std::int64_t n = g_.n();
     out_ = settle_copy() ? a_.get() : par_.get();
     const std::int64_t bands = host ? download_bands(n) : 1;
+    // Band k's first pixel; by whole tile rows for settle_tiles_kernel (the last band ends the image).
+    const auto band_start = [&](std::int64_t k) {
+      if (!settle_by_tiles() || k == bands) return n * k / bands;
+      return g_.ny * k / bands / gpu_core::kTileH * gpu_core::kTileH * g_.nx;
+    };
     for (std::int64_t b = 0; b < bands; ++b) {
-      std::int64_t begin = n * b / bands, end = n * (b + 1) / bands;
-      if (settle_by_tiles()) {  // the band's rows rounded to whole tile rows; the last band ends the image
-        const auto tile_rows = [&](std::int64_t k) {
-          return k == bands ? g_.ny : g_.ny * k / bands / gpu_core::kTileH * gpu_core::kTileH;
-        };
-        const std::int64_t y_begin = tile_rows(b), y_end = tile_rows(b + 1);
-        if (y_end == y_begin) continue;
-        begin = y_begin * g_.nx;
-        end = y_end * g_.nx;
+      const std::int64_t begin = band_start(b), end = band_start(b + 1);
+      if (end == begin) continue;  // tile rows fewer than bands: nothing in this one
+      if (settle_by_tiles()) {
+        const std::int64_t y_begin = begin / g_.nx, y_end = end / g_.nx;
         const std::int64_t tiles = (g_.nx + gpu_core::kTileW - 1) / gpu_core::kTileW * ((y_end - y_begin + gpu_core::kTileH - 1) / gpu_core::kTileH);
         settle_tiles_kernel<T, I><<<static_cast<unsigned>(tiles), kThreads, 0, s>>>(f, par_.get(), out_, g_, y_begin, y_end);
       } else if (settle_copy() && paired_loads())

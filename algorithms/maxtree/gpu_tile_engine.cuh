@@ -131,15 +131,19 @@ __global__ void vertical_merge_kernel(const T* __restrict__ f, I* par, Geom g, s
 struct FusedBorderGrid {
   unsigned h_blocks_x = 0, h_blocks = 0, v_blocks_x = 0, blocks = 0;
 };
-inline FusedBorderGrid fused_border_grid(const Geom& g, std::int64_t tiles_x, std::int64_t tiles_y, int block = 256) {
+inline FusedBorderGrid fused_border_grid(const Geom& g, std::int64_t tiles_x, std::int64_t tiles_y, int block) {
   const auto up = [](std::int64_t n, std::int64_t d) { return (n + d - 1) / d; };
   const std::int64_t hx = up(tiles_x - 1, 32), h = hx * up(g.ny, block / 32), vx = up(g.nx, block), v = tiles_y > 1 ? vx * (tiles_y - 1) : 0;
   if (h + v > std::int64_t(0x7FFFFFFF)) throw Error("maxtree: the image has too many tile borders for one grid of border merges");
   return {static_cast<unsigned>(hx), static_cast<unsigned>(h), static_cast<unsigned>(vx), static_cast<unsigned>(h + v)};
 }
-template <class Mem, bool kPrune, bool kClimb, bool kPaired, int kBlock, class T, class I>
-__global__ void __launch_bounds__(kBlock)
+// Policy's Mem, kPruneBorders, kClimbingMerges, kPairedLoads and kBorderBlock (threads a block).
+template <class Policy, class T, class I>
+__global__ void __launch_bounds__(Policy::kBorderBlock)
     border_merge_kernel(const T* __restrict__ f, I* par, Geom g, std::int64_t tiles_x, FusedBorderGrid grid) {
+  using Mem = typename Policy::Mem;
+  constexpr bool kPrune = Policy::kPruneBorders, kClimb = Policy::kClimbingMerges, kPaired = Policy::kPairedLoads;
+  constexpr int kBlock = Policy::kBorderBlock;
   const unsigned t = threadIdx.x;
   if (blockIdx.x < grid.h_blocks) {
     const std::int64_t k = std::int64_t(blockIdx.x % grid.h_blocks_x) * 32 + t % 32;
@@ -215,7 +219,7 @@ class TileBuild : public Engine<T, I> {
       const FusedBorderGrid grid = fused_border_grid(this->g_, tiles_x(), tiles_y(), Policy::kBorderBlock);
       if (grid.blocks == 0) return;  // one tile
       nvtx::Range r("merge-borders");
-      border_merge_kernel<typename Policy::Mem, Policy::kPruneBorders, Policy::kClimbingMerges, Policy::kPairedLoads, Policy::kBorderBlock, T, I><<<grid.blocks, Policy::kBorderBlock, 0, s>>>(f, par, this->g_, tiles_x(), grid);
+      border_merge_kernel<Policy, T, I><<<grid.blocks, Policy::kBorderBlock, 0, s>>>(f, par, this->g_, tiles_x(), grid);
       REPIX_CUDA_LAUNCH();
       return;
     }

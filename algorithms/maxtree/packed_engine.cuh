@@ -18,12 +18,14 @@ using packed_core::Word;
 // and still a relaxed atomic load in the PTX memory model, so the zips' loads racing the CAS are no
 // data race; compute-sanitizer racecheck, which sees only the LDS, found no hazard in them on the
 // H100.
+__device__ __forceinline__ Word load_relaxed_cta(unsigned shared_address) {
+  Word v;
+  asm volatile("ld.relaxed.cta.shared.b32 %0, [%1];" : "=r"(v) : "r"(shared_address) : "memory");
+  return v;
+}
 struct SharedWordAtomics {
   __device__ __forceinline__ Word load(const Word* p) const {
-    Word v;
-    const unsigned shared_address = static_cast<unsigned>(__cvta_generic_to_shared(p));
-    asm volatile("ld.relaxed.cta.shared.b32 %0, [%1];" : "=r"(v) : "r"(shared_address) : "memory");
-    return v;
+    return load_relaxed_cta(static_cast<unsigned>(__cvta_generic_to_shared(p)));
   }
   __device__ __forceinline__ bool cas(Word* p, Word expected, Word desired) const {
     return atomicCAS(p, expected, desired) == expected;
@@ -48,11 +50,7 @@ struct TileWindowAtomics {
   __device__ __forceinline__ unsigned address(const Word* p) const {
     return base + static_cast<unsigned>(p - words) * static_cast<unsigned>(sizeof(Word));
   }
-  __device__ __forceinline__ Word load(const Word* p) const {
-    Word v;
-    asm volatile("ld.relaxed.cta.shared.b32 %0, [%1];" : "=r"(v) : "r"(address(p)) : "memory");
-    return v;
-  }
+  __device__ __forceinline__ Word load(const Word* p) const { return load_relaxed_cta(address(p)); }
   __device__ __forceinline__ bool cas(Word* p, Word expected, Word desired) const {
     Word old;
     asm volatile("atom.relaxed.cta.shared.cas.b32 %0, [%1], %2, %3;" : "=r"(old) : "r"(address(p)), "r"(expected), "r"(desired) : "memory");
