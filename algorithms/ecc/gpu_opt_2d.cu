@@ -77,18 +77,22 @@ __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6
 // 8192^2): 3 is 1.26-1.32x faster on float32 uniform/GRF and uint8 (0.456 -> 0.363 ms,
 // 0.837 -> 0.649 ms, 0.378 -> 0.287 ms), so it is the default; --blocks-2d 2 (OptTuning) runs the
 // other instantiation for the ablation.
+// gpu-opt-bins16's blocks are three of gpu-opt's in one (block_warps): one block an SM, the same
+// register budget as kMinBlocks = 3 (80 registers).
 template <class T, bool kVec, bool kEmit, int kMinBlocks = 3, int kMode = kModeOpt>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) ecc2d_kernel(const T* __restrict__ buf, Geom g,
-                                                                     GlobalAcc acc, EmitOut out) {
-  __shared__ BlockAcc<T, kMode> ba;
+__global__ void __launch_bounds__(block_warps<T, kMode> * 32, block_warps<T, kMode> == kWarps ? kMinBlocks : 1)
+    ecc2d_kernel(const T* __restrict__ buf, Geom g, GlobalAcc acc, EmitOut out) {
+  constexpr int kBlockWarps = block_warps<T, kMode>;
+  __shared__ BlockAccStatic<T, kMode> ba_static;
+  BlockAcc<T, kMode>& ba = block_acc<T, kMode>(ba_static);
   if constexpr (!kEmit) {
     ba.init();
     block_acc_barrier<T, kMode>();
   }
   ThreadAcc<T, kMode> ta(ba);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const std::int64_t nitems = g.items_x * (g.head_bands + g.items_s), stride = static_cast<std::int64_t>(gridDim.x) * kWarps;
-  std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp;
+  const std::int64_t nitems = g.items_x * (g.head_bands + g.items_s), stride = static_cast<std::int64_t>(gridDim.x) * kBlockWarps;
+  std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * kBlockWarps + warp;
   for (std::int64_t taken = 1; item < nitems; ++taken) {
     const bool took = wants_ticket(g, taken);  // warp-uniform
     std::uint32_t ticket = 0;

@@ -247,7 +247,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
 KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode, int blocks) {
   return dispatch_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return pick_instantiation<T, 2, 3>(vec, emit, blocks, mode, [](auto v, auto e, auto blocks, auto m) {
+    // gpu-opt-bins16 is 2D only (the 3D kernel's 8-warp tiles, and |change| <= 13 would leave its
+    // 16-bit counters little room: gpu_opt_kernels.cuh): its 3D uint16 runs gpu-opt-direct's kernel.
+    return pick_instantiation<T, 2, 3, kModeBins16>(vec, emit, blocks, mode, [](auto v, auto e, auto blocks, auto m) {
       return reinterpret_cast<KernelFn>(&ecc3d_kernel<T, decltype(v)::value, decltype(e)::value, decltype(blocks)::value,
                                                    decltype(m)::value>);
     });

@@ -320,4 +320,45 @@ REPIX_HD std::uint32_t change4_3d_cells(const float (&lo)[3][6], const float (&m
 
 REPIX_HD int byte_of(std::uint32_t s, int i) { return static_cast<int>((s >> (8 * i)) & 0xFFu); }
 
+// gpu-opt-bins16's block counters (BlockKind::bins16 in gpu_opt_kernels.cuh): the 65536 uint16
+// values' VCECs as signed 16-bit halves of 32768 shared words, value v in word v & 0x7FFF, the low
+// half for v < 32768 and the high half for the others. A word w is read as 65536 H + L with L and H
+// in [-32768, 32767], so adding d to a half is adding d (low) or d * 65536 (high) to the word as a
+// 32-bit integer, negative d included (the sign's borrow is part of the reading), and both halves
+// are exact while each stays within int16. The kernel keeps them there without epochs: an add whose
+// returned word has its half outside [-kLimit, kLimit) is taken back (the negated increment) and goes
+// to the global bin. Every add either left its half inside when it was made or is taken back by the
+// thread that made it, so a half never leaves +-(kLimit + 2 B), where B bounds the sum of |d| of the
+// adds made and not yet taken back (the block's threads x the |d| of a thread's adds in flight:
+// 768 x 12, the kernels' static_assert).
+namespace bins16 {
+constexpr int kLimit = 8192;
+REPIX_HD std::uint32_t word_of(std::uint32_t v) { return v & 0x7FFFu; }
+REPIX_HD bool high(std::uint32_t v) { return (v >> 15) != 0u; }
+// The 32-bit increment that adds d to value v's half.
+REPIX_HD std::uint32_t increment(std::uint32_t v, int d) {
+  const std::uint32_t u = static_cast<std::uint32_t>(d);  // two's complement: the borrow is in the reading
+  return high(v) ? u << 16 : u;
+}
+REPIX_HD int low_half(std::uint32_t w) {
+  const int l = static_cast<int>(w & 0xFFFFu);
+  return l >= 0x8000 ? l - 0x10000 : l;
+}
+REPIX_HD int high_half(std::uint32_t w) {
+  const std::uint32_t t = (w + 0x8000u) >> 16;  // H + 2^16 for negative H, from (w - L) / 65536
+  return t >= 0x8000u ? static_cast<int>(t) - 0x10000 : static_cast<int>(t);
+}
+REPIX_HD int half_of(std::uint32_t w, std::uint32_t v) { return high(v) ? high_half(w) : low_half(w); }
+// Whether the add that left word w took value v's half outside [-kLimit, kLimit) = [-2^13, 2^13):
+// the half's top three bits differ, tested on the half moved to the word's top (the high half with
+// the low half's borrow undone) in four ALU instructions; the decoded compare was ~10 (SASS).
+// outside_bits: non-zero exactly when beyond (so a thread ORs its voxels' and tests once).
+REPIX_HD std::uint32_t outside_bits(std::uint32_t w, std::uint32_t v) {
+  static_assert(kLimit == 1 << 13, "the test reads bits 29..31");
+  const std::uint32_t top = high(v) ? w + 0x8000u : w << 16;
+  return (top ^ (top << 1)) & 0xC0000000u;
+}
+REPIX_HD bool beyond(std::uint32_t w, std::uint32_t v) { return outside_bits(w, v) != 0u; }
+}  // namespace bins16
+
 }  // namespace repix::ecc::opt

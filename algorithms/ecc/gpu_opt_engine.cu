@@ -170,6 +170,23 @@ __global__ void first_nonfinite_kernel(const float* __restrict__ p, std::int64_t
 
 __global__ void touch_kernel(unsigned char* p) { *p = 0; }
 
+// gpu-opt-bins16: the blocks' 16-bit counters (rows of GlobalAcc::block_bins, one a block of the
+// launch) summed into the global bins. Thread w reads word w of the rows blockIdx.y, blockIdx.y +
+// gridDim.y, ... (coalesced across the threads) and adds its two halves' sums.
+constexpr int kBlockBinsWords = 32768;
+__global__ void reduce_block_bins_kernel(GlobalAcc acc, int rows) {
+  const int w = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (w >= kBlockBinsWords) return;
+  long long lo = 0, hi = 0;
+  for (int r = static_cast<int>(blockIdx.y); r < rows; r += static_cast<int>(gridDim.y)) {
+    const std::uint32_t x = __ldcg(acc.block_bins + static_cast<std::size_t>(r) * kBlockBinsWords + w);
+    lo += bins16::low_half(x);
+    hi += bins16::high_half(x);
+  }
+  if (lo != 0) atomicAdd(&acc.vcec[w], static_cast<unsigned long long>(lo));
+  if (hi != 0) atomicAdd(&acc.vcec[w + kBlockBinsWords], static_cast<unsigned long long>(hi));
+}
+
 __global__ void fill_keys_kernel(std::uint32_t* keys, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
@@ -192,6 +209,15 @@ int log2_exact(std::size_t p) {
   while ((std::size_t(1) << l) < p) ++l;
   return l;
 }
+
+// The accumulating kernel's blocks: gpu-opt-bins16's 2D uint16 kernel has blocks of 24 warps with
+// its counters in dynamic shared memory (block_warps, kDynamicBlockAcc); every other kernel blocks of
+// kThreads and static shared memory only.
+bool uses_bins16(DType dt, int dims, int mode) {
+  return dt == DType::u16 && dims == 2 && (mode & kModeBins16) != 0 && (mode & kModeCluster16) == 0;
+}
+using Bins16Acc = BlockAccOf<std::uint16_t, BlockKind::bins16>;
+static_assert(Bins16Acc::kCounterWords == kBlockBinsWords);
 
 // A launch of `grid` blocks of kThreads in clusters of `cluster` blocks, its attribute in `a[0]`
 // (which must outlive the config; cudaOccupancyMaxActiveClusters reads it from the config too).
@@ -245,6 +271,10 @@ struct Engine::Impl {
   int blocks_per_sm = 1;   // accumulate kernel
   int emit_blocks_per_sm = 1;
   int cluster = 1;         // accumulate kernel's blocks a cluster (cluster_blocks)
+  bool bins16 = false;     // the accumulate kernel is gpu-opt-bins16's (uses_bins16)
+  int block_threads = kThreads;   // accumulate kernel
+  std::size_t dynamic_smem = 0;   // accumulate kernel
+  DeviceBuffer<std::uint32_t> block_bins;  // gpu-opt-bins16: a row of counter words a block
   KernelFn kern = nullptr, emit_kern = nullptr;
 
   // Global accumulator.
@@ -300,6 +330,7 @@ struct Engine::Impl {
     g.list = list.get();
     g.counters = counters.get();
     g.log2cap = hashed_global() ? log2_exact(slots) : 1;
+    g.block_bins = block_bins.get();
     return g;
   }
 
@@ -322,9 +353,10 @@ struct Engine::Impl {
   // Launch geometry for slabs [s0, s1) (split_items); `queue`: the lane's dynamic-schedule
   // counters, or nullptr for the static schedule.
   Geom geom(std::int64_t b0, std::int64_t s0, std::int64_t s1, int bps, std::uint32_t* queue,
-            std::int64_t& grid, int block_voxels_log2 = SplitParams{}.block_voxels_log2) const {
+            std::int64_t& grid, int block_voxels_log2 = SplitParams{}.block_voxels_log2, int block_warps = kWarps) const {
     SplitParams p;
     p.block_voxels_log2 = block_voxels_log2;
+    p.block_warps = block_warps;
     p.dims = dims;
     p.nx = shape.nx;
     p.ny = shape.ny;
@@ -341,7 +373,7 @@ struct Engine::Impl {
   Geom accumulate_geom(std::int64_t b0, std::int64_t s0, std::int64_t s1, std::uint32_t* queue,
                        std::int64_t& grid) const {
     Geom g = geom(b0, s0, s1, blocks_per_sm, queue, grid,
-                  cluster > 1 ? kClusterVoxelsLog2 : SplitParams{}.block_voxels_log2);
+                  cluster > 1 ? kClusterVoxelsLog2 : SplitParams{}.block_voxels_log2, block_threads / 32);
     grid = (grid + cluster - 1) / cluster * cluster;
     return g;
   }
@@ -497,6 +529,19 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
   m.kern = pick_kernel(dtype, m.dims, true, false, m.mode, m.tuning);
   m.emit_kern = pick_kernel(dtype, m.dims, true, true, kModeOpt, m.tuning);
   m.cluster = cluster_blocks(dtype, m.mode);
+  m.bins16 = uses_bins16(dtype, m.dims, m.mode);
+  m.block_threads = m.bins16 ? kBins16Warps * 32 : kThreads;
+  m.dynamic_smem = m.bins16 ? sizeof(Bins16Acc) : 0;
+  if (m.bins16) {
+    int optin = 0;
+    REPIX_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (static_cast<std::size_t>(optin) < m.dynamic_smem)
+      throw Error("ecc: this step's uint16 kernel needs " + std::to_string(m.dynamic_smem / 1024) +
+                  " KiB of shared memory a block, this GPU gives " + std::to_string(optin / 1024) + " KiB; run gpu-opt instead");
+    for (bool vec : {true, false})
+      REPIX_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(pick_kernel(dtype, m.dims, vec, false, m.mode, m.tuning)),
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(m.dynamic_smem)));
+  }
   if (m.cluster > 1) {
     if (!clusters_available())
       throw Error("ecc: this step's uint16 kernels need thread block clusters (compute capability 9.0 or newer); "
@@ -508,7 +553,8 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
     REPIX_CUDA(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(m.kern), &cfg));
     m.blocks_per_sm = clusters * m.cluster / m.sms;
   } else {
-    REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.blocks_per_sm, reinterpret_cast<const void*>(m.kern), kThreads, 0));
+    REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.blocks_per_sm, reinterpret_cast<const void*>(m.kern),
+                                                             m.block_threads, m.dynamic_smem));
   }
   REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.emit_blocks_per_sm, reinterpret_cast<const void*>(m.emit_kern), kThreads, 0));
   m.blocks_per_sm = std::max(1, m.blocks_per_sm);
@@ -517,6 +563,12 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
   m.counters.allocate(Impl::kCounters);
   REPIX_CUDA(cudaMemset(m.counters.get(), 0, m.counters.bytes()));
   m.dirty = false;
+  m.block_bins.reset();
+  if (m.bins16) {  // a row a block of a pass over the whole image (accumulate() grows it for more)
+    std::int64_t grid = 1;
+    m.accumulate_geom(0, 0, m.dims == 3 ? shape.nz : shape.ny, m.queue_for(0), grid);
+    m.block_bins.allocate(static_cast<std::size_t>(grid) * kBlockBinsWords);
+  }
   if (m.hashed_global()) {
     m.present.reset();
     m.alloc_table();
@@ -583,9 +635,11 @@ void Engine::reset(cudaStream_t s) {
   m.dirty = false;
 }
 
-// `cluster` blocks a cluster (1: none; the grid a multiple of it).
+// `cluster` blocks a cluster (1: none; the grid a multiple of it); blocks of `threads` with
+// `dynamic_smem` bytes of dynamic shared memory (clusters: kThreads and none).
 static void launch(KernelFn k, std::int64_t grid, cudaStream_t s, const void* buf, const Geom& g,
-                   const GlobalAcc& acc, const EmitOut& out, int cluster = 1) {
+                   const GlobalAcc& acc, const EmitOut& out, int cluster = 1, int threads = kThreads,
+                   std::size_t dynamic_smem = 0) {
   void* args[] = {const_cast<void**>(&buf), const_cast<Geom*>(&g), const_cast<GlobalAcc*>(&acc),
                   const_cast<EmitOut*>(&out)};
   if (cluster > 1) {
@@ -595,7 +649,7 @@ static void launch(KernelFn k, std::int64_t grid, cudaStream_t s, const void* bu
     return;
   }
   REPIX_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k), dim3(static_cast<unsigned>(grid)),
-                              dim3(kThreads), args, 0, s));
+                              dim3(static_cast<unsigned>(threads)), args, dynamic_smem, s));
 }
 
 void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::int64_t s1,
@@ -607,7 +661,19 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
   const Geom g = m.accumulate_geom(b0, s0, s1, queue, grid);
   const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, m.mode, m.tuning);
   m.dirty = true;
-  launch(k, grid, s, buf, g, m.acc(), EmitOut{}, m.cluster);
+  if (!m.bins16) {
+    launch(k, grid, s, buf, g, m.acc(), EmitOut{}, m.cluster);
+    return;
+  }
+  // One row of counters a block: launches on several lanes at once (gpu-stream) would share the
+  // rows, and only OptPlan runs this step (one launch a pass).
+  if (lane != 0) throw Error("internal: ecc gpu-opt-bins16 accumulates on lane 0 only");
+  m.block_bins.ensure(static_cast<std::size_t>(grid) * kBlockBinsWords);
+  launch(k, grid, s, buf, g, m.acc(), EmitOut{}, 1, m.block_threads, m.dynamic_smem);
+  constexpr int kReduceThreads = 256, kRowGroups = 4;
+  reduce_block_bins_kernel<<<dim3(kBlockBinsWords / kReduceThreads, kRowGroups), kReduceThreads, 0, s>>>(
+      m.acc(), static_cast<int>(grid));
+  REPIX_CUDA_LAUNCH();
 }
 
 void Engine::finish_queued(cudaStream_t s, CopyAlong along) {

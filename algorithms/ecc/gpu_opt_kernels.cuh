@@ -31,6 +31,7 @@ struct GlobalAcc {
   std::uint32_t* list = nullptr;           // float: occupied slots in insertion order
   std::uint32_t* counters = nullptr;       // [0] list length, [1] overflow flag
   int log2cap = 1;
+  std::uint32_t* block_bins = nullptr;     // gpu-opt-bins16: each block's 32768 counter words (Engine::Impl)
 };
 
 struct EmitOut {
@@ -107,18 +108,26 @@ inline __device__ __noinline__ void global_add_hash(const GlobalAcc& g, std::uin
 // few L2 lines. gpu-opt's uint16 path now takes both: few values live in the block hash
 // (as fast as the 4096-slot one on few-level and natural images), the rest find no slot within 2
 // probes and go by value to the global bins at the cost of one failed CAS pair.
-enum class BlockKind { hash, bins256, hash_then_bins, presence_bits, cluster_bins };
+enum class BlockKind { hash, bins256, hash_then_bins, presence_bits, cluster_bins, bins16 };
 // The Mode bits that change the kernels of element type T (the others select gpu-opt's kernel,
-// so no kernel is compiled twice). uint16 has two: kModeCluster16 wins over kModeDirect16
-// (pick_mode: one kernel a type and mode).
+// so no kernel is compiled twice). uint16 has three: kModeCluster16 wins over kModeBins16, which
+// wins over kModeDirect16 (pick_mode: one kernel a type and mode).
 template <class T>
-inline constexpr int modes_for = sizeof(T) == 2 ? (kModeDirect16 | kModeCluster16) : sizeof(T) == 4 ? kModeWarpAgg : 0;
+inline constexpr int modes_for =
+    sizeof(T) == 2 ? (kModeDirect16 | kModeCluster16 | kModeBins16) : sizeof(T) == 4 ? kModeWarpAgg : 0;
 template <class T, int kMode>
 inline constexpr BlockKind block_kind = sizeof(T) == 1   ? BlockKind::bins256
                                         : sizeof(T) == 4 ? BlockKind::hash
                                         : (kMode & kModeCluster16) ? BlockKind::cluster_bins
+                                        : (kMode & kModeBins16) ? BlockKind::bins16
                                         : (kMode & kModeDirect16) ? BlockKind::presence_bits
                                                                   : BlockKind::hash_then_bins;
+// gpu-opt-bins16's blocks: 24 warps, one block an SM (its 136 KiB of counters and bitmap), as many
+// warps as gpu-opt's three blocks of 8 (the 2D kernel is latency bound: 3 blocks of 8 warps were
+// 1.26-1.32x faster than 2, gpu_opt_2d.cu).
+constexpr int kBins16Warps = 24;
+template <class T, int kMode>
+inline constexpr int block_warps = block_kind<T, kMode> == BlockKind::bins16 ? kBins16Warps : kWarps;
 
 template <class T, BlockKind K>
 struct BlockAccOf;
@@ -286,8 +295,73 @@ struct BlockAccOf<T, BlockKind::cluster_bins> {
   }
 };
 
+// uint16 (gpu-opt-bins16, kModeBins16, 2D): every value a direct bin in one block's shared memory
+// after all, as a signed 16-bit counter (two a 32-bit word: 128 KiB, gpu_opt_core.cuh's bins16 says
+// how a word reads and why its halves stay exact), with the presence bitmap in front. An add that
+// leaves [-bins16::kLimit, kLimit) is taken back and goes to the global bin instead (few-level data: the same few
+// counters fill up, and then every add goes global, as in gpu-opt-direct). At the block's end the
+// counters go out as plain 16-byte stores into the block's row of GlobalAcc::block_bins, which a
+// second kernel sums into the global bins (Engine::Impl::reduce_block_bins): 128 KiB a block, where
+// a global reduction a non-zero counter would be ~65536 a block on high-entropy data.
+template <class T>
+struct BlockAccOf<T, BlockKind::bins16> : SeenBits {
+  static constexpr int kCounterWords = 32768;
+  static constexpr std::uint32_t kCountersAt = sizeof(SeenBits);  // bytes from the bitmap's start
+  std::uint32_t counters[kCounterWords];
+  // The threads' adds in flight: a thread's 4 voxels (|change| <= 3 each in 2D) before it checks them.
+  static_assert(bins16::kLimit + 2 * (kBins16Warps * 32) * (kRun * 3) <= 32767, "a half stays within int16");
+  __device__ std::uint32_t table_address() const { return ::repix::gpu::shared_address(seen); }
+  __device__ void init() {
+    SeenBits::init();
+    uint4* c = reinterpret_cast<uint4*>(counters);
+    for (int i = threadIdx.x; i < kCounterWords / 4; i += blockDim.x) c[i] = make_uint4(0, 0, 0, 0);
+  }
+  __device__ void flush(const GlobalAcc& g) {
+    const uint4* c = reinterpret_cast<const uint4*>(counters);
+    uint4* out = reinterpret_cast<uint4*>(g.block_bins + static_cast<std::size_t>(blockIdx.x) * kCounterWords);
+    for (int i = threadIdx.x; i < kCounterWords / 4; i += blockDim.x) out[i] = c[i];
+    SeenBits::flush(g);
+  }
+  // Marks value v present and adds d to its counter; returns the counter's word after the add.
+  // `table`: table_address().
+  __device__ __forceinline__ static std::uint32_t add(std::uint32_t table, std::uint32_t v, std::uint32_t increment) {
+    ::repix::gpu::red_or_shared_if(table + 4u * (v >> 5), 1u << (v & 31u), true);
+    const std::uint32_t at = table + kCountersAt + 4u * bins16::word_of(v);
+    return ::repix::gpu::atom_add_shared(at, increment) + increment;
+  }
+  // The rare branch: an add that took its half past the limit, taken back and sent to the global
+  // bin. The fence makes the take-back count before this thread's next adds (the bound above
+  // counts only the adds of a thread's current 4 voxels).
+  __device__ __forceinline__ static void take_back(std::uint32_t table, const GlobalAcc& g, std::uint32_t v,
+                                                   std::uint32_t increment, int d) {
+    ::repix::gpu::red_add_shared_if(table + kCountersAt + 4u * bins16::word_of(v), -static_cast<int>(increment), true);
+    atomicAdd(&g.vcec[v], static_cast<unsigned long long>(static_cast<long long>(d)));
+  }
+};
+
+static_assert(sizeof(BlockAccOf<std::uint16_t, BlockKind::bins16>) == sizeof(SeenBits) + 4 * 32768,
+              "the counters right behind the bitmap (kCountersAt)");
+
 template <class T, int kMode = kModeOpt>
 using BlockAcc = BlockAccOf<T, block_kind<T, kMode>>;
+
+// Where a kernel's block accumulator lives: a static __shared__ object (declared in the kernel as
+// BlockAccStatic), or for gpu-opt-bins16 the dynamic shared memory (136 KiB: static shared memory
+// stops at 48 KiB), whose size the engine passes at launch (block_acc_dynamic_bytes).
+template <class T, int kMode>
+inline constexpr bool kDynamicBlockAcc = block_kind<T, kMode> == BlockKind::bins16;
+struct NoStaticBlockAcc {};
+template <class T, int kMode>
+using BlockAccStatic = std::conditional_t<kDynamicBlockAcc<T, kMode>, NoStaticBlockAcc, BlockAcc<T, kMode>>;
+template <class T, int kMode>
+__device__ __forceinline__ BlockAcc<T, kMode>& block_acc(BlockAccStatic<T, kMode>& static_acc) {
+  if constexpr (kDynamicBlockAcc<T, kMode>) {
+    extern __shared__ uint4 ecc_dynamic_block_acc_[];
+    return *reinterpret_cast<BlockAcc<T, kMode>*>(ecc_dynamic_block_acc_);
+  } else {
+    return static_acc;
+  }
+}
 
 // The barrier around the block accumulator's use, after init() and before flush(): a cluster's
 // blocks share their bins, so theirs spans the cluster (every block's bins zeroed before any remote
@@ -315,7 +389,7 @@ struct ThreadAcc {
   __device__ explicit ThreadAcc(BlockAcc<T, kMode>& b) {
     constexpr BlockKind kind = block_kind<T, kMode>;
     if constexpr (kind == BlockKind::hash || kind == BlockKind::hash_then_bins || kind == BlockKind::bins256 ||
-                  kind == BlockKind::cluster_bins)
+                  kind == BlockKind::cluster_bins || kind == BlockKind::bins16)
       table = b.table_address();
   }
 
@@ -337,6 +411,12 @@ struct ThreadAcc {
       if (sum != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
     } else if constexpr (kind == BlockKind::cluster_bins) {
       BlockAcc<T, kMode>::add(table, key, sum);
+    } else if constexpr (kind == BlockKind::bins16) {
+      const std::uint32_t inc = bins16::increment(key, sum);
+      if (__builtin_expect(bins16::beyond(BlockAcc<T, kMode>::add(table, key, inc), key), 0)) {
+        BlockAcc<T, kMode>::take_back(table, g, key, inc, sum);
+        __threadfence_block();
+      }
     } else {  // hash, hash_then_bins
       using Hash = typename BlockAcc<T, kMode>::Hash;
       if (key != ckey) {
@@ -444,6 +524,25 @@ struct ThreadAcc {
       }
 #pragma unroll
       for (int i = 0; i < kRun; ++i) Hash::add(amount[i] != 0 ? slot[i] : spare, amount[i]);
+    } else if constexpr (kind == BlockKind::bins16) {
+      // Each voxel's add (no runs merged: consume()), the 4 issued back to back, then one test for
+      // the rare take-back.
+      using Acc = BlockAcc<T, kMode>;
+      std::uint32_t inc[kRun], after[kRun];
+#pragma unroll
+      for (int i = 0; i < kRun; ++i) {
+        inc[i] = bins16::increment(k[i], v[i]);
+        after[i] = Acc::add(table, k[i], inc[i]);
+      }
+      std::uint32_t outside = 0;
+#pragma unroll
+      for (int i = 0; i < kRun; ++i) outside |= bins16::outside_bits(after[i], k[i]);
+      if (__builtin_expect(outside != 0u, 0)) {
+#pragma unroll
+        for (int i = 0; i < kRun; ++i)
+          if (bins16::beyond(after[i], k[i])) Acc::take_back(table, g, k[i], inc[i], v[i]);
+        __threadfence_block();
+      }
     } else if constexpr (kind == BlockKind::cluster_bins) {
       // A run a remote presence OR and VCEC add (merged runs: a voxel inside one adds nothing).
 #pragma unroll
@@ -515,7 +614,7 @@ __device__ __forceinline__ void consume(std::uint32_t s, int bias, const float (
     // merging were 4-7 % slower (8192^2 uniform 0.210 against 0.197-0.203 ms, GRF 0.304 against
     // 0.284-0.287, 512^3 GRF 0.749 against 0.702).
     constexpr BlockKind kind = block_kind<T, kMode>;
-    constexpr bool kMergeRuns = kind != BlockKind::hash && kind != BlockKind::bins256;
+    constexpr bool kMergeRuns = kind != BlockKind::hash && kind != BlockKind::bins256 && kind != BlockKind::bins16;
     std::uint32_t k[kRun];
     int v[kRun];
     bool end[kRun];
@@ -639,11 +738,16 @@ using KernelFn = void (*)(const void*, Geom, GlobalAcc, EmitOut);
 
 // Calls pick(std::integral_constant<int, M>) with the kernels' mode M for element type T: the
 // bits of `mode` that change T's kernels (modes_for), none for the emitting (fallback) kernels.
-template <class T, class Pick>
+// kSkip: Mode bits a kernel family has no instantiation for (the 3D kernel and kModeBins16: its
+// steps run the kernel of the remaining bits).
+template <class T, int kSkip = 0, class Pick>
 KernelFn pick_mode(bool emit, int mode, Pick&& pick) {
-  const int m = emit ? kModeOpt : (mode & modes_for<T>);
+  constexpr int kHas = modes_for<T> & ~kSkip;
+  const int m = emit ? kModeOpt : (mode & kHas);
   if constexpr (sizeof(T) == 2) {
     if (m & kModeCluster16) return pick(std::integral_constant<int, kModeCluster16>{});
+    if constexpr ((kHas & kModeBins16) != 0)
+      if (m & kModeBins16) return pick(std::integral_constant<int, kModeBins16>{});
     if (m & kModeDirect16) return pick(std::integral_constant<int, kModeDirect16>{});
   } else if constexpr (modes_for<T> != 0) {
     if (m == modes_for<T>) return pick(std::integral_constant<int, modes_for<T>>{});
@@ -655,7 +759,7 @@ KernelFn pick_mode(bool emit, int mode, Pick&& pick) {
 // with each as a std::integral_constant (vector loads or not, emitting or not, the register budget
 // kBlocksA or kBlocksB as `blocks` says, and the Mode bits that change T's kernels: pick_mode). Steps
 // after gpu-opt have accumulating kernels only.
-template <class T, int kBlocksA, int kBlocksB, class Instance>
+template <class T, int kBlocksA, int kBlocksB, int kSkip = 0, class Instance>
 KernelFn pick_instantiation(bool vec, bool emit, int blocks, int mode, Instance inst) {
   using Yes = std::true_type;
   using No = std::false_type;
@@ -671,7 +775,7 @@ KernelFn pick_instantiation(bool vec, bool emit, int blocks, int mode, Instance 
       return emit ? with_blocks(No{}, Yes{}, m) : with_blocks(No{}, No{}, m);
     }
   };
-  return pick_mode<T>(emit, mode, pick);
+  return pick_mode<T, kSkip>(emit, mode, pick);
 }
 
 // Whether an engine of this mode schedules dynamically (set_schedule_for_tests wins); the tests'

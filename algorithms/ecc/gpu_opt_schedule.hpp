@@ -83,6 +83,7 @@ struct SplitParams {
   // log2 of the most voxels a block takes in a launch: 26 keeps a block's int32 sums far from
   // overflow; blocks that share their sums with a cluster's others take fewer (kClusterVoxelsLog2).
   int block_voxels_log2 = 26;
+  int block_warps = kWarps;         // 2D: warps a block (gpu-opt-bins16's blocks have 24)
 };
 
 // The geometry of a launch over slabs [s0, s1) of a buffer whose first slab is image slab b0, and
@@ -101,7 +102,7 @@ inline Geom split_items(const SplitParams& p, std::int64_t b0, std::int64_t s0, 
   g.items_y = p.dims == 3 ? (p.ny + kWarps - 1) / kWarps : 1;
   // A band of slabs is cut into `per_band` items (2D: 128-column segments taken by warps; 3D:
   // 128 x 8 tiles taken by blocks); `takers` warps or blocks are resident at once.
-  const std::int64_t per_band = g.items_x * g.items_y, per_block = p.dims == 2 ? kWarps : 1;
+  const std::int64_t per_band = g.items_x * g.items_y, per_block = p.dims == 2 ? p.block_warps : 1;
   const std::int64_t takers = p.slots_b * per_block;
   const bool dynamic = queue != nullptr;
   // Slabs an item: ~`per` items a taker over `n` slabs, at least the floor (an item's warm-up
@@ -138,6 +139,8 @@ inline Geom split_items(const SplitParams& p, std::int64_t b0, std::int64_t s0, 
   // voxels).
   if (dynamic && items + grid * per_block < (std::int64_t{1} << 32)) {
     const std::int64_t block_item_voxels = kSegX * kWarps * std::max(g.chunk, g.head_chunk);  // 2D: 8 warps' items; 3D: one
+    // (kWarps even for gpu-opt-bins16's 24-warp blocks: their 16-bit counters are kept exact by
+    // take-backs, not by a cap on a block's voxels.)
     g.cap = std::max<std::int64_t>(1, (std::int64_t{1} << p.block_voxels_log2) / block_item_voxels);
     if (p.cap_for_tests > 0) g.cap = std::min(g.cap, p.cap_for_tests);
     grid = std::max(grid, (items + g.cap * per_block - 1) / (g.cap * per_block));

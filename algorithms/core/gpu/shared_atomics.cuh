@@ -44,6 +44,13 @@ __device__ __forceinline__ void red_add_shared_if(std::uint32_t at, int v, bool 
                :: "r"(at), "r"(v), "r"(static_cast<std::uint32_t>(pred)) : "memory");
 }
 
+// atomicAdd(*at, v): returns the old value (ATOMS.ADD with a result).
+__device__ __forceinline__ std::uint32_t atom_add_shared(std::uint32_t at, std::uint32_t v) {
+  std::uint32_t old;
+  asm volatile("atom.shared.add.u32 %0, [%1], %2;" : "=r"(old) : "r"(at), "r"(v) : "memory");
+  return old;
+}
+
 // *at |= v when `pred`.
 __device__ __forceinline__ void red_or_shared_if(std::uint32_t at, std::uint32_t v, bool pred) {
   asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t@p red.shared.or.b32 [%0], %1;\n\t}"
