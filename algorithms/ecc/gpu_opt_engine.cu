@@ -327,10 +327,13 @@ struct Engine::Impl {
     g.keys = keys.get();
     g.vcec = vcec.get();
     g.present = present.get();
-    g.list = list.get();
+    if (hashed_global()) {
+      g.list = list.get();
+    } else {
+      g.block_bins = block_bins.get();
+    }
     g.counters = counters.get();
     g.log2cap = hashed_global() ? log2_exact(slots) : 1;
-    g.block_bins = block_bins.get();
     return g;
   }
 

@@ -28,10 +28,14 @@ struct GlobalAcc {
   std::uint32_t* keys = nullptr;           // float: hash table keys (kEmptyKey = free)
   unsigned long long* vcec = nullptr;      // float: per slot; integers: per value
   std::uint32_t* present = nullptr;        // uint8: a word per value; uint16: bit v % 32 of word v / 32
-  std::uint32_t* list = nullptr;           // float: occupied slots in insertion order
+  // One pointer for two types' needs (a field more changed the float kernels' SASS: the struct is
+  // copied for the slow path's calls).
+  union {
+    std::uint32_t* list = nullptr;         // float: occupied slots in insertion order
+    std::uint32_t* block_bins;             // gpu-opt-bins16 (uint16): each block's 32768 counter words
+  };
   std::uint32_t* counters = nullptr;       // [0] list length, [1] overflow flag
   int log2cap = 1;
-  std::uint32_t* block_bins = nullptr;     // gpu-opt-bins16: each block's 32768 counter words (Engine::Impl)
 };
 
 struct EmitOut {
