@@ -30,6 +30,7 @@ enum Mode : int {
   kModeStaticSchedule = 4,  // gpu-opt-static, the step before gpu-opt: fixed shares of work items
   kModeCluster16 = 8,     // gpu-opt-cluster: uint16 bins in a thread block cluster's shared memory (wins over kModeDirect16)
   kModeBins16 = 16,       // gpu-opt-bins16: 2D uint16 in 16-bit bins of one block's shared memory (wins over kModeDirect16)
+  kModeHashBins16 = 32,   // gpu-opt-hash-bins16: gpu-opt's uint16 block hash in front of those bins (2D)
 };
 
 // Blocks a cluster of the kernels of this type and mode (1: no cluster; gpu-opt-cluster's uint16
@@ -207,6 +208,7 @@ Variant gpu_opt_direct_variant();
 Variant gpu_opt_warp_variant();
 Variant gpu_opt_cluster_variant();
 Variant gpu_opt_bins16_variant();
+Variant gpu_opt_hash_bins16_variant();
 
 // The chunk size gpu-opt's end-to-end run streams an image of `image_bytes` in `slabs` slabs
 // with, or 0 to upload it whole and run one pass (images too small for two chunks of

@@ -247,9 +247,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
 KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode, int blocks) {
   return dispatch_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    // gpu-opt-bins16 is 2D only (the 3D kernel's 8-warp tiles, and |change| <= 13 would leave its
-    // 16-bit counters little room: gpu_opt_kernels.cuh): its 3D uint16 runs gpu-opt-direct's kernel.
-    return pick_instantiation<T, 2, 3, kModeBins16>(vec, emit, blocks, mode, [](auto v, auto e, auto blocks, auto m) {
+    // The 16-bit shared bins are 2D only (the 3D kernel's 8-warp tiles, and |change| <= 13 would
+    // leave the counters little room: gpu_opt_kernels.cuh): in 3D gpu-opt-bins16 runs
+    // gpu-opt-direct's uint16 kernel and gpu-opt-hash-bins16 gpu-opt's.
+    return pick_instantiation<T, 2, 3, kModeBins16 | kModeHashBins16>(vec, emit, blocks, mode, [](auto v, auto e, auto blocks, auto m) {
       return reinterpret_cast<KernelFn>(&ecc3d_kernel<T, decltype(v)::value, decltype(e)::value, decltype(blocks)::value,
                                                    decltype(m)::value>);
     });

@@ -218,10 +218,13 @@ int log2_exact(std::size_t p) {
 // its counters in dynamic shared memory (block_warps, kDynamicBlockAcc); every other kernel blocks of
 // kThreads and static shared memory only.
 bool uses_bins16(DType dt, int dims, int mode) {
-  return dt == DType::u16 && dims == 2 && (mode & kModeBins16) != 0 && (mode & kModeCluster16) == 0;
+  return dt == DType::u16 && dims == 2 && (mode & (kModeBins16 | kModeHashBins16)) != 0 && (mode & kModeCluster16) == 0;
 }
 using Bins16Acc = BlockAccOf<std::uint16_t, BlockKind::bins16>;
+using HashBins16Acc = BlockAccOf<std::uint16_t, BlockKind::hash_bins16>;
 static_assert(Bins16Acc::kCounterWords == kBlockBinsWords);
+// The dynamic shared memory of a kernel with the 16-bit bins (the kind pick_mode gives the mode).
+std::size_t bins16_smem(int mode) { return (mode & kModeHashBins16) ? sizeof(HashBins16Acc) : sizeof(Bins16Acc); }
 
 // A launch of `grid` blocks of kThreads in clusters of `cluster` blocks, its attribute in `a[0]`
 // (which must outlive the config; cudaOccupancyMaxActiveClusters reads it from the config too).
@@ -538,7 +541,7 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
   m.cluster = cluster_blocks(dtype, m.mode);
   m.bins16 = uses_bins16(dtype, m.dims, m.mode);
   m.block_threads = m.bins16 ? kBins16Warps * 32 : kThreads;
-  m.dynamic_smem = m.bins16 ? sizeof(Bins16Acc) : 0;
+  m.dynamic_smem = m.bins16 ? bins16_smem(m.mode) : 0;
   if (m.bins16) {
     int optin = 0;
     REPIX_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));

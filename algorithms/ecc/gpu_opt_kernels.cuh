@@ -112,26 +112,31 @@ inline __device__ __noinline__ void global_add_hash(const GlobalAcc& g, std::uin
 // few L2 lines. gpu-opt's uint16 path now takes both: few values live in the block hash
 // (as fast as the 4096-slot one on few-level and natural images), the rest find no slot within 2
 // probes and go by value to the global bins at the cost of one failed CAS pair.
-enum class BlockKind { hash, bins256, hash_then_bins, presence_bits, cluster_bins, bins16 };
+enum class BlockKind { hash, bins256, hash_then_bins, presence_bits, cluster_bins, bins16, hash_bins16 };
 // The Mode bits that change the kernels of element type T (the others select gpu-opt's kernel,
-// so no kernel is compiled twice). uint16 has three: kModeCluster16 wins over kModeBins16, which
-// wins over kModeDirect16 (pick_mode: one kernel a type and mode).
+// so no kernel is compiled twice). uint16 has four, one kernel a type and mode (pick_mode), in
+// this order of precedence: kModeCluster16, kModeHashBins16, kModeBins16, kModeDirect16.
 template <class T>
-inline constexpr int modes_for =
-    sizeof(T) == 2 ? (kModeDirect16 | kModeCluster16 | kModeBins16) : sizeof(T) == 4 ? kModeWarpAgg : 0;
+inline constexpr int modes_for = sizeof(T) == 2   ? (kModeDirect16 | kModeCluster16 | kModeBins16 | kModeHashBins16)
+                                 : sizeof(T) == 4 ? kModeWarpAgg
+                                                  : 0;
 template <class T, int kMode>
 inline constexpr BlockKind block_kind = sizeof(T) == 1   ? BlockKind::bins256
                                         : sizeof(T) == 4 ? BlockKind::hash
                                         : (kMode & kModeCluster16) ? BlockKind::cluster_bins
+                                        : (kMode & kModeHashBins16) ? BlockKind::hash_bins16
                                         : (kMode & kModeBins16) ? BlockKind::bins16
                                         : (kMode & kModeDirect16) ? BlockKind::presence_bits
                                                                   : BlockKind::hash_then_bins;
-// gpu-opt-bins16's blocks: 24 warps, one block an SM (its 136 KiB of counters and bitmap), as many
-// warps as gpu-opt's three blocks of 8 (the 2D kernel is latency bound: 3 blocks of 8 warps were
-// 1.26-1.32x faster than 2, gpu_opt_2d.cu).
+// The 16-bit shared bins' kinds (gpu-opt-bins16, gpu-opt-hash-bins16): blocks of 24 warps, one an
+// SM (136 KiB and more of counters, bitmap and hash), as many warps as gpu-opt's three blocks of 8
+// (the 2D kernel is latency bound: 3 blocks of 8 warps were 1.26-1.32x faster than 2, gpu_opt_2d.cu).
 constexpr int kBins16Warps = 24;
 template <class T, int kMode>
-inline constexpr int block_warps = block_kind<T, kMode> == BlockKind::bins16 ? kBins16Warps : kWarps;
+inline constexpr bool kSharedBins16 =
+    block_kind<T, kMode> == BlockKind::bins16 || block_kind<T, kMode> == BlockKind::hash_bins16;
+template <class T, int kMode>
+inline constexpr int block_warps = kSharedBins16<T, kMode> ? kBins16Warps : kWarps;
 
 template <class T, BlockKind K>
 struct BlockAccOf;
@@ -346,6 +351,47 @@ struct BlockAccOf<T, BlockKind::bins16> : SeenBits {
 static_assert(sizeof(BlockAccOf<std::uint16_t, BlockKind::bins16>) == sizeof(SeenBits) + 4 * 32768,
               "the counters right behind the bitmap (kCountersAt)");
 
+// uint16 (gpu-opt-hash-bins16, kModeHashBins16, 2D): gpu-opt's 2048-slot block hash in front of the
+// 16-bit bins, for data of few values (in the hash: no counter fills, as in gpu-opt) and of many
+// (in the bins, as in gpu-opt-bins16). Until a key finds no slot the block claims as gpu-opt does
+// (a CAS a voxel at the key's home slot, its second probe in the rare branch); the first key that
+// finds none sets `full`, and from then on the block only looks its keys up at their home slot
+// (a plain load: no atomic) and adds the others to the bins. Either way each change goes to one
+// place, the hash or the bins, and each is summed into the global bins at the end; a value's
+// presence is its slot (marked in the bitmap by flush()) or the bins' bit.
+template <class T>
+struct BlockAccOf<T, BlockKind::hash_bins16> : BlockAccOf<T, BlockKind::bins16> {
+  using Bins = BlockAccOf<T, BlockKind::bins16>;
+  using Hash = ::repix::gpu::BlockHash<kLog2DirectSmem, kDirectProbes, kBins16Warps * 32>;
+  static constexpr std::uint32_t kHashAt = sizeof(Bins);  // bytes from the bitmap's start
+  Hash hash;
+  unsigned full;
+  __device__ void init() {
+    Bins::init();
+    hash.init();
+    if (threadIdx.x == 0) full = 0;
+  }
+  __device__ void flush(const GlobalAcc& g) {
+    hash.flush([&](std::uint32_t key, int sum) {
+      if (sum != 0) atomicAdd(&g.vcec[key], static_cast<unsigned long long>(static_cast<long long>(sum)));
+      this->mark(key);
+    });
+    __syncthreads();  // the bits the hash's keys set, in words other threads flush
+    Bins::flush(g);
+  }
+  // `table`: table_address() (the bitmap's, as Bins').
+  __device__ __forceinline__ static bool is_full(std::uint32_t table) {
+    return ::repix::gpu::ld_shared(table + kHashAt + static_cast<std::uint32_t>(sizeof(Hash))) != 0u;
+  }
+  __device__ __forceinline__ static void set_full(std::uint32_t table) {
+    ::repix::gpu::red_or_shared_if(table + kHashAt + static_cast<std::uint32_t>(sizeof(Hash)), 1u, true);
+  }
+};
+static_assert(sizeof(BlockAccOf<std::uint16_t, BlockKind::hash_bins16>) ==
+                  sizeof(BlockAccOf<std::uint16_t, BlockKind::bins16>) +
+                      sizeof(BlockAccOf<std::uint16_t, BlockKind::hash_bins16>::Hash) + sizeof(unsigned),
+              "the hash right behind the counters and the flag right behind the hash (kHashAt, is_full)");
+
 template <class T, int kMode = kModeOpt>
 using BlockAcc = BlockAccOf<T, block_kind<T, kMode>>;
 
@@ -353,7 +399,7 @@ using BlockAcc = BlockAccOf<T, block_kind<T, kMode>>;
 // BlockAccStatic), or for gpu-opt-bins16 the dynamic shared memory (136 KiB: static shared memory
 // stops at 48 KiB), whose size the engine passes at launch (block_acc_dynamic_bytes).
 template <class T, int kMode>
-inline constexpr bool kDynamicBlockAcc = block_kind<T, kMode> == BlockKind::bins16;
+inline constexpr bool kDynamicBlockAcc = kSharedBins16<T, kMode>;
 struct NoStaticBlockAcc {};
 template <class T, int kMode>
 using BlockAccStatic = std::conditional_t<kDynamicBlockAcc<T, kMode>, NoStaticBlockAcc, BlockAcc<T, kMode>>;
@@ -393,7 +439,7 @@ struct ThreadAcc {
   __device__ explicit ThreadAcc(BlockAcc<T, kMode>& b) {
     constexpr BlockKind kind = block_kind<T, kMode>;
     if constexpr (kind == BlockKind::hash || kind == BlockKind::hash_then_bins || kind == BlockKind::bins256 ||
-                  kind == BlockKind::cluster_bins || kind == BlockKind::bins16)
+                  kind == BlockKind::cluster_bins || kind == BlockKind::bins16 || kind == BlockKind::hash_bins16)
       table = b.table_address();
   }
 
@@ -416,10 +462,24 @@ struct ThreadAcc {
     } else if constexpr (kind == BlockKind::cluster_bins) {
       BlockAcc<T, kMode>::add(table, key, sum);
     } else if constexpr (kind == BlockKind::bins16) {
-      const std::uint32_t inc = bins16::increment(key, sum);
-      if (__builtin_expect(bins16::beyond(BlockAcc<T, kMode>::add(table, key, inc), key), 0)) {
-        BlockAcc<T, kMode>::take_back(table, g, key, inc, sum);
-        __threadfence_block();
+      add_bins16(g, key, sum);
+    } else if constexpr (kind == BlockKind::hash_bins16) {
+      using Acc = BlockAcc<T, kMode>;
+      using Hash = typename Acc::Hash;
+      const std::uint32_t htable = table + Acc::kHashAt;
+      std::uint32_t slot = Hash::home(htable, key);
+      bool hit;
+      if (!Acc::is_full(table)) {
+        slot = Hash::find(htable, key);
+        hit = slot != Hash::kNoSlot;
+        if (!hit) Acc::set_full(table);
+      } else {
+        hit = ::repix::gpu::ld_shared(slot) == key;
+      }
+      if (hit) {
+        Hash::add(slot, sum);
+      } else {
+        add_bins16(g, key, sum);
       }
     } else {  // hash, hash_then_bins
       using Hash = typename BlockAcc<T, kMode>::Hash;
@@ -432,6 +492,16 @@ struct ThreadAcc {
       } else {
         to_global(b, g, key, sum);
       }
+    }
+  }
+  // The 16-bit bins' kinds: adds `sum` to value key's counter, taking it back to the global bin when
+  // it leaves the counter outside the limit (BlockKind::bins16).
+  __device__ __forceinline__ void add_bins16(const GlobalAcc& g, std::uint32_t key, int sum) {
+    using Acc = BlockAcc<T, kMode>;
+    const std::uint32_t inc = bins16::increment(key, sum);
+    if (__builtin_expect(bins16::beyond(Acc::add(table, key, inc), key), 0)) {
+      Acc::take_back(table, g, key, inc, sum);
+      __threadfence_block();
     }
   }
   // A run whose key found no slot in the block hash: to the global accumulator (the global hash for
@@ -545,6 +615,59 @@ struct ThreadAcc {
 #pragma unroll
         for (int i = 0; i < kRun; ++i)
           if (bins16::beyond(after[i], k[i])) Acc::take_back(table, g, k[i], inc[i], v[i]);
+        __threadfence_block();
+      }
+    } else if constexpr (kind == BlockKind::hash_bins16) {
+      // gpu-opt's claims (hash_then_bins above) until the block's hash is full, then plain lookups
+      // at the home slots; the voxels whose runs found no slot add to the 16-bit bins, as bins16's
+      // (4 back to back, one test for the rare take-back).
+      using Acc = BlockAcc<T, kMode>;
+      using Hash = typename Acc::Hash;
+      const std::uint32_t htable = table + Acc::kHashAt;
+      const std::uint32_t spare = Hash::spare(htable, static_cast<int>(threadIdx.x));
+      std::uint32_t slot[kRun];
+      bool hit[kRun];
+      if (!Acc::is_full(table)) {
+        bool all = true;
+#pragma unroll
+        for (int i = 0; i < kRun; ++i) {
+          slot[i] = end[i] ? Hash::home(htable, k[i]) : spare;  // a voxel inside a run adds 0 to the spare
+          hit[i] = Hash::claim_or_spare(slot[i], spare, k[i], end[i]);
+          all = hit[i] && all;
+        }
+        if (__builtin_expect(!all, 0)) {
+#pragma unroll
+          for (int i = 0; i < kRun; ++i) {
+            if (hit[i]) continue;
+            slot[i] = Hash::find_after(htable, slot[i], k[i]);
+            hit[i] = slot[i] != Hash::kNoSlot;
+            if (!hit[i]) Acc::set_full(table);
+          }
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kRun; ++i) {
+          slot[i] = end[i] ? Hash::home(htable, k[i]) : spare;
+          hit[i] = !end[i] || ::repix::gpu::ld_shared(slot[i]) == k[i];
+        }
+      }
+      std::uint32_t inc[kRun], after[kRun], outside = 0;
+#pragma unroll
+      for (int i = 0; i < kRun; ++i) {
+        const int amount = end[i] ? v[i] : 0;
+        inc[i] = bins16::increment(k[i], amount);
+        after[i] = 0;
+        if (hit[i]) {
+          Hash::add(slot[i], amount);
+        } else {
+          after[i] = Acc::add(table, k[i], inc[i]);
+          outside |= bins16::outside_bits(after[i], k[i]);
+        }
+      }
+      if (__builtin_expect(outside != 0u, 0)) {
+#pragma unroll
+        for (int i = 0; i < kRun; ++i)
+          if (!hit[i] && bins16::beyond(after[i], k[i])) Acc::take_back(table, g, k[i], inc[i], v[i]);
         __threadfence_block();
       }
     } else if constexpr (kind == BlockKind::cluster_bins) {
@@ -750,6 +873,8 @@ KernelFn pick_mode(bool emit, int mode, Pick&& pick) {
   const int m = emit ? kModeOpt : (mode & kHas);
   if constexpr (sizeof(T) == 2) {
     if (m & kModeCluster16) return pick(std::integral_constant<int, kModeCluster16>{});
+    if constexpr ((kHas & kModeHashBins16) != 0)
+      if (m & kModeHashBins16) return pick(std::integral_constant<int, kModeHashBins16>{});
     if constexpr ((kHas & kModeBins16) != 0)
       if (m & kModeBins16) return pick(std::integral_constant<int, kModeBins16>{});
     if (m & kModeDirect16) return pick(std::integral_constant<int, kModeDirect16>{});

@@ -37,12 +37,13 @@ TEST(EccOptSteps, RegisteredAfterGpuOptInLadderOrder) {
   // The ablation table's ladder follows the registry: each step right after the one it builds on.
   // gpu-opt-static is gpu-opt before its dynamic schedule: the step right before it.
   const std::vector<std::string> want = {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp",
-                                         "gpu-opt-cluster", "gpu-opt-bins16"};
+                                         "gpu-opt-cluster", "gpu-opt-bins16", "gpu-opt-hash-bins16"};
   const auto at = std::find(ids.begin(), ids.end(), "gpu-opt-static");
   ASSERT_NE(at, ids.end());
   ASSERT_LE(static_cast<std::size_t>(at - ids.begin()) + want.size(), ids.size());
   EXPECT_EQ(std::vector<std::string>(at, at + want.size()), want);
-  for (const char* id : {"gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16"}) {
+  for (const char* id :
+       {"gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16", "gpu-opt-hash-bins16"}) {
     const ecc::Variant& v = ecc::find_variant(id);
     EXPECT_TRUE(v.gpu && v.run && v.make_plan) << id;
   }
@@ -51,6 +52,7 @@ TEST(EccOptSteps, RegisteredAfterGpuOptInLadderOrder) {
   EXPECT_EQ(ecc::find_variant("gpu-opt-warp").step, "warp-aggregation");
   EXPECT_EQ(ecc::find_variant("gpu-opt-cluster").step, "cluster-bins");
   EXPECT_EQ(ecc::find_variant("gpu-opt-bins16").step, "shared-bins16");
+  EXPECT_EQ(ecc::find_variant("gpu-opt-hash-bins16").step, "hash-bins16");
 }
 
 // End to end and through one plan computed twice (the accumulators are cleared between computes).
@@ -82,7 +84,8 @@ TEST(EccOptSteps, Uint16ManyAndFewValuesEqualSeq) {
   imgs.push_back(test::checkerboard(DType::u16, Shape::d2(257, 129), 3, 0, 65535));
   imgs.push_back(test::random_image(DType::u8, Shape::d3(67, 33, 17), 256, seed++));
   imgs.push_back(test::random_image(DType::f32, Shape::d2(403, 211), 30000, seed++));
-  for (const char* id : {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16"}) {
+  for (const char* id : {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16",
+                         "gpu-opt-hash-bins16"}) {
     if (std::string(id) == "gpu-opt-cluster" && !ecc::opt::clusters_available()) continue;  // Hopper and newer
     expect_equal_to_seq(ecc::find_variant(id), imgs);
   }
@@ -116,7 +119,9 @@ TEST(EccOptSteps, ClusterBinsAcrossManyClustersEqualSeq) {
     }
 }
 
-// gpu-opt-bins16's 16-bit counters: a block's counter of a frequent value passes the take-back limit
+// gpu-opt-bins16's 16-bit counters (and gpu-opt-hash-bins16's, behind its block hash, which the
+// high-entropy images fill and the skewed one's frequent value stays in): a block's counter of a
+// frequent value passes the take-back limit
 // ([-8192, 8192)) and the adds after it go to the global bins, on every value at once (few levels, a
 // constant, a checkerboard) or on a few among many (a skewed image: half its voxels one value);
 // high-entropy images whose every block sees most of the 65536 values; many blocks (the tests' cap
@@ -127,6 +132,15 @@ HostImage skewed_u16(Shape sh, std::uint32_t seed) {
   HostImage img = test::random_image(DType::u16, sh, 65536, seed);
   auto* p = img.data<std::uint16_t>();
   for (std::int64_t i = 0; i < sh.size(); i += 2) p[i] = 40000;  // every other voxel: one high-half value
+  return img;
+}
+// Rows [0, ny/2) of 65536 random values (they fill gpu-opt-hash-bins16's block hashes), the rest a
+// checkerboard of two values, whose counters then pass the limit in the bins.
+HostImage noise_then_checkerboard_u16(Shape sh, std::uint32_t seed) {
+  HostImage img = test::random_image(DType::u16, sh, 65536, seed);
+  auto* p = img.data<std::uint16_t>();
+  for (std::int64_t y = sh.ny / 2; y < sh.ny; ++y)
+    for (std::int64_t x = 0; x < sh.nx; ++x) p[y * sh.nx + x] = (x + y) % 2 ? 65533 : 3;
   return img;
 }
 
@@ -144,17 +158,18 @@ TEST(EccOptSteps, Bins16PastTheLimitAndAcrossManyBlocksEqualSeq) {
   // passes -8192 (the high half, then the low half).
   imgs.push_back(test::checkerboard(DType::u16, Shape::d2(4096, 2048), 1, 0, 65535));
   imgs.push_back(test::checkerboard(DType::u16, Shape::d2(4092, 2050), 1, 0, 5));
+  imgs.push_back(noise_then_checkerboard_u16(Shape::d2(4096, 4096), seed++));
   imgs.push_back(test::random_image(DType::u16, Shape::d3(130, 70, 45), 5, seed++));
-  const ecc::Variant& v = ecc::find_variant("gpu-opt-bins16");
   struct Restore {
     ~Restore() { ecc::opt::set_schedule_for_tests(-1, 0); }
   } restore;
-  for (int dynamic : {1, 0})
-    for (std::int64_t cap : {std::int64_t{1}, std::int64_t{0}}) {
-      ecc::opt::set_schedule_for_tests(dynamic, cap);
-      SCOPED_TRACE("dynamic " + std::to_string(dynamic) + ", cap " + std::to_string(cap));
-      expect_equal_to_seq(v, imgs);
-    }
+  for (const char* id : {"gpu-opt-bins16", "gpu-opt-hash-bins16"})
+    for (int dynamic : {1, 0})
+      for (std::int64_t cap : {std::int64_t{1}, std::int64_t{0}}) {
+        ecc::opt::set_schedule_for_tests(dynamic, cap);
+        SCOPED_TRACE(std::string(id) + ", dynamic " + std::to_string(dynamic) + ", cap " + std::to_string(cap));
+        expect_equal_to_seq(ecc::find_variant(id), imgs);
+      }
 }
 
 // Values smooth along x: a quantised sum of slow waves (steps of `q`), so a warp's 32 lanes share a
