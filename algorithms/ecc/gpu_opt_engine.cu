@@ -214,9 +214,9 @@ int log2_exact(std::size_t p) {
   return l;
 }
 
-// The accumulating kernel's blocks: gpu-opt-bins16's 2D uint16 kernel has blocks of 24 warps with
-// its counters in dynamic shared memory (block_warps, kDynamicBlockAcc); every other kernel blocks of
-// kThreads and static shared memory only.
+// The accumulating kernel's blocks: the 2D uint16 kernels of gpu-opt-bins16 and gpu-opt-hash-bins16
+// have blocks of 24 warps with their counters in dynamic shared memory (block_warps,
+// kDynamicBlockAcc); every other kernel blocks of kThreads and static shared memory only.
 bool uses_bins16(DType dt, int dims, int mode) {
   return dt == DType::u16 && dims == 2 && (mode & (kModeBins16 | kModeHashBins16)) != 0 && (mode & kModeCluster16) == 0;
 }
@@ -278,10 +278,10 @@ struct Engine::Impl {
   int blocks_per_sm = 1;   // accumulate kernel
   int emit_blocks_per_sm = 1;
   int cluster = 1;         // accumulate kernel's blocks a cluster (cluster_blocks)
-  bool bins16 = false;     // the accumulate kernel is gpu-opt-bins16's (uses_bins16)
+  bool bins16 = false;     // the accumulate kernel has the 16-bit shared bins (uses_bins16)
   int block_threads = kThreads;   // accumulate kernel
   std::size_t dynamic_smem = 0;   // accumulate kernel
-  DeviceBuffer<std::uint32_t> block_bins;  // gpu-opt-bins16: a row of counter words a block
+  DeviceBuffer<std::uint32_t> block_bins;  // the 16-bit shared bins: a row of counter words a block
   KernelFn kern = nullptr, emit_kern = nullptr;
 
   // Global accumulator.
@@ -676,8 +676,8 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
     return;
   }
   // One row of counters a block: launches on several lanes at once (gpu-stream) would share the
-  // rows, and only OptPlan runs this step (one launch a pass).
-  if (lane != 0) throw Error("internal: ecc gpu-opt-bins16 accumulates on lane 0 only");
+  // rows, and only OptPlan runs these steps (one launch a pass).
+  if (lane != 0) throw Error("internal: ecc's 16-bit shared bins accumulate on lane 0 only");
   m.block_bins.ensure(static_cast<std::size_t>(grid) * kBlockBinsWords);
   launch(k, grid, s, buf, g, m.acc(), EmitOut{}, 1, m.block_threads, m.dynamic_smem);
   constexpr int kReduceThreads = 256, kRowGroups = 4;

@@ -396,8 +396,9 @@ template <class T, int kMode = kModeOpt>
 using BlockAcc = BlockAccOf<T, block_kind<T, kMode>>;
 
 // Where a kernel's block accumulator lives: a static __shared__ object (declared in the kernel as
-// BlockAccStatic), or for gpu-opt-bins16 the dynamic shared memory (136 KiB: static shared memory
-// stops at 48 KiB), whose size the engine passes at launch (block_acc_dynamic_bytes).
+// BlockAccStatic), or for the 16-bit shared bins' kinds the dynamic shared memory (136 and 158 KiB:
+// static shared memory stops at 48 KiB), whose size the engine passes at launch (bins16_smem in
+// gpu_opt_engine.cu).
 template <class T, int kMode>
 inline constexpr bool kDynamicBlockAcc = kSharedBins16<T, kMode>;
 struct NoStaticBlockAcc {};
@@ -865,8 +866,8 @@ using KernelFn = void (*)(const void*, Geom, GlobalAcc, EmitOut);
 
 // Calls pick(std::integral_constant<int, M>) with the kernels' mode M for element type T: the
 // bits of `mode` that change T's kernels (modes_for), none for the emitting (fallback) kernels.
-// kSkip: Mode bits a kernel family has no instantiation for (the 3D kernel and kModeBins16: its
-// steps run the kernel of the remaining bits).
+// kSkip: Mode bits a kernel family has no instantiation for (the 3D kernel: kModeBins16 and
+// kModeHashBins16; their steps run the kernel of the remaining bits there).
 template <class T, int kSkip = 0, class Pick>
 KernelFn pick_mode(bool emit, int mode, Pick&& pick) {
   constexpr int kHas = modes_for<T> & ~kSkip;
