@@ -77,8 +77,8 @@ __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6
 // 8192^2): 3 is 1.26-1.32x faster on float32 uniform/GRF and uint8 (0.456 -> 0.363 ms,
 // 0.837 -> 0.649 ms, 0.378 -> 0.287 ms), so it is the default; --blocks-2d 2 (OptTuning) runs the
 // other instantiation for the ablation.
-// gpu-opt-bins16's blocks are three of gpu-opt's in one (block_warps): one block an SM, the same
-// register budget as kMinBlocks = 3 (80 registers).
+// The 16-bit shared bins' blocks (gpu-opt-bins16, gpu-opt-hash-bins16) are three of gpu-opt's in
+// one (block_warps): one block an SM, the same register budget as kMinBlocks = 3 (80 registers).
 template <class T, bool kVec, bool kEmit, int kMinBlocks = 3, int kMode = kModeOpt>
 __global__ void __launch_bounds__(block_warps<T, kMode> * 32, block_warps<T, kMode> == kWarps ? kMinBlocks : 1)
     ecc2d_kernel(const T* __restrict__ buf, Geom g, GlobalAcc acc, EmitOut out) {

@@ -217,14 +217,16 @@ int log2_exact(std::size_t p) {
 // The accumulating kernel's blocks: the 2D uint16 kernels of gpu-opt-bins16 and gpu-opt-hash-bins16
 // have blocks of 24 warps with their counters in dynamic shared memory (block_warps,
 // kDynamicBlockAcc); every other kernel blocks of kThreads and static shared memory only.
-bool uses_bins16(DType dt, int dims, int mode) {
-  return dt == DType::u16 && dims == 2 && (mode & (kModeBins16 | kModeHashBins16)) != 0 && (mode & kModeCluster16) == 0;
-}
+// bins16_smem: the dynamic shared memory of the accumulating kernel for this type, dims and mode
+// when it has the 16-bit bins (the kind pick_mode picks, in its precedence), else 0.
 using Bins16Acc = BlockAccOf<std::uint16_t, BlockKind::bins16>;
 using HashBins16Acc = BlockAccOf<std::uint16_t, BlockKind::hash_bins16>;
 static_assert(Bins16Acc::kCounterWords == kBlockBinsWords);
-// The dynamic shared memory of a kernel with the 16-bit bins (the kind pick_mode gives the mode).
-std::size_t bins16_smem(int mode) { return (mode & kModeHashBins16) ? sizeof(HashBins16Acc) : sizeof(Bins16Acc); }
+std::size_t bins16_smem(DType dt, int dims, int mode) {
+  if (dt != DType::u16 || dims != 2 || (mode & kModeCluster16) != 0) return 0;
+  if (mode & kModeHashBins16) return sizeof(HashBins16Acc);
+  return (mode & kModeBins16) ? sizeof(Bins16Acc) : 0;
+}
 
 // A launch of `grid` blocks of kThreads in clusters of `cluster` blocks, its attribute in `a[0]`
 // (which must outlive the config; cudaOccupancyMaxActiveClusters reads it from the config too).
@@ -278,7 +280,7 @@ struct Engine::Impl {
   int blocks_per_sm = 1;   // accumulate kernel
   int emit_blocks_per_sm = 1;
   int cluster = 1;         // accumulate kernel's blocks a cluster (cluster_blocks)
-  bool bins16 = false;     // the accumulate kernel has the 16-bit shared bins (uses_bins16)
+  bool bins16 = false;     // the accumulate kernel has the 16-bit shared bins (bins16_smem)
   int block_threads = kThreads;   // accumulate kernel
   std::size_t dynamic_smem = 0;   // accumulate kernel
   DeviceBuffer<std::uint32_t> block_bins;  // the 16-bit shared bins: a row of counter words a block
@@ -539,9 +541,9 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
   m.kern = pick_kernel(dtype, m.dims, true, false, m.mode, m.tuning);
   m.emit_kern = pick_kernel(dtype, m.dims, true, true, kModeOpt, m.tuning);
   m.cluster = cluster_blocks(dtype, m.mode);
-  m.bins16 = uses_bins16(dtype, m.dims, m.mode);
+  m.dynamic_smem = bins16_smem(dtype, m.dims, m.mode);
+  m.bins16 = m.dynamic_smem != 0;
   m.block_threads = m.bins16 ? kBins16Warps * 32 : kThreads;
-  m.dynamic_smem = m.bins16 ? bins16_smem(m.mode) : 0;
   if (m.bins16) {
     int optin = 0;
     REPIX_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));

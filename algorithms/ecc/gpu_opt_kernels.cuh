@@ -468,13 +468,14 @@ struct ThreadAcc {
       using Acc = BlockAcc<T, kMode>;
       using Hash = typename Acc::Hash;
       const std::uint32_t htable = table + Acc::kHashAt;
-      std::uint32_t slot = Hash::home(htable, key);
+      std::uint32_t slot;
       bool hit;
       if (!Acc::is_full(table)) {
         slot = Hash::find(htable, key);
         hit = slot != Hash::kNoSlot;
         if (!hit) Acc::set_full(table);
       } else {
+        slot = Hash::home(htable, key);
         hit = ::repix::gpu::ld_shared(slot) == key;
       }
       if (hit) {
@@ -504,6 +505,17 @@ struct ThreadAcc {
       Acc::take_back(table, g, key, inc, sum);
       __threadfence_block();
     }
+  }
+  // The rare branch after a thread's 4 adds to the 16-bit bins (`in_bins[i]`: voxel i added
+  // `inc[i]` there and got back `after[i]`): each add that left its counter outside the limit is
+  // taken back to the global bin, then the fence (BlockAccOf<T, BlockKind::bins16>::take_back).
+  __device__ __forceinline__ void take_backs(const GlobalAcc& g, const std::uint32_t (&k)[kRun], const int (&v)[kRun],
+                                             const std::uint32_t (&inc)[kRun], const std::uint32_t (&after)[kRun],
+                                             const bool (&in_bins)[kRun]) {
+#pragma unroll
+    for (int i = 0; i < kRun; ++i)
+      if (in_bins[i] && bins16::beyond(after[i], k[i])) BlockAcc<T, kMode>::take_back(table, g, k[i], inc[i], v[i]);
+    __threadfence_block();
   }
   // A run whose key found no slot in the block hash: to the global accumulator (the global hash for
   // float32; the global bins for uint16, its presence in the block's bitmap).
@@ -612,12 +624,9 @@ struct ThreadAcc {
       std::uint32_t outside = 0;
 #pragma unroll
       for (int i = 0; i < kRun; ++i) outside |= bins16::outside_bits(after[i], k[i]);
-      if (__builtin_expect(outside != 0u, 0)) {
-#pragma unroll
-        for (int i = 0; i < kRun; ++i)
-          if (bins16::beyond(after[i], k[i])) Acc::take_back(table, g, k[i], inc[i], v[i]);
-        __threadfence_block();
-      }
+      static_assert(kRun == 4);
+      constexpr bool kAll[kRun] = {true, true, true, true};
+      if (__builtin_expect(outside != 0u, 0)) take_backs(g, k, v, inc, after, kAll);
     } else if constexpr (kind == BlockKind::hash_bins16) {
       // gpu-opt's claims (hash_then_bins above) until the block's hash is full, then plain lookups
       // at the home slots; the voxels whose runs found no slot add to the 16-bit bins, as bins16's
@@ -666,10 +675,10 @@ struct ThreadAcc {
         }
       }
       if (__builtin_expect(outside != 0u, 0)) {
+        bool in_bins[kRun];
 #pragma unroll
-        for (int i = 0; i < kRun; ++i)
-          if (!hit[i] && bins16::beyond(after[i], k[i])) Acc::take_back(table, g, k[i], inc[i], v[i]);
-        __threadfence_block();
+        for (int i = 0; i < kRun; ++i) in_bins[i] = !hit[i];
+        take_backs(g, k, v, inc, after, in_bins);
       }
     } else if constexpr (kind == BlockKind::cluster_bins) {
       // A run a remote presence OR and VCEC add (merged runs: a voxel inside one adds nothing).

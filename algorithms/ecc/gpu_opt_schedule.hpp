@@ -83,7 +83,7 @@ struct SplitParams {
   // log2 of the most voxels a block takes in a launch: 26 keeps a block's int32 sums far from
   // overflow; blocks that share their sums with a cluster's others take fewer (kClusterVoxelsLog2).
   int block_voxels_log2 = 26;
-  int block_warps = kWarps;         // 2D: warps a block (gpu-opt-bins16's blocks have 24)
+  int block_warps = kWarps;         // 2D: warps a block (the 16-bit shared bins' blocks have 24)
 };
 
 // The geometry of a launch over slabs [s0, s1) of a buffer whose first slab is image slab b0, and
@@ -139,7 +139,7 @@ inline Geom split_items(const SplitParams& p, std::int64_t b0, std::int64_t s0, 
   // voxels).
   if (dynamic && items + grid * per_block < (std::int64_t{1} << 32)) {
     const std::int64_t block_item_voxels = kSegX * kWarps * std::max(g.chunk, g.head_chunk);  // 2D: 8 warps' items; 3D: one
-    // (kWarps even for gpu-opt-bins16's 24-warp blocks: their 16-bit counters are kept exact by
+    // (kWarps even for the 16-bit shared bins' 24-warp blocks: their counters are kept exact by
     // take-backs, not by a cap on a block's voxels.)
     g.cap = std::max<std::int64_t>(1, (std::int64_t{1} << p.block_voxels_log2) / block_item_voxels);
     if (p.cap_for_tests > 0) g.cap = std::min(g.cap, p.cap_for_tests);

@@ -127,7 +127,7 @@ TEST(EccOptSteps, ClusterBinsAcrossManyClustersEqualSeq) {
 // high-entropy images whose every block sees most of the 65536 values; many blocks (the tests' cap
 // on items a taker grows the grid, so more rows of counters than SMs) under the dynamic and the
 // static schedule; widths that take the vector and the scalar loads; 1D; and 3D, which runs
-// gpu-opt-direct's kernel in this step.
+// gpu-opt-direct's kernel in gpu-opt-bins16 and gpu-opt's in gpu-opt-hash-bins16.
 HostImage skewed_u16(Shape sh, std::uint32_t seed) {
   HostImage img = test::random_image(DType::u16, sh, 65536, seed);
   auto* p = img.data<std::uint16_t>();
