@@ -31,6 +31,7 @@ enum Mode : int {
   kModeCluster16 = 8,     // gpu-opt-cluster: uint16 bins in a thread block cluster's shared memory (wins over kModeDirect16)
   kModeBins16 = 16,       // gpu-opt-bins16: 2D uint16 in 16-bit bins of one block's shared memory (wins over kModeDirect16)
   kModeHashBins16 = 32,   // gpu-opt-hash-bins16: gpu-opt's uint16 block hash in front of those bins (2D)
+  kModeSampled16 = 64,    // gpu-opt-sampled16: 2D uint16, a sample of the values picks gpu-opt's kernel or kModeBins16's
 };
 
 // Blocks a cluster of the kernels of this type and mode (1: no cluster; gpu-opt-cluster's uint16
@@ -79,6 +80,10 @@ void set_dense_limit_for_tests(long long limit);
 // `cap` > 0 bounds the items a warp (2D) or block (3D) takes below what the int32 sums allow, so
 // that the grid grows.
 void set_schedule_for_tests(int dynamic, std::int64_t cap);
+// Tests only: the least voxels of a 2D uint16 image that gpu-opt-sampled16 samples, for plans set up
+// after the call (0 restores gpu_opt_core.cuh's sampled16::kFrom), so that small images take both
+// of its kernels (a pass of fewer values than one sampled run still runs gpu-opt's kernel alone).
+void set_sampled_from_for_tests(std::int64_t voxels);
 // Throws Error when a field of `t` is outside its range (OptTuning; the CLI refuses such values
 // before they get here).
 void check_tuning(const OptTuning& t);
@@ -209,6 +214,7 @@ Variant gpu_opt_warp_variant();
 Variant gpu_opt_cluster_variant();
 Variant gpu_opt_bins16_variant();
 Variant gpu_opt_hash_bins16_variant();
+Variant gpu_opt_sampled16_variant();
 
 // The chunk size gpu-opt's end-to-end run streams an image of `image_bytes` in `slabs` slabs
 // with, or 0 to upload it whole and run one pass (images too small for two chunks of

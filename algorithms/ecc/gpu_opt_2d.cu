@@ -83,6 +83,8 @@ template <class T, bool kVec, bool kEmit, int kMinBlocks = 3, int kMode = kModeO
 __global__ void __launch_bounds__(block_warps<T, kMode> * 32, block_warps<T, kMode> == kWarps ? kMinBlocks : 1)
     ecc2d_kernel(const T* __restrict__ buf, Geom g, GlobalAcc acc, EmitOut out) {
   constexpr int kBlockWarps = block_warps<T, kMode>;
+  if constexpr (sizeof(T) == 2 && !kEmit)  // gpu-opt-sampled16: the sample chose the other kernel (Geom::gate)
+    if (g.gate != nullptr && *g.gate != g.gate_open) return;
   __shared__ BlockAccStatic<T, kMode> ba_static;
   BlockAcc<T, kMode>& ba = block_acc<T, kMode>(ba_static);
   if constexpr (!kEmit) {

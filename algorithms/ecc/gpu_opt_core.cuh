@@ -361,4 +361,32 @@ REPIX_HD std::uint32_t outside_bits(std::uint32_t w, std::uint32_t v) {
 REPIX_HD bool beyond(std::uint32_t w, std::uint32_t v) { return outside_bits(w, v) != 0u; }
 }  // namespace bins16
 
+// gpu-opt-sampled16's choice, made on the GPU before each pass over a 2D uint16 image of kFrom voxels
+// or more (Engine::accumulate's sample kernel): kSegments runs of kSegmentValues consecutive values
+// at scattered places (a fixed hash of the run's index, not a stride, which lands on one column of
+// an image whose row length divides it), their distinct values counted in a 65536-bit set; from
+// kBins16From distinct values the 16-bit shared bins run (gpu-opt-bins16's kernel), below them
+// gpu-opt's block hash. Why 512: the block hash (2048 slots, 2 probes) holds a few hundred keys and
+// the 16-bit counters fill on few values (gpu-opt-bins16 at 16 levels: 9.4 ms against gpu-opt's
+// 0.21, H200 8192^2), while at 1000 levels the bins already won (0.190 against 0.213 ms) and at
+// 4000 by 3.2x; the 16-bit textures camera 8192^2 and grass 4096^2 have 256 and 241 distinct
+// values in all and ran 1.10x and 1.16x faster with the hash. Below kFrom the sample's two
+// extra launches would cost more than the bins can save: those images run gpu-opt's kernel alone.
+namespace sampled16 {
+constexpr std::int64_t kFrom = std::int64_t(1) << 22;
+constexpr int kSegments = 64;
+constexpr int kSegmentValues = 128;
+constexpr unsigned kBins16From = 512;
+constexpr std::uint32_t kHash = 0, kBins16 = 1;  // the gate's values (Geom::gate)
+// The first value of run `seg` in an image of n >= kSegmentValues values (splitmix64's finaliser).
+REPIX_HD std::int64_t segment_start(int seg, std::int64_t n) {
+  std::uint64_t z = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(seg + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<std::int64_t>(z % static_cast<std::uint64_t>(n - kSegmentValues + 1));
+}
+REPIX_HD std::uint32_t choice(unsigned distinct) { return distinct >= kBins16From ? kBins16 : kHash; }
+}  // namespace sampled16
+
 }  // namespace repix::ecc::opt

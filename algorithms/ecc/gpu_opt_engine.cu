@@ -176,10 +176,11 @@ __global__ void touch_kernel(unsigned char* p) { *p = 0; }
 // halves' sums. Nsight Compute at 8192^2 (132 rows, 17 MB; H200): 16.9 us (latency bound, 34 warps
 // a issue waiting on the long scoreboard); 17.4 us without the unrolling, and 19.1 us with a
 // quarter of the threads reading 16 bytes each (11 % occupancy).
+// `gate` (gpu-opt-sampled16, Geom::gate): only where the sample chose the 16-bit bins; nullptr: always.
 constexpr int kBlockBinsWords = 32768;
-__global__ void reduce_block_bins_kernel(GlobalAcc acc, int rows) {
+__global__ void reduce_block_bins_kernel(GlobalAcc acc, int rows, const std::uint32_t* gate) {
   const int w = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (w >= kBlockBinsWords) return;
+  if (w >= kBlockBinsWords || (gate != nullptr && *gate != sampled16::kBins16)) return;
   long long lo = 0, hi = 0;
 #pragma unroll 8
   for (int r = static_cast<int>(blockIdx.y); r < rows; r += static_cast<int>(gridDim.y)) {
@@ -189,6 +190,42 @@ __global__ void reduce_block_bins_kernel(GlobalAcc acc, int rows) {
   }
   if (lo != 0) atomicAdd(&acc.vcec[w], static_cast<unsigned long long>(lo));
   if (hi != 0) atomicAdd(&acc.vcec[w + kBlockBinsWords], static_cast<unsigned long long>(hi));
+}
+
+// gpu-opt-sampled16: the choice of gpu_opt_core.cuh's sampled16 for the n values at p, written to
+// *gate for the two accumulating kernels and the counters' reduction behind it. One block: each warp
+// reads kSampleRuns runs, a lane 4 consecutive values of each, all loads in flight before the set
+// is marked.
+constexpr int kSampleThreads = 256;
+constexpr int kSampleRuns = sampled16::kSegments / (kSampleThreads / 32);
+constexpr int kSampleLaneValues = sampled16::kSegmentValues / 32;
+static_assert(kSampleRuns * (kSampleThreads / 32) == sampled16::kSegments && kSampleLaneValues * 32 == sampled16::kSegmentValues);
+__global__ void __launch_bounds__(kSampleThreads)
+    sample_distinct16_kernel(const std::uint16_t* __restrict__ p, std::int64_t n, std::uint32_t* gate) {
+  __shared__ std::uint32_t seen[65536 / 32];
+  __shared__ unsigned distinct;
+  for (int i = static_cast<int>(threadIdx.x); i < 65536 / 32; i += kSampleThreads) seen[i] = 0;
+  if (threadIdx.x == 0) distinct = 0;
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+  std::uint16_t v[kSampleRuns][kSampleLaneValues];
+#pragma unroll
+  for (int k = 0; k < kSampleRuns; ++k) {
+    const std::int64_t at = sampled16::segment_start(warp * kSampleRuns + k, n) + lane * kSampleLaneValues;
+#pragma unroll
+    for (int i = 0; i < kSampleLaneValues; ++i) v[k][i] = __ldg(p + at + i);
+  }
+#pragma unroll
+  for (int k = 0; k < kSampleRuns; ++k)
+#pragma unroll
+    for (int i = 0; i < kSampleLaneValues; ++i) atomicOr(&seen[v[k][i] >> 5], 1u << (v[k][i] & 31u));
+  __syncthreads();
+  unsigned c = 0;
+  for (int i = static_cast<int>(threadIdx.x); i < 65536 / 32; i += kSampleThreads) c += __popc(seen[i]);
+  c = __reduce_add_sync(0xFFFFFFFFu, c);
+  if (lane == 0) atomicAdd(&distinct, c);
+  __syncthreads();
+  if (threadIdx.x == 0) *gate = sampled16::choice(distinct);
 }
 
 __global__ void fill_keys_kernel(std::uint32_t* keys, std::size_t n) {
@@ -283,17 +320,25 @@ struct Engine::Impl {
   bool bins16 = false;     // the accumulate kernel has the 16-bit shared bins (bins16_smem)
   int block_threads = kThreads;   // accumulate kernel
   std::size_t dynamic_smem = 0;   // accumulate kernel
+  // gpu-opt-sampled16 on this image (2D uint16 of sampled16::kFrom voxels or more): a pass launches
+  // the sample kernel, then `kern` (gpu-opt's) and the 16-bit bins' kernel (gpu-opt-bins16's), each
+  // working only where the sample chose it (Geom::gate).
+  bool sampled = false;
+  int bins_blocks_per_sm = 1;  // the 16-bit bins' kernel when sampled
+  static constexpr int kBinsMode = kModeBins16;
   DeviceBuffer<std::uint32_t> block_bins;  // the 16-bit shared bins: a row of counter words a block
   KernelFn kern = nullptr, emit_kern = nullptr;
 
   // Global accumulator.
   std::size_t slots = 0;   // float hash capacity
   // counters: [0] list length, [1] overflow flag (GlobalAcc), then kQueueLanes pairs of dynamic-
-  // schedule counters (Geom::queue), then finish_hash_kernel's count of finished blocks. Each
+  // schedule counters (Geom::queue), then gpu-opt-sampled16's choice (written by its sample kernel
+  // before each pass) and finish_hash_kernel's count of finished blocks. Each
   // kernel leaves its own at 0 for the next pass; reset() zeroes them all where a pass was cut.
   static constexpr int kQueueLanes = 16;
-  static constexpr int kCounters = 2 + 2 * kQueueLanes + 1;
+  static constexpr int kCounters = 2 + 2 * kQueueLanes + 2;
   std::uint32_t* finished_blocks() const { return counters.get() + kCounters - 1; }
+  std::uint32_t* gate() const { return counters.get() + kCounters - 2; }  // gpu-opt-sampled16's choice
   DeviceBuffer<std::uint32_t> keys, present, list, counters;
   // A lane's dynamic-schedule counters; nullptr (the static schedule) for lanes beyond them.
   std::uint32_t* queue_for(int lane) const {
@@ -389,6 +434,10 @@ struct Engine::Impl {
     grid = (grid + cluster - 1) / cluster * cluster;
     return g;
   }
+  // The 16-bit bins' kernel's launch geometry when sampled.
+  Geom bins_geom(std::int64_t b0, std::int64_t s0, std::int64_t s1, std::uint32_t* queue, std::int64_t& grid) const {
+    return geom(b0, s0, s1, bins_blocks_per_sm, queue, grid, SplitParams{}.block_voxels_log2, kBins16Warps);
+  }
 
   // Float: the pairs a read-back holds (queued_pairs changes only in collect(), after its read).
   std::size_t queued_spec() const { return std::min(queued_pairs, slots); }
@@ -430,6 +479,10 @@ ScheduleOverride& schedule_override() {
   static ScheduleOverride o;
   return o;
 }
+std::int64_t& sampled_from_override() {  // set_sampled_from_for_tests
+  static std::int64_t v = 0;
+  return v;
+}
 }  // namespace
 
 namespace detail {
@@ -467,6 +520,11 @@ std::int64_t schedule_cap_for_tests() { return schedule_override().cap; }
 void set_schedule_for_tests(int dynamic, std::int64_t cap) {
   if (dynamic < -1 || dynamic > 1 || cap < 0) throw Error("internal: set_schedule_for_tests takes -1..1 and a cap of 0 or more");
   schedule_override() = {dynamic, cap};
+}
+
+void set_sampled_from_for_tests(std::int64_t voxels) {
+  if (voxels < 0) throw Error("internal: set_sampled_from_for_tests takes 0 (the default) or more voxels");
+  sampled_from_override() = voxels;
 }
 
 void set_dense_limit_for_tests(long long limit) {
@@ -544,15 +602,26 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
   m.dynamic_smem = bins16_smem(dtype, m.dims, m.mode);
   m.bins16 = m.dynamic_smem != 0;
   m.block_threads = m.bins16 ? kBins16Warps * 32 : kThreads;
-  if (m.bins16) {
+  const std::int64_t sampled_from = sampled_from_override() > 0 ? sampled_from_override() : sampled16::kFrom;
+  m.sampled = dtype == DType::u16 && m.dims == 2 && (m.mode & kModeSampled16) != 0 && shape.size() >= sampled_from;
+  // The kernel with the 16-bit bins: the accumulating one, or the second of a sampled pass.
+  const int bins_mode = m.sampled ? Impl::kBinsMode : m.mode;
+  const std::size_t bins_smem = bins16_smem(dtype, m.dims, bins_mode);
+  if (bins_smem != 0) {
     int optin = 0;
     REPIX_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (static_cast<std::size_t>(optin) < m.dynamic_smem)
-      throw Error("ecc: this step's uint16 kernel needs " + std::to_string(m.dynamic_smem / 1024) +
+    if (static_cast<std::size_t>(optin) < bins_smem)
+      throw Error("ecc: this step's uint16 kernel needs " + std::to_string(bins_smem / 1024) +
                   " KiB of shared memory a block, this GPU gives " + std::to_string(optin / 1024) + " KiB; run gpu-opt instead");
     for (bool vec : {true, false})
-      REPIX_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(pick_kernel(dtype, m.dims, vec, false, m.mode, m.tuning)),
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(m.dynamic_smem)));
+      REPIX_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(pick_kernel(dtype, m.dims, vec, false, bins_mode, m.tuning)),
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bins_smem)));
+  }
+  if (m.sampled) {
+    REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &m.bins_blocks_per_sm, reinterpret_cast<const void*>(pick_kernel(dtype, m.dims, true, false, bins_mode, m.tuning)),
+        kBins16Warps * 32, bins_smem));
+    m.bins_blocks_per_sm = std::max(1, m.bins_blocks_per_sm);
   }
   if (m.cluster > 1) {
     if (!clusters_available())
@@ -576,9 +645,14 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
   REPIX_CUDA(cudaMemset(m.counters.get(), 0, m.counters.bytes()));
   m.dirty = false;
   m.block_bins.reset();
-  if (m.bins16) {  // a row a block of a pass over the whole image (accumulate() grows it for more)
+  if (m.bins16 || m.sampled) {  // a row a block of a pass over the whole image (accumulate() grows it for more)
     std::int64_t grid = 1;
-    m.accumulate_geom(0, 0, m.dims == 3 ? shape.nz : shape.ny, m.queue_for(0), grid);
+    const std::int64_t slabs = m.dims == 3 ? shape.nz : shape.ny;
+    if (m.sampled) {
+      m.bins_geom(0, 0, slabs, m.queue_for(0), grid);
+    } else {
+      m.accumulate_geom(0, 0, slabs, m.queue_for(0), grid);
+    }
     m.block_bins.allocate(static_cast<std::size_t>(grid) * kBlockBinsWords);
   }
   if (m.hashed_global()) {
@@ -673,18 +747,43 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
   const Geom g = m.accumulate_geom(b0, s0, s1, queue, grid);
   const KernelFn k = pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, m.mode, m.tuning);
   m.dirty = true;
-  if (!m.bins16) {
+  const std::int64_t values = (s1 - s0) * m.shape.nx;
+  const bool sample = m.sampled && values >= sampled16::kSegmentValues;
+  if (!m.bins16 && !sample) {
     launch(k, grid, s, buf, g, m.acc(), EmitOut{}, m.cluster);
     return;
   }
   // One row of counters a block: launches on several lanes at once (gpu-stream) would share the
   // rows, and only OptPlan runs these steps (one launch a pass).
   if (lane != 0) throw Error("internal: ecc's 16-bit shared bins accumulate on lane 0 only");
-  m.block_bins.ensure(static_cast<std::size_t>(grid) * kBlockBinsWords);
-  launch(k, grid, s, buf, g, m.acc(), EmitOut{}, 1, m.block_threads, m.dynamic_smem);
   constexpr int kReduceThreads = 256, kRowGroups = 4;
+  if (!sample) {
+    m.block_bins.ensure(static_cast<std::size_t>(grid) * kBlockBinsWords);
+    launch(k, grid, s, buf, g, m.acc(), EmitOut{}, 1, m.block_threads, m.dynamic_smem);
+    reduce_block_bins_kernel<<<dim3(kBlockBinsWords / kReduceThreads, kRowGroups), kReduceThreads, 0, s>>>(
+        m.acc(), static_cast<int>(grid), nullptr);
+    REPIX_CUDA_LAUNCH();
+    return;
+  }
+  // gpu-opt-sampled16: the sample's choice in *gate, then both kernels in stream order; the blocks of
+  // the one not chosen return before touching the queue or the accumulator.
+  std::uint32_t* gate = m.gate();
+  sample_distinct16_kernel<<<1, kSampleThreads, 0, s>>>(static_cast<const std::uint16_t*>(buf) + (s0 - b0) * m.shape.nx,
+                                                        values, gate);
+  REPIX_CUDA_LAUNCH();
+  Geom gh = g;
+  gh.gate = gate;
+  gh.gate_open = sampled16::kHash;
+  launch(k, grid, s, buf, gh, m.acc(), EmitOut{});
+  std::int64_t bins_grid = 1;
+  Geom gb = m.bins_geom(b0, s0, s1, queue, bins_grid);
+  gb.gate = gate;
+  gb.gate_open = sampled16::kBins16;
+  m.block_bins.ensure(static_cast<std::size_t>(bins_grid) * kBlockBinsWords);
+  launch(pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, Impl::kBinsMode, m.tuning), bins_grid, s, buf, gb, m.acc(),
+         EmitOut{}, 1, kBins16Warps * 32, bins16_smem(m.dtype, m.dims, Impl::kBinsMode));
   reduce_block_bins_kernel<<<dim3(kBlockBinsWords / kReduceThreads, kRowGroups), kReduceThreads, 0, s>>>(
-      m.acc(), static_cast<int>(grid));
+      m.acc(), static_cast<int>(bins_grid), gate);
   REPIX_CUDA_LAUNCH();
 }
 

@@ -30,6 +30,11 @@ struct Geom {
   // takers, split_items).
   std::uint32_t* queue = nullptr;
   std::int64_t cap = 1;                    // dynamic: the most items a warp (2D) or block (3D) takes
+  // gpu-opt-sampled16: the launch works only where *gate == gate_open (a sample of the image's values
+  // chose one of two kernels on the GPU, Engine::accumulate); nullptr: always. Read by the 2D uint16
+  // accumulating kernels only, before anything else, so the other kernel's blocks return at once.
+  const std::uint32_t* gate = nullptr;
+  std::uint32_t gate_open = 0;
 };
 
 // Static: a warp (2D) or block (3D) takes the item of its launch index, then every grid stride

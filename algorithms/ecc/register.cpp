@@ -25,6 +25,7 @@ const std::vector<Variant>& variants() {
     v.push_back(gpu_opt_cluster_variant());
     v.push_back(gpu_opt_bins16_variant());
     v.push_back(gpu_opt_hash_bins16_variant());
+    v.push_back(gpu_opt_sampled16_variant());
     v.push_back({{"gpu-stream", true, "streaming",
                   "out-of-core: slab chunks with halos through pinned buffers on several streams, gpu-opt kernels",
                   run_gpu_stream, {}},

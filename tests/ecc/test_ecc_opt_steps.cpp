@@ -20,8 +20,10 @@
 #include <vector>
 
 #include "core/gpu.hpp"
+#include "datasets/datasets.hpp"
 #include "ecc/ecc.hpp"
 #include "ecc/gpu_opt.cuh"
+#include "ecc/gpu_opt_core.cuh"
 #include "ecc/test_images.hpp"
 
 namespace repix {
@@ -37,13 +39,15 @@ TEST(EccOptSteps, RegisteredAfterGpuOptInLadderOrder) {
   // The ablation table's ladder follows the registry: each step right after the one it builds on.
   // gpu-opt-static is gpu-opt before its dynamic schedule: the step right before it.
   const std::vector<std::string> want = {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp",
-                                         "gpu-opt-cluster", "gpu-opt-bins16", "gpu-opt-hash-bins16"};
+                                         "gpu-opt-cluster", "gpu-opt-bins16", "gpu-opt-hash-bins16",
+                                         "gpu-opt-sampled16"};
   const auto at = std::find(ids.begin(), ids.end(), "gpu-opt-static");
   ASSERT_NE(at, ids.end());
   ASSERT_LE(static_cast<std::size_t>(at - ids.begin()) + want.size(), ids.size());
   EXPECT_EQ(std::vector<std::string>(at, at + want.size()), want);
   for (const char* id :
-       {"gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16", "gpu-opt-hash-bins16"}) {
+       {"gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16", "gpu-opt-hash-bins16",
+        "gpu-opt-sampled16"}) {
     const ecc::Variant& v = ecc::find_variant(id);
     EXPECT_TRUE(v.gpu && v.run && v.make_plan) << id;
   }
@@ -53,6 +57,7 @@ TEST(EccOptSteps, RegisteredAfterGpuOptInLadderOrder) {
   EXPECT_EQ(ecc::find_variant("gpu-opt-cluster").step, "cluster-bins");
   EXPECT_EQ(ecc::find_variant("gpu-opt-bins16").step, "shared-bins16");
   EXPECT_EQ(ecc::find_variant("gpu-opt-hash-bins16").step, "hash-bins16");
+  EXPECT_EQ(ecc::find_variant("gpu-opt-sampled16").step, "sampled-choice");
 }
 
 // End to end and through one plan computed twice (the accumulators are cleared between computes).
@@ -85,7 +90,7 @@ TEST(EccOptSteps, Uint16ManyAndFewValuesEqualSeq) {
   imgs.push_back(test::random_image(DType::u8, Shape::d3(67, 33, 17), 256, seed++));
   imgs.push_back(test::random_image(DType::f32, Shape::d2(403, 211), 30000, seed++));
   for (const char* id : {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16",
-                         "gpu-opt-hash-bins16"}) {
+                         "gpu-opt-hash-bins16", "gpu-opt-sampled16"}) {
     if (std::string(id) == "gpu-opt-cluster" && !ecc::opt::clusters_available()) continue;  // Hopper and newer
     expect_equal_to_seq(ecc::find_variant(id), imgs);
   }
@@ -170,6 +175,127 @@ TEST(EccOptSteps, Bins16PastTheLimitAndAcrossManyBlocksEqualSeq) {
         SCOPED_TRACE(std::string(id) + ", dynamic " + std::to_string(dynamic) + ", cap " + std::to_string(cap));
         expect_equal_to_seq(ecc::find_variant(id), imgs);
       }
+}
+
+// gpu-opt-sampled16 on images of 2^22 voxels and more, where it samples: each image is first checked
+// to take the choice it is meant to (the CPU replay of the sample kernel, sampled_choice below), so
+// both kernels run behind the gate, each with the other's blocks returning at once: high-entropy
+// and 1000-level noise, a ramp along x (the 16-bit bins), few levels, a constant, a checkerboard
+// (gpu-opt's block hash); widths that take the vector and the scalar loads; many blocks under the
+// dynamic and the static schedule; a plan computing an image of each kind in turn (the choice is made
+// each pass). Smaller images run gpu-opt's kernel alone (Uint16ManyAndFewValuesEqualSeq).
+std::uint32_t sampled_choice(const HostImage& img) {
+  namespace s16 = ecc::opt::sampled16;
+  const auto* p = img.data<std::uint16_t>();
+  std::vector<bool> seen(65536);
+  unsigned distinct = 0;
+  for (int seg = 0; seg < s16::kSegments; ++seg) {
+    const std::int64_t at = s16::segment_start(seg, img.shape().size());
+    for (int i = 0; i < s16::kSegmentValues; ++i)
+      if (!seen[p[at + i]]) {
+        seen[p[at + i]] = true;
+        ++distinct;
+      }
+  }
+  return s16::choice(distinct);
+}
+
+HostImage ramp_u16(Shape sh) {
+  HostImage img(DType::u16, sh);
+  for (std::int64_t y = 0; y < sh.ny; ++y)
+    for (std::int64_t x = 0; x < sh.nx; ++x) img.data<std::uint16_t>()[y * sh.nx + x] = static_cast<std::uint16_t>((x * 37 + y) & 0xFFFF);
+  return img;
+}
+
+// The choice on the images its threshold was set from (the ecc-u16 experiment's; gpu_opt_core.cuh's
+// sampled16): the 16-bit textures and few levels take gpu-opt's kernel, 1000 levels and more and
+// the ramp the 16-bit bins. CPU only.
+TEST(EccOptSteps, Sampled16ChoosesAsMeasured) {
+  namespace s16 = ecc::opt::sampled16;
+  for (const auto& [spec, choice] : std::vector<std::pair<std::string, std::uint32_t>>{
+           {"texture:8192x8192:name=camera:dtype=uint16", s16::kHash},
+           {"texture:4096x4096:name=grass:dtype=uint16", s16::kHash},
+           {"uniform:8192x8192:levels=16:dtype=uint16:seed=3", s16::kHash},
+           {"ramp:8192x8192:dtype=uint16", s16::kBins16},
+           {"uniform:4096x4096:levels=1000:dtype=uint16:seed=3", s16::kBins16},
+           {"uniform:4096x4096:levels=65536:dtype=uint16:seed=7", s16::kBins16}})
+    EXPECT_EQ(sampled_choice(datasets::generate(spec)), choice) << spec;
+}
+
+TEST(EccOptSteps, Sampled16BothChoicesEqualSeq) {
+  namespace s16 = ecc::opt::sampled16;
+  std::vector<HostImage> imgs;
+  std::vector<std::uint32_t> want;  // the choice each must take
+  auto add = [&](HostImage img, std::uint32_t choice) {
+    imgs.push_back(std::move(img));
+    want.push_back(choice);
+  };
+  std::uint32_t seed = 160;
+  for (const Shape sh : {Shape::d2(2048, 2048), Shape::d2(2051, 2047)}) {
+    add(test::random_image(DType::u16, sh, 65536, seed++), s16::kBins16);
+    add(test::random_image(DType::u16, sh, 1000, seed++, 64900), s16::kBins16);  // wraps past 65535
+    add(ramp_u16(sh), s16::kBins16);
+    add(test::random_image(DType::u16, sh, 16, seed++), s16::kHash);
+    add(test::random_image(DType::u16, sh, 300, seed++, 32700), s16::kHash);  // both halves
+  }
+  add(test::constant_image(DType::u16, Shape::d2(4096, 1024), 40000), s16::kHash);
+  add(test::checkerboard(DType::u16, Shape::d2(2048, 2048), 1, 0, 65535), s16::kHash);
+  add(noise_then_checkerboard_u16(Shape::d2(4096, 1024), seed++), s16::kBins16);
+  for (std::size_t i = 0; i < imgs.size(); ++i) {
+    ASSERT_GE(imgs[i].shape().size(), s16::kFrom) << test::describe(imgs[i]);
+    EXPECT_EQ(sampled_choice(imgs[i]), want[i]) << test::describe(imgs[i]);
+  }
+  if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
+  struct Restore {
+    ~Restore() { ecc::opt::set_schedule_for_tests(-1, 0); }
+  } restore;
+  const ecc::Variant& v = ecc::find_variant("gpu-opt-sampled16");
+  for (int dynamic : {1, 0})
+    for (std::int64_t cap : {std::int64_t{1}, std::int64_t{0}}) {
+      ecc::opt::set_schedule_for_tests(dynamic, cap);
+      SCOPED_TRACE("dynamic " + std::to_string(dynamic) + ", cap " + std::to_string(cap));
+      expect_equal_to_seq(v, imgs);
+    }
+  // One plan, the choice flipping from pass to pass (images 0-4 are 2048^2).
+  CudaStream stream;
+  std::unique_ptr<ecc::DevicePlan> plan = v.make_plan();
+  plan->setup({DType::u16, imgs[0].shape()}, {}, stream.get());
+  DeviceBuffer<unsigned char> d_in(imgs[0].bytes());
+  for (int i : {0, 3, 2, 4, 1, 3}) {
+    REPIX_CUDA(cudaMemcpyAsync(d_in.get(), imgs[i].raw(), imgs[i].bytes(), cudaMemcpyHostToDevice, stream.get()));
+    plan->compute({d_in.get()}, stream.get());
+    EXPECT_TRUE(test::same_curve(plan->result(stream.get()), ecc::run_seq(imgs[i], {}))) << "image " << i;
+  }
+}
+
+// The same with the sampling floor lowered to one sampled run (set_sampled_from_for_tests), so that
+// small images take both kernels: the sanitizers' case. Shapes with one row, one column, widths that
+// take the scalar loads, and an image of fewer values than a run (no sample: gpu-opt's kernel alone).
+TEST(EccOptSteps, Sampled16SmallImagesBothChoicesEqualSeq) {
+  namespace s16 = ecc::opt::sampled16;
+  std::vector<HostImage> imgs;
+  std::uint32_t seed = 200;
+  for (const Shape sh : {Shape::d2(300, 200), Shape::d2(515, 301), Shape::d2(5000, 1), Shape::d2(1, 3000)}) {
+    imgs.push_back(test::random_image(DType::u16, sh, 65536, seed++));
+    EXPECT_EQ(sampled_choice(imgs.back()), s16::kBins16) << test::describe(imgs.back());
+    imgs.push_back(test::random_image(DType::u16, sh, 16, seed++, 65530));  // wraps: both halves
+    EXPECT_EQ(sampled_choice(imgs.back()), s16::kHash) << test::describe(imgs.back());
+  }
+  imgs.push_back(test::random_image(DType::u16, Shape::d2(10, 12), 65536, seed++));  // under one run
+  if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
+  struct Restore {
+    ~Restore() {
+      ecc::opt::set_sampled_from_for_tests(0);
+      ecc::opt::set_schedule_for_tests(-1, 0);
+    }
+  } restore;
+  ecc::opt::set_sampled_from_for_tests(s16::kSegmentValues);
+  const ecc::Variant& v = ecc::find_variant("gpu-opt-sampled16");
+  for (int dynamic : {1, 0}) {
+    ecc::opt::set_schedule_for_tests(dynamic, 1);
+    SCOPED_TRACE("dynamic " + std::to_string(dynamic));
+    expect_equal_to_seq(v, imgs);
+  }
 }
 
 // Values smooth along x: a quantised sum of slow waves (steps of `q`), so a warp's 32 lanes share a

@@ -156,7 +156,7 @@ TEST(EccTuningOptionsGpu, NonDefaultValuesStayExact) {
     auto p = f.problem(spec, cli::Args{});
     for (const char* variant :
          {"gpu-opt", "gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16",
-          "gpu-opt-hash-bins16", "gpu-stream"})
+          "gpu-opt-hash-bins16", "gpu-opt-sampled16", "gpu-stream"})
       for (const char* scope : {"kernel", "end-to-end"}) {
         if (std::string(variant) == "gpu-opt-cluster" && !ecc::opt::clusters_available()) continue;  // Hopper+
         if (std::string(variant) == "gpu-stream" && std::string(scope) == "kernel") continue;  // no plan

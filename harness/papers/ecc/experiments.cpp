@@ -9,7 +9,7 @@ namespace {
 
 const std::vector<std::string> kLadder = {"gpu-shared-hist", "gpu-cached",      "gpu-opt-static", "gpu-opt",
                                           "gpu-opt-direct",  "gpu-opt-warp",    "gpu-opt-cluster", "gpu-opt-bins16",
-                                          "gpu-opt-hash-bins16"};
+                                          "gpu-opt-hash-bins16", "gpu-opt-sampled16"};
 // Float32 8192^2 and 512^3, uniform and GRF, and Table 1's 512^3 row with ~1000 keys.
 const std::vector<std::string> kKernelSets = {
     "uniform:8192x8192:levels=256:dtype=float32:seed=1", "grf:8192x8192:alpha=3:seed=2",
@@ -97,9 +97,10 @@ std::vector<Experiment> ecc_paper_experiments() {
                  {s}});
   }
   v.push_back({"ecc-u16", "ecc",
-               "gpu-opt against gpu-opt-direct, gpu-opt-cluster, gpu-opt-bins16 and gpu-opt-hash-bins16 on smooth, "
-               "few-level and high-entropy uint16: which accumulator wins where",
-               {ecc_bench("bench", {"gpu-opt", "gpu-opt-direct", "gpu-opt-cluster", "gpu-opt-bins16", "gpu-opt-hash-bins16"},
+               "gpu-opt against gpu-opt-direct, gpu-opt-cluster, gpu-opt-bins16, gpu-opt-hash-bins16 and gpu-opt-sampled16 on "
+               "smooth, few-level and high-entropy uint16: which accumulator wins where",
+               {ecc_bench("bench", {"gpu-opt", "gpu-opt-direct", "gpu-opt-cluster", "gpu-opt-bins16", "gpu-opt-hash-bins16",
+                                    "gpu-opt-sampled16"},
                           kU16Sets, {"kernel"}, "10")}});
   {  // gpu-opt's least rows (2D) / planes (3D) a work item, kernel and end to end; then the small
      // images in 1 and 2 MiB chunks (under 8 MiB they upload whole by default).
