@@ -378,13 +378,22 @@ constexpr int kSegments = 64;
 constexpr int kSegmentValues = 128;
 constexpr unsigned kBins16From = 512;
 constexpr std::uint32_t kHash = 0, kBins16 = 1;  // the gate's values (Geom::gate)
-// The first value of run `seg` in an image of n >= kSegmentValues values (splitmix64's finaliser).
+// The first value of run `seg` in an image of n >= kSegmentValues values: splitmix64's finaliser of
+// the index scaled into [0, n - kSegmentValues] by a high multiply (a 64-bit modulo is a long
+// software routine on the GPU), then down to a multiple of 4 so that a lane's 4 values can be one
+// 8-byte load.
 REPIX_HD std::int64_t segment_start(int seg, std::int64_t n) {
   std::uint64_t z = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(seg + 1);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
-  return static_cast<std::int64_t>(z % static_cast<std::uint64_t>(n - kSegmentValues + 1));
+  const std::uint64_t range = static_cast<std::uint64_t>(n - kSegmentValues + 1);
+#ifdef __CUDA_ARCH__
+  const std::uint64_t at = __umul64hi(z, range);
+#else
+  const std::uint64_t at = static_cast<std::uint64_t>((static_cast<unsigned __int128>(z) * range) >> 64);
+#endif
+  return static_cast<std::int64_t>(at & ~std::uint64_t{3});
 }
 REPIX_HD std::uint32_t choice(unsigned distinct) { return distinct >= kBins16From ? kBins16 : kHash; }
 }  // namespace sampled16

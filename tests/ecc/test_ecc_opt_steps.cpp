@@ -296,6 +296,16 @@ TEST(EccOptSteps, Sampled16SmallImagesBothChoicesEqualSeq) {
     SCOPED_TRACE("dynamic " + std::to_string(dynamic));
     expect_equal_to_seq(v, imgs);
   }
+  // An input one value past an 8-byte boundary: the sample's 2-byte loads instead of its 8-byte ones.
+  CudaStream stream;
+  std::unique_ptr<ecc::DevicePlan> plan = v.make_plan();
+  plan->setup({DType::u16, imgs[0].shape()}, {}, stream.get());
+  DeviceBuffer<std::uint16_t> d_in(static_cast<std::size_t>(imgs[0].shape().size()) + 1);
+  for (int i : {0, 1}) {
+    REPIX_CUDA(cudaMemcpyAsync(d_in.get() + 1, imgs[i].raw(), imgs[i].bytes(), cudaMemcpyHostToDevice, stream.get()));
+    plan->compute({d_in.get() + 1}, stream.get());
+    EXPECT_TRUE(test::same_curve(plan->result(stream.get()), ecc::run_seq(imgs[i], {}))) << "misaligned, image " << i;
+  }
 }
 
 // Values smooth along x: a quantised sum of slow waves (steps of `q`), so a warp's 32 lanes share a
