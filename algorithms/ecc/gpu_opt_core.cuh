@@ -370,8 +370,9 @@ REPIX_HD bool beyond(std::uint32_t w, std::uint32_t v) { return outside_bits(w, 
 // the 16-bit counters fill on few values (gpu-opt-bins16 at 16 levels: 9.4 ms against gpu-opt's
 // 0.21, H200 8192^2), while at 1000 levels the bins already won (0.190 against 0.213 ms) and at
 // 4000 by 3.2x; the 16-bit textures camera 8192^2 and grass 4096^2 have 256 and 241 distinct
-// values in all and ran 1.10x and 1.16x faster with the hash. Below kFrom the sample's two
-// extra launches would cost more than the bins can save: those images run gpu-opt's kernel alone.
+// values in all and ran 1.10x and 1.16x faster with the hash. The choice costs 6-10 us a pass
+// (the sample and the other kernel's empty launch, NOTES-gpu-opt.md), near what the bins save at
+// kFrom (65536 levels at 2048^2: 17 us): smaller images run gpu-opt's kernel alone.
 namespace sampled16 {
 constexpr std::int64_t kFrom = std::int64_t(1) << 22;
 constexpr int kSegments = 64;
