@@ -336,7 +336,10 @@ struct Engine::Impl {
   // working only where the sample chose it (Geom::gate).
   bool sampled = false;
   int bins_blocks_per_sm = 1;  // the 16-bit bins' kernel when sampled
-  static constexpr int kBinsMode = kModeBins16;
+  // The kernel with the 16-bit bins (the accumulating one, or the second of a sampled pass): its mode
+  // and dynamic shared memory (0: none).
+  int bins_mode = kModeOpt;
+  std::size_t bins_smem = 0;
   DeviceBuffer<std::uint32_t> block_bins;  // the 16-bit shared bins: a row of counter words a block
   KernelFn kern = nullptr, emit_kern = nullptr;
 
@@ -615,23 +618,22 @@ void Engine::setup(DType dtype, const Shape& shape, bool streaming, const OptTun
   m.block_threads = m.bins16 ? kBins16Warps * 32 : kThreads;
   const std::int64_t sampled_from = sampled_from_override() > 0 ? sampled_from_override() : sampled16::kFrom;
   m.sampled = dtype == DType::u16 && m.dims == 2 && (m.mode & kModeSampled16) != 0 && shape.size() >= sampled_from;
-  // The kernel with the 16-bit bins: the accumulating one, or the second of a sampled pass.
-  const int bins_mode = m.sampled ? Impl::kBinsMode : m.mode;
-  const std::size_t bins_smem = bins16_smem(dtype, m.dims, bins_mode);
-  if (bins_smem != 0) {
+  m.bins_mode = m.sampled ? kModeBins16 : m.mode;
+  m.bins_smem = bins16_smem(dtype, m.dims, m.bins_mode);
+  if (m.bins_smem != 0) {
     int optin = 0;
     REPIX_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (static_cast<std::size_t>(optin) < bins_smem)
-      throw Error("ecc: this step's uint16 kernel needs " + std::to_string(bins_smem / 1024) +
+    if (static_cast<std::size_t>(optin) < m.bins_smem)
+      throw Error("ecc: this step's uint16 kernel needs " + std::to_string(m.bins_smem / 1024) +
                   " KiB of shared memory a block, this GPU gives " + std::to_string(optin / 1024) + " KiB; run gpu-opt instead");
     for (bool vec : {true, false})
-      REPIX_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(pick_kernel(dtype, m.dims, vec, false, bins_mode, m.tuning)),
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bins_smem)));
+      REPIX_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(pick_kernel(dtype, m.dims, vec, false, m.bins_mode, m.tuning)),
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(m.bins_smem)));
   }
   if (m.sampled) {
     REPIX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &m.bins_blocks_per_sm, reinterpret_cast<const void*>(pick_kernel(dtype, m.dims, true, false, bins_mode, m.tuning)),
-        kBins16Warps * 32, bins_smem));
+        &m.bins_blocks_per_sm, reinterpret_cast<const void*>(pick_kernel(dtype, m.dims, true, false, m.bins_mode, m.tuning)),
+        kBins16Warps * 32, m.bins_smem));
     m.bins_blocks_per_sm = std::max(1, m.bins_blocks_per_sm);
   }
   if (m.cluster > 1) {
@@ -767,13 +769,18 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
   // One row of counters a block: launches on several lanes at once (gpu-stream) would share the
   // rows, and only OptPlan runs these steps (one launch a pass).
   if (lane != 0) throw Error("internal: ecc's 16-bit shared bins accumulate on lane 0 only");
-  constexpr int kReduceThreads = 256, kRowGroups = 4;
-  if (!sample) {
-    m.block_bins.ensure(static_cast<std::size_t>(grid) * kBlockBinsWords);
-    launch(k, grid, s, buf, g, m.acc(), EmitOut{}, 1, m.block_threads, m.dynamic_smem);
+  // The kernel with the 16-bit bins over `bg` (`bins_grid` blocks), then the sum of its blocks' rows.
+  auto bins_and_reduction = [&](const Geom& bg, std::int64_t bins_grid) {
+    m.block_bins.ensure(static_cast<std::size_t>(bins_grid) * kBlockBinsWords);
+    launch(pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, m.bins_mode, m.tuning), bins_grid, s, buf, bg, m.acc(),
+           EmitOut{}, 1, kBins16Warps * 32, m.bins_smem);
+    constexpr int kReduceThreads = 256, kRowGroups = 4;
     reduce_block_bins_kernel<<<dim3(kBlockBinsWords / kReduceThreads, kRowGroups), kReduceThreads, 0, s>>>(
-        m.acc(), static_cast<int>(grid), nullptr);
+        m.acc(), static_cast<int>(bins_grid), bg.gate);
     REPIX_CUDA_LAUNCH();
+  };
+  if (!sample) {
+    bins_and_reduction(g, grid);
     return;
   }
   // gpu-opt-sampled16: the sample's choice in *gate, then both kernels in stream order; the blocks of
@@ -790,12 +797,7 @@ void Engine::accumulate(const void* buf, std::int64_t b0, std::int64_t s0, std::
   Geom gb = m.bins_geom(b0, s0, s1, queue, bins_grid);
   gb.gate = gate;
   gb.gate_open = sampled16::kBins16;
-  m.block_bins.ensure(static_cast<std::size_t>(bins_grid) * kBlockBinsWords);
-  launch(pick_kernel(m.dtype, m.dims, m.vec_ok(buf), false, Impl::kBinsMode, m.tuning), bins_grid, s, buf, gb, m.acc(),
-         EmitOut{}, 1, kBins16Warps * 32, bins16_smem(m.dtype, m.dims, Impl::kBinsMode));
-  reduce_block_bins_kernel<<<dim3(kBlockBinsWords / kReduceThreads, kRowGroups), kReduceThreads, 0, s>>>(
-      m.acc(), static_cast<int>(bins_grid), gate);
-  REPIX_CUDA_LAUNCH();
+  bins_and_reduction(gb, bins_grid);
 }
 
 void Engine::finish_queued(cudaStream_t s, CopyAlong along) {
