@@ -34,7 +34,7 @@ struct Curve {
 };
 
 // gpu-opt's engine tuning (gpu_opt_engine.cu, gpu_opt_graph.cu), read per call by the variants
-// that run the engine: gpu-opt-static, gpu-opt, gpu-opt-direct, gpu-opt-warp, gpu-opt-cluster,
+// that run the engine: gpu-opt-static, gpu-opt-fresh-rows, gpu-opt, gpu-opt-direct, gpu-opt-warp, gpu-opt-cluster,
 // gpu-opt-bins16, gpu-opt-hash-bins16, gpu-opt-sampled16 and gpu-stream
 // (graph_chunks: gpu-opt end to end only). The defaults are the measured ones
 // (NOTES-gpu-opt.md); the CLI's --min-chunk-2d ... --graph-chunks set them

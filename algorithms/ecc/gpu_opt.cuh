@@ -32,6 +32,7 @@ enum Mode : int {
   kModeBins16 = 16,       // gpu-opt-bins16: 2D uint16 in 16-bit bins of one block's shared memory (wins over kModeDirect16)
   kModeHashBins16 = 32,   // gpu-opt-hash-bins16: gpu-opt's uint16 block hash in front of those bins (2D)
   kModeSampled16 = 64,    // gpu-opt-sampled16: 2D uint16, a sample of the values picks gpu-opt's kernel or kModeBins16's
+  kModeFreshRows = 128,   // gpu-opt-fresh-rows, the step before gpu-opt: 2D rows compared with the row above afresh
 };
 
 // Blocks a cluster of the kernels of this type and mode (1: no cluster; gpu-opt-cluster's uint16
@@ -207,8 +208,9 @@ std::unique_ptr<DevicePlan> make_gpu_opt_plan();
 // A variant of an ablation step after gpu-opt: OptPlan(mode) as its plan, and end to end a
 // plan per call under the NVTX range "ecc/<id>" (gpu_opt.cu).
 Variant make_opt_step_variant(std::string id, std::string step, std::string description, int mode);
-// The ablation steps around gpu-opt (gpu_opt_static.cu, gpu_opt_direct.cu, gpu_opt_warp.cu).
+// The ablation steps around gpu-opt (gpu_opt_static.cu, gpu_opt_fresh_rows.cu, gpu_opt_direct.cu, ...).
 Variant gpu_opt_static_variant();
+Variant gpu_opt_fresh_rows_variant();
 Variant gpu_opt_direct_variant();
 Variant gpu_opt_warp_variant();
 Variant gpu_opt_cluster_variant();

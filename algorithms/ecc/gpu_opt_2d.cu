@@ -60,14 +60,23 @@ __device__ __forceinline__ void assemble2(float (&row)[6], const RawRow2<T>& w, 
            conv_bit(w.v[3], w.valid, 3), h, h, lane);
 }
 
+// A thread walks down its 4 columns, so the comparisons of row y with row y+1 are those of row y+1
+// with row y: gpu-opt carries their signs from a step to the next (change4_2d_carried: 2 FADD and 2
+// PRMT a step for the row above instead of 12 and 9); gpu-opt-fresh-rows, the step before it, makes
+// them afresh (change4_2d).
+template <int kMode>
+inline constexpr bool kCarryRows = (kMode & kModeFreshRows) == 0;
+
 template <class T, bool kVec, bool kEmit, int kMode>
 __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6],
-                                      const float (&dn)[6], int t, int nrows, unsigned valid,
+                                      const float (&dn)[6], DownSigns& carry, int t, int nrows, unsigned valid,
                                       std::int64_t out_index, EmitOut& out,
                                       ThreadAcc<T, kMode>& ta, BlockAcc<T, kMode>& ba,
                                       const GlobalAcc& acc) {
   if (t >= nrows) return;  // warp-uniform
-  const std::uint32_t s = change4_2d(up, mid, dn);
+  std::uint32_t s;
+  if constexpr (kCarryRows<kMode>) s = change4_2d_carried(carry, up, mid, dn, carry);
+  else s = change4_2d(up, mid, dn);
   consume<T, kEmit, kMode, kVec>(s, kBias2, mid, valid, out_index, out, ta, ba, acc);
 }
 
@@ -151,17 +160,20 @@ __global__ void __launch_bounds__(block_warps<T, kMode> * 32, block_warps<T, kMo
       assemble2(B, r1, lane);
       assemble2(C, r2, lane);
     }
+    // The signs of row ya - 1 against row ya, which the first step takes as its row above's.
+    DownSigns carry{};
+    if constexpr (kCarryRows<kMode>) carry = down_signs(A, B);
     // Step t computes row ya + t (row index t + 1) from rows t, t + 1, t + 2; rows t + 6 .. t + 8
     // are loaded while steps t .. t + 2 compute.
     for (int t = 0; t < nrows; t += 3) {
       const RawRow2<T> n0 = load_row2<T, kVec>(R, t + 6);
       const RawRow2<T> n1 = load_row2<T, kVec>(R, t + 7);
       const RawRow2<T> n2 = load_row2<T, kVec>(R, t + 8);
-      step2<T, kVec, kEmit, kMode>(A, B, C, t, nrows, valid, out0 + t * g.nx, out, ta, ba, acc);
+      step2<T, kVec, kEmit, kMode>(A, B, C, carry, t, nrows, valid, out0 + t * g.nx, out, ta, ba, acc);
       assemble2(A, q0, lane);
-      step2<T, kVec, kEmit, kMode>(B, C, A, t + 1, nrows, valid, out0 + (t + 1) * g.nx, out, ta, ba, acc);
+      step2<T, kVec, kEmit, kMode>(B, C, A, carry, t + 1, nrows, valid, out0 + (t + 1) * g.nx, out, ta, ba, acc);
       assemble2(B, q1, lane);
-      step2<T, kVec, kEmit, kMode>(C, A, B, t + 2, nrows, valid, out0 + (t + 2) * g.nx, out, ta, ba, acc);
+      step2<T, kVec, kEmit, kMode>(C, A, B, carry, t + 2, nrows, valid, out0 + (t + 2) * g.nx, out, ta, ba, acc);
       assemble2(C, q2, lane);
       q0 = n0;
       q1 = n1;

@@ -249,8 +249,10 @@ KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode, int blocks) {
     using T = typename decltype(tag)::type;
     // The 16-bit shared bins are 2D only (the 3D kernel's 8-warp tiles, and |change| <= 13 would
     // leave the counters little room: gpu_opt_kernels.cuh): in 3D gpu-opt-bins16 runs
-    // gpu-opt-direct's uint16 kernel and gpu-opt-hash-bins16 gpu-opt's.
-    return pick_instantiation<T, 2, 3, kModeBins16 | kModeHashBins16>(vec, emit, blocks, mode, [](auto v, auto e, auto blocks, auto m) {
+    // gpu-opt-direct's uint16 kernel and gpu-opt-hash-bins16 gpu-opt's. The carried row words are
+    // 2D (a 3D thread walks along z, whose planes' other rows are other warps'): gpu-opt-fresh-rows
+    // runs gpu-opt's 3D kernel.
+    return pick_instantiation<T, 2, 3, kModeBins16 | kModeHashBins16 | kModeFreshRows>(vec, emit, blocks, mode, [](auto v, auto e, auto blocks, auto m) {
       return reinterpret_cast<KernelFn>(&ecc3d_kernel<T, decltype(v)::value, decltype(e)::value, decltype(blocks)::value,
                                                    decltype(m)::value>);
     });

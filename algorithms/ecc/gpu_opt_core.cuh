@@ -110,6 +110,21 @@ struct Words3 {
   std::uint32_t m, z, p;  // dx = -1, 0, +1
 };
 
+// The signs sign(n - c) behind the words of a following row n (row_words(c, n, false) before its
+// complement). They are also the next row's words for this one: when n's own step compares n
+// with c as its preceding row, it takes the same differences (change4_2d_carried).
+struct DownSigns {
+  std::uint32_t m, z, p;  // dx = -1, 0, +1 (seen from c)
+};
+
+REPIX_HD DownSigns down_signs(const float (&c)[6], const float (&n)[6]) {
+  DownSigns s;
+  s.m = sign4(dsub(n[0], c[1]), dsub(n[1], c[2]), dsub(n[2], c[3]), dsub(n[3], c[4]));
+  s.z = sign4(dsub(n[1], c[1]), dsub(n[2], c[2]), dsub(n[3], c[3]), dsub(n[4], c[4]));
+  s.p = sign4(dsub(n[2], c[1]), dsub(n[3], c[2]), dsub(n[4], c[3]), dsub(n[5], c[4]));
+  return s;
+}
+
 REPIX_HD Words3 row_words(const float (&c)[6], const float (&n)[6], bool before) {
   Words3 w;
   if (before) {  // win = [c < n] = sign(c - n)
@@ -117,9 +132,10 @@ REPIX_HD Words3 row_words(const float (&c)[6], const float (&n)[6], bool before)
     w.z = sign4(dsub(c[1], n[1]), dsub(c[2], n[2]), dsub(c[3], n[3]), dsub(c[4], n[4]));
     w.p = sign4(dsub(c[1], n[2]), dsub(c[2], n[3]), dsub(c[3], n[4]), dsub(c[4], n[5]));
   } else {  // win = [c <= n] = !(n < c) = ~sign(n - c)
-    w.m = ~sign4(dsub(n[0], c[1]), dsub(n[1], c[2]), dsub(n[2], c[3]), dsub(n[3], c[4]));
-    w.z = ~sign4(dsub(n[1], c[1]), dsub(n[2], c[2]), dsub(n[3], c[3]), dsub(n[4], c[4]));
-    w.p = ~sign4(dsub(n[2], c[1]), dsub(n[3], c[2]), dsub(n[4], c[3]), dsub(n[5], c[4]));
+    const DownSigns s = down_signs(c, n);
+    w.m = ~s.m;
+    w.z = ~s.z;
+    w.p = ~s.p;
   }
   return w;
 }
@@ -141,18 +157,38 @@ REPIX_HD Words2 own_row_words(const float (&c)[6]) {
 
 // ---- cell logic --------------------------------------------------------------------------------
 
-// 2D. r[dy+1][i]: rows y-1, y, y+1. Returns bytes change_i + kBias2.
-REPIX_HD std::uint32_t change4_2d(const float (&up)[6], const float (&mid)[6],
-                                  const float (&dn)[6]) {
-  const Words3 u = row_words(mid, up, true);
-  const Words3 d = row_words(mid, dn, false);
-  const Words2 x = own_row_words(mid);
+// 2D, from the words for the row above (u), below (d) and the run's own row (x). Returns bytes
+// change_i + kBias2.
+REPIX_HD std::uint32_t change4_2d_words(const Words3& u, const Words3& d, const Words2& x) {
   // Edges (-1 each): the voxel beats its one edge neighbour.
   const std::uint32_t e = (x.m & kOnes) + (x.p & kOnes) + (u.z & kOnes) + (d.z & kOnes);
   // Vertices (+1 each): beats the two edge neighbours and the diagonal one.
   const std::uint32_t v = (x.m & u.z & u.m & kOnes) + (x.p & u.z & u.p & kOnes) +
                           (x.m & d.z & d.m & kOnes) + (x.p & d.z & d.p & kOnes);
   return kOnes * 4u + v - e;  // + 1 for the square, +3 bias: 4 + v - e = change + 3
+}
+
+// 2D. Rows y-1, y, y+1 (x0-1 .. x0+4 each).
+REPIX_HD std::uint32_t change4_2d(const float (&up)[6], const float (&mid)[6],
+                                  const float (&dn)[6]) {
+  return change4_2d_words(row_words(mid, up, true), row_words(mid, dn, false), own_row_words(mid));
+}
+
+// change4_2d for a thread that walks down its columns: the words for the row above are the signs
+// the step of that row left (`above` = down_signs(up, mid)), since [mid < up] = sign(mid - up) is
+// the same difference that step took. Only two bytes need a new difference each: voxel 0's
+// up-left neighbour (up[0]) and voxel 3's up-right one (up[5]); the others are `above`'s bytes
+// shifted by one voxel. Bit for bit change4_2d's word (the same differences, NaN signs included),
+// for 2 FADD and 2 PRMT instead of 12 and 9. Sets `below` = down_signs(mid, dn) for the next row.
+REPIX_HD std::uint32_t change4_2d_carried(DownSigns above, const float (&up)[6], const float (&mid)[6],
+                                          const float (&dn)[6], DownSigns& below) {
+  Words3 u;
+  u.z = above.z;                                    // sign(mid_i - up_i)
+  u.m = prmt(above.p, dsub(mid[1], up[0]), 0x210Fu);  // (sign(mid_1 - up_0), above.p bytes 0..2)
+  u.p = prmt(above.m, dsub(mid[4], up[5]), 0xF321u);  // (above.m bytes 1..3, sign(mid_4 - up_5))
+  below = down_signs(mid, dn);
+  const Words3 d{~below.m, ~below.z, ~below.p};
+  return change4_2d_words(u, d, own_row_words(mid));
 }
 
 // 3D. Planes z-1, z, z+1, each rows y-1, y, y+1. Returns bytes change_i + kBias3.

@@ -114,12 +114,13 @@ inline __device__ __noinline__ void global_add_hash(const GlobalAcc& g, std::uin
 // probes and go by value to the global bins at the cost of one failed CAS pair.
 enum class BlockKind { hash, bins256, hash_then_bins, presence_bits, cluster_bins, bins16, hash_bins16 };
 // The Mode bits that change the kernels of element type T (the others select gpu-opt's kernel,
-// so no kernel is compiled twice). uint16 has four, one kernel a type and mode (pick_mode), in
-// this order of precedence: kModeCluster16, kModeHashBins16, kModeBins16, kModeDirect16.
+// so no kernel is compiled twice). uint16 has five, one kernel a type and mode (pick_mode), in
+// this order of precedence: kModeFreshRows (whose steps set no other kernel bit), kModeCluster16,
+// kModeHashBins16, kModeBins16, kModeDirect16.
 template <class T>
-inline constexpr int modes_for = sizeof(T) == 2   ? (kModeDirect16 | kModeCluster16 | kModeBins16 | kModeHashBins16)
-                                 : sizeof(T) == 4 ? kModeWarpAgg
-                                                  : 0;
+inline constexpr int modes_for = kModeFreshRows | (sizeof(T) == 2   ? (kModeDirect16 | kModeCluster16 | kModeBins16 | kModeHashBins16)
+                                                   : sizeof(T) == 4 ? kModeWarpAgg
+                                                                    : 0);
 template <class T, int kMode>
 inline constexpr BlockKind block_kind = sizeof(T) == 1   ? BlockKind::bins256
                                         : sizeof(T) == 4 ? BlockKind::hash
@@ -875,12 +876,14 @@ using KernelFn = void (*)(const void*, Geom, GlobalAcc, EmitOut);
 
 // Calls pick(std::integral_constant<int, M>) with the kernels' mode M for element type T: the
 // bits of `mode` that change T's kernels (modes_for), none for the emitting (fallback) kernels.
-// kSkip: Mode bits a kernel family has no instantiation for (the 3D kernel: kModeBins16 and
-// kModeHashBins16; their steps run the kernel of the remaining bits there).
+// kSkip: Mode bits a kernel family has no instantiation for (the 3D kernel: kModeBins16,
+// kModeHashBins16 and kModeFreshRows; their steps run the kernel of the remaining bits there).
 template <class T, int kSkip = 0, class Pick>
 KernelFn pick_mode(bool emit, int mode, Pick&& pick) {
   constexpr int kHas = modes_for<T> & ~kSkip;
   const int m = emit ? kModeOpt : (mode & kHas);
+  if constexpr ((kHas & kModeFreshRows) != 0)
+    if (m & kModeFreshRows) return pick(std::integral_constant<int, kModeFreshRows>{});
   if constexpr (sizeof(T) == 2) {
     if (m & kModeCluster16) return pick(std::integral_constant<int, kModeCluster16>{});
     if constexpr ((kHas & kModeHashBins16) != 0)
@@ -888,8 +891,8 @@ KernelFn pick_mode(bool emit, int mode, Pick&& pick) {
     if constexpr ((kHas & kModeBins16) != 0)
       if (m & kModeBins16) return pick(std::integral_constant<int, kModeBins16>{});
     if (m & kModeDirect16) return pick(std::integral_constant<int, kModeDirect16>{});
-  } else if constexpr (modes_for<T> != 0) {
-    if (m == modes_for<T>) return pick(std::integral_constant<int, modes_for<T>>{});
+  } else if constexpr (sizeof(T) == 4) {
+    if (m & kModeWarpAgg) return pick(std::integral_constant<int, kModeWarpAgg>{});
   }
   return pick(std::integral_constant<int, kModeOpt>{});
 }

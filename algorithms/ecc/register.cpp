@@ -16,6 +16,7 @@ const std::vector<Variant>& variants() {
     v.push_back(gpu::gpu_shared_hist_variant());
     v.push_back(gpu::gpu_cached_variant());
     v.push_back(gpu_opt_static_variant());
+    v.push_back(gpu_opt_fresh_rows_variant());
     v.push_back({{"gpu-opt", true, "beyond-paper",
                   "one pass, 4 voxels/thread, byte-sliced win words, block hash + global hash (exact sort fallback)",
                   run_gpu_opt, make_gpu_opt_plan},

@@ -119,6 +119,44 @@ TEST(EccOptCore, Change4MatchesReference2D) {
                                 [](const float (&b)[3][3][6]) { return change4_2d(b[1][0], b[1][1], b[1][2]); });
 }
 
+// The carried form (the row above's words from the signs its own step left) on blocks drawn like
+// change4_2d's, through the reference ...
+TEST(EccOptCore, Change4CarriedMatchesReference2D) {
+  expect_rule_matches_reference(77, 0.2, 2, kBias2, [](const float (&b)[3][3][6]) {
+    DownSigns below{};
+    return change4_2d_carried(down_signs(b[1][0], b[1][1]), b[1][0], b[1][1], b[1][2], below);
+  });
+}
+
+// ... and bit for bit change4_2d's word, padding bytes and both NaN signs included, with the signs it
+// leaves for the next row equal to down_signs(mid, dn): rows walked down as a kernel's thread does,
+// each row's step taking the previous step's signs.
+TEST(EccOptCore, Change4CarriedEqualsFresh2D) {
+  for (int nan_sign : {-1, 0, 1}) {
+    NanSign ns(nan_sign);
+    std::mt19937 rng(31 + nan_sign);
+    for (int walk = 0; walk < 4000; ++walk) {
+      const int levels = 1 + static_cast<int>(rng() % 5);
+      const double outside = (walk % 4 == 0) ? 0.0 : 0.25;
+      float rows[12][6];
+      for (auto& r : rows)
+        for (float& v : r) v = canon(draw(rng, levels, outside));
+      DownSigns carry = down_signs(rows[0], rows[1]);
+      for (int y = 1; y + 1 < 12; ++y) {
+        const std::uint32_t fresh = change4_2d(rows[y - 1], rows[y], rows[y + 1]);
+        DownSigns below{};
+        const std::uint32_t carried = change4_2d_carried(carry, rows[y - 1], rows[y], rows[y + 1], below);
+        ASSERT_EQ(carried, fresh) << "walk " << walk << " row " << y << " nan " << nan_sign;
+        const DownSigns want = down_signs(rows[y], rows[y + 1]);
+        ASSERT_EQ(below.m, want.m);
+        ASSERT_EQ(below.z, want.z);
+        ASSERT_EQ(below.p, want.p);
+        carry = below;
+      }
+    }
+  }
+}
+
 TEST(EccOptCore, KeysCanonicalAndOrdered) {
   EXPECT_EQ(key_of_compute<float>(to_compute(-0.0f)), key_of_compute<float>(to_compute(0.0f)));
   EXPECT_EQ(key_of_compute<float>(to_compute(-0.0f)), 0u);
@@ -156,8 +194,10 @@ TEST(EccOptCore, KeysCanonicalAndOrdered) {
 // ---- CPU emulation of the kernels' tiling --------------------------------------------------------
 
 // `cells`: 3D runs through the cell-centric rule (change4_3d_cells) instead of change4_3d.
+// `carry_rows`: 2D as gpu-opt's kernel walks a run down its rows, the row above's words carried from
+// the step before (change4_2d_carried), afresh at the first row of every `carry_rows` (a work item).
 template <class T>
-ecc::Curve emulate(const ImageView<T>& img, bool cells = false) {
+ecc::Curve emulate(const ImageView<T>& img, bool cells = false, int carry_rows = 0) {
   const Shape& s = img.shape;
   const bool three = s.ndim == 3;
   auto at = [&](std::int64_t x, std::int64_t y, std::int64_t z) -> float {
@@ -165,6 +205,7 @@ ecc::Curve emulate(const ImageView<T>& img, bool cells = false) {
     return to_compute(img(x, y, z));
   };
   std::map<float, std::int64_t> vcec;
+  std::map<std::int64_t, DownSigns> carried;  // by run: the signs of its row above
   for (std::int64_t z = 0; z < s.nz; ++z)
     for (std::int64_t y = 0; y < s.ny; ++y)
       for (std::int64_t x0 = 0; x0 < s.nx; x0 += 4) {
@@ -173,9 +214,15 @@ ecc::Curve emulate(const ImageView<T>& img, bool cells = false) {
           for (int dy = -1; dy <= 1; ++dy)
             for (int i = 0; i < 6; ++i)
               b[dz + 1][dy + 1][i] = (three || dz == 0) ? at(x0 - 1 + i, y + dy, z + dz) : kInf;
-        const std::uint32_t w = !three ? change4_2d(b[1][0], b[1][1], b[1][2])
-                                : cells ? change4_3d_cells(b[0], b[1], b[2])
-                                        : change4_3d(b[0], b[1], b[2]);
+        std::uint32_t w = 0;
+        if (!three && carry_rows > 0) {
+          if (y % carry_rows == 0) carried[x0] = down_signs(b[1][0], b[1][1]);
+          w = change4_2d_carried(carried[x0], b[1][0], b[1][1], b[1][2], carried[x0]);
+        } else {
+          w = !three ? change4_2d(b[1][0], b[1][1], b[1][2])
+              : cells ? change4_3d_cells(b[0], b[1], b[2])
+                      : change4_3d(b[0], b[1], b[2]);
+        }
         for (int i = 0; i < 4 && x0 + i < s.nx; ++i) {
           const float c = b[1][1][i + 1];
           const std::uint32_t key = key_of_compute<T>(c);
@@ -217,6 +264,12 @@ TEST(EccOptCore, EmulatedTilingMatchesSeq) {
         const ecc::Curve got = visit_image(img, [](auto view) { return emulate(view); });
         ASSERT_EQ(got.values, want.values) << dtype_name(dt) << " " << sh.str() << " L" << levels;
         ASSERT_EQ(got.ecc, want.ecc) << dtype_name(dt) << " " << sh.str() << " L" << levels;
+        for (int carry_rows : {1, 3, 1000}) {
+          if (sh.ndim == 3) break;
+          const ecc::Curve c = visit_image(img, [&](auto view) { return emulate(view, false, carry_rows); });
+          ASSERT_EQ(c.values, want.values) << "carried " << carry_rows << " " << dtype_name(dt) << " " << sh.str();
+          ASSERT_EQ(c.ecc, want.ecc) << "carried " << carry_rows << " " << dtype_name(dt) << " " << sh.str();
+        }
         if (sh.ndim == 3) {
           const ecc::Curve cells = visit_image(img, [](auto view) { return emulate(view, true); });
           ASSERT_EQ(cells.values, want.values) << "cells " << dtype_name(dt) << " " << sh.str() << " L" << levels;

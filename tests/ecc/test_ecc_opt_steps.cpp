@@ -37,8 +37,9 @@ TEST(EccOptSteps, RegisteredAfterGpuOptInLadderOrder) {
     steps.push_back(v.step);
   }
   // The ablation table's ladder follows the registry: each step right after the one it builds on.
-  // gpu-opt-static is gpu-opt before its dynamic schedule: the step right before it.
-  const std::vector<std::string> want = {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp",
+  // gpu-opt-static is gpu-opt before its dynamic schedule and gpu-opt-fresh-rows before its carried
+  // row words: the two steps right before it.
+  const std::vector<std::string> want = {"gpu-opt-static", "gpu-opt-fresh-rows", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp",
                                          "gpu-opt-cluster", "gpu-opt-bins16", "gpu-opt-hash-bins16",
                                          "gpu-opt-sampled16"};
   const auto at = std::find(ids.begin(), ids.end(), "gpu-opt-static");
@@ -46,12 +47,13 @@ TEST(EccOptSteps, RegisteredAfterGpuOptInLadderOrder) {
   ASSERT_LE(static_cast<std::size_t>(at - ids.begin()) + want.size(), ids.size());
   EXPECT_EQ(std::vector<std::string>(at, at + want.size()), want);
   for (const char* id :
-       {"gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16", "gpu-opt-hash-bins16",
-        "gpu-opt-sampled16"}) {
+       {"gpu-opt-static", "gpu-opt-fresh-rows", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16",
+        "gpu-opt-hash-bins16", "gpu-opt-sampled16"}) {
     const ecc::Variant& v = ecc::find_variant(id);
     EXPECT_TRUE(v.gpu && v.run && v.make_plan) << id;
   }
   EXPECT_EQ(ecc::find_variant("gpu-opt-static").step, "static-schedule");
+  EXPECT_EQ(ecc::find_variant("gpu-opt-fresh-rows").step, "fresh-row-words");
   EXPECT_EQ(ecc::find_variant("gpu-opt-direct").step, "direct-index");
   EXPECT_EQ(ecc::find_variant("gpu-opt-warp").step, "warp-aggregation");
   EXPECT_EQ(ecc::find_variant("gpu-opt-cluster").step, "cluster-bins");
@@ -89,8 +91,8 @@ TEST(EccOptSteps, Uint16ManyAndFewValuesEqualSeq) {
   imgs.push_back(test::checkerboard(DType::u16, Shape::d2(257, 129), 3, 0, 65535));
   imgs.push_back(test::random_image(DType::u8, Shape::d3(67, 33, 17), 256, seed++));
   imgs.push_back(test::random_image(DType::f32, Shape::d2(403, 211), 30000, seed++));
-  for (const char* id : {"gpu-opt-static", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16",
-                         "gpu-opt-hash-bins16", "gpu-opt-sampled16"}) {
+  for (const char* id : {"gpu-opt-static", "gpu-opt-fresh-rows", "gpu-opt", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster",
+                         "gpu-opt-bins16", "gpu-opt-hash-bins16", "gpu-opt-sampled16"}) {
     if (std::string(id) == "gpu-opt-cluster" && !ecc::opt::clusters_available()) continue;  // Hopper and newer
     expect_equal_to_seq(ecc::find_variant(id), imgs);
   }

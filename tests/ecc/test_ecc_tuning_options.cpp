@@ -155,7 +155,7 @@ TEST(EccTuningOptionsGpu, NonDefaultValuesStayExact) {
                            "uniform:129x17x13:levels=200:dtype=uint8:seed=6", "grf:40x41x42:alpha=3:seed=7"}) {
     auto p = f.problem(spec, cli::Args{});
     for (const char* variant :
-         {"gpu-opt", "gpu-opt-static", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16",
+         {"gpu-opt", "gpu-opt-static", "gpu-opt-fresh-rows", "gpu-opt-direct", "gpu-opt-warp", "gpu-opt-cluster", "gpu-opt-bins16",
           "gpu-opt-hash-bins16", "gpu-opt-sampled16", "gpu-stream"})
       for (const char* scope : {"kernel", "end-to-end"}) {
         if (std::string(variant) == "gpu-opt-cluster" && !ecc::opt::clusters_available()) continue;  // Hopper+

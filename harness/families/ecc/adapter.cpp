@@ -69,11 +69,11 @@ nlohmann::json timeline_json(const ecc::EndToEndTimeline& t) {
 
 // gpu-opt's engine tuning (ecc::OptTuning): one option a field, read by the variants that run the
 // engine. Every default is OptTuning's own, so a run that sets none is the measured default.
-const std::vector<std::string> kEngineVariants = {"gpu-opt-static", "gpu-opt",        "gpu-opt-direct",
+const std::vector<std::string> kEngineVariants = {"gpu-opt-static", "gpu-opt-fresh-rows", "gpu-opt", "gpu-opt-direct",
                                                   "gpu-opt-warp",   "gpu-opt-cluster", "gpu-opt-bins16",
                                                   "gpu-opt-hash-bins16", "gpu-opt-sampled16", "gpu-stream"};
 // The dynamic schedule's split: gpu-opt-static shares its items out by fixed strides instead.
-const std::vector<std::string> kDynamicVariants = {"gpu-opt",        "gpu-opt-direct", "gpu-opt-warp",        "gpu-opt-cluster",
+const std::vector<std::string> kDynamicVariants = {"gpu-opt-fresh-rows", "gpu-opt",        "gpu-opt-direct", "gpu-opt-warp",        "gpu-opt-cluster",
                                                    "gpu-opt-bins16", "gpu-opt-hash-bins16", "gpu-opt-sampled16", "gpu-stream"};
 
 std::string read_by_text(const std::vector<std::string>& ids) {

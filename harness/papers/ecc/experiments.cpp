@@ -7,7 +7,7 @@ namespace repix::experiments {
 
 namespace {
 
-const std::vector<std::string> kLadder = {"gpu-shared-hist", "gpu-cached",      "gpu-opt-static", "gpu-opt",
+const std::vector<std::string> kLadder = {"gpu-shared-hist", "gpu-cached",      "gpu-opt-static", "gpu-opt-fresh-rows", "gpu-opt",
                                           "gpu-opt-direct",  "gpu-opt-warp",    "gpu-opt-cluster", "gpu-opt-bins16",
                                           "gpu-opt-hash-bins16", "gpu-opt-sampled16"};
 // Float32 8192^2 and 512^3, uniform and GRF, and Table 1's 512^3 row with ~1000 keys.
