@@ -151,8 +151,15 @@ struct Item3 {
   std::int64_t plane_elems = 0;  // and the elements of a plane (its step)
 };
 
+// A thread walks its run along z, so the comparisons of row y of plane z with row y of plane z+1
+// are those of the next step with its plane below: gpu-opt carries their signs (change4_3d_carried:
+// 2 FADD and 2 PRMT instead of 12 and 9 for that row; the other rows of plane z-1 are other warps'
+// rows y); gpu-opt-fresh-rows, the step before it, makes them afresh (change4_3d).
+template <int kMode>
+inline constexpr bool kCarryPlanes = (kMode & kModeFreshRows) == 0;
+
 template <class T, bool kVec, bool kEmit, int kMode>
-__device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], float (&Pp)[3][6],
+__device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], float (&Pp)[3][6], DownSigns& carry,
                                       float* planes, PlaneShare<T, kVec>& pend, Planes3<T, kVec>& L,
                                       const Item3& it, int k, EmitOut& out, ThreadAcc<T, kMode>& ta,
                                       BlockAcc<T, kMode>& ba, const GlobalAcc& acc) {
@@ -163,7 +170,9 @@ __device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], floa
   pend = L.next();
   __syncthreads();
   read_rows(Pp, slot + it.rows_at);
-  const std::uint32_t s = change4_3d(Pm, P0, Pp);
+  std::uint32_t s;
+  if constexpr (kCarryPlanes<kMode>) s = change4_3d_carried(carry, Pm, P0, Pp, carry);
+  else s = change4_3d(Pm, P0, Pp);
   consume<T, kEmit, kMode, kVec>(s, kBias3, P0[1], it.valid, it.out_index + k * it.plane_elems, out, ta, ba, acc);
 }
 
@@ -223,10 +232,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
     read_rows(P0, first + it3.rows_at);
     read_rows(P1, second + it3.rows_at);
     __syncthreads();  // the first step overwrites plane za-1's slot
+    // The signs of row y of plane za-1 against plane za's, which the first step takes as its own.
+    DownSigns carry{};
+    if constexpr (kCarryPlanes<kMode>) carry = down_signs(P0[1], P1[1]);
     for (int k = 0; k < it3.steps; k += 3) {
-      step3<T, kVec, kEmit, kMode>(P0, P1, P2, planes, pend, L, it3, k, out, ta, ba, acc);
-      step3<T, kVec, kEmit, kMode>(P1, P2, P0, planes, pend, L, it3, k + 1, out, ta, ba, acc);
-      step3<T, kVec, kEmit, kMode>(P2, P0, P1, planes, pend, L, it3, k + 2, out, ta, ba, acc);
+      step3<T, kVec, kEmit, kMode>(P0, P1, P2, carry, planes, pend, L, it3, k, out, ta, ba, acc);
+      step3<T, kVec, kEmit, kMode>(P1, P2, P0, carry, planes, pend, L, it3, k + 1, out, ta, ba, acc);
+      step3<T, kVec, kEmit, kMode>(P2, P0, P1, carry, planes, pend, L, it3, k + 2, out, ta, ba, acc);
     }
     if (took) {  // thread 0's ticket to the block; read before anyone reaches the next item's barrier
       if (threadIdx.x == 0) next_ticket = ticket;
@@ -249,10 +261,8 @@ KernelFn pick_kernel_3d(DType dt, bool vec, bool emit, int mode, int blocks) {
     using T = typename decltype(tag)::type;
     // The 16-bit shared bins are 2D only (the 3D kernel's 8-warp tiles, and |change| <= 13 would
     // leave the counters little room: gpu_opt_kernels.cuh): in 3D gpu-opt-bins16 runs
-    // gpu-opt-direct's uint16 kernel and gpu-opt-hash-bins16 gpu-opt's. The carried row words are
-    // 2D (a 3D thread walks along z, whose planes' other rows are other warps'): gpu-opt-fresh-rows
-    // runs gpu-opt's 3D kernel.
-    return pick_instantiation<T, 2, 3, kModeBins16 | kModeHashBins16 | kModeFreshRows>(vec, emit, blocks, mode, [](auto v, auto e, auto blocks, auto m) {
+    // gpu-opt-direct's uint16 kernel and gpu-opt-hash-bins16 gpu-opt's.
+    return pick_instantiation<T, 2, 3, kModeBins16 | kModeHashBins16>(vec, emit, blocks, mode, [](auto v, auto e, auto blocks, auto m) {
       return reinterpret_cast<KernelFn>(&ecc3d_kernel<T, decltype(v)::value, decltype(e)::value, decltype(blocks)::value,
                                                    decltype(m)::value>);
     });

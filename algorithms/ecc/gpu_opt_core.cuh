@@ -155,6 +155,18 @@ REPIX_HD Words2 own_row_words(const float (&c)[6]) {
   return w;
 }
 
+// The words for a row above from the signs its own step left (`above` = down_signs(up, c)):
+// [c < up] = sign(c - up) is the difference that step took. Two bytes need a new difference each
+// (voxel 0's neighbour up[0], voxel 3's up[5]); the others are `above`'s bytes shifted by one voxel.
+// Bit for bit row_words(c, up, true), for 2 FADD and 2 PRMT instead of 12 and 9.
+REPIX_HD Words3 row_words_above(const DownSigns& above, const float (&c)[6], const float (&up)[6]) {
+  Words3 u;
+  u.z = above.z;                                   // sign(c_i - up_i)
+  u.m = prmt(above.p, dsub(c[1], up[0]), 0x210Fu);  // (sign(c_1 - up_0), above.p bytes 0..2)
+  u.p = prmt(above.m, dsub(c[4], up[5]), 0xF321u);  // (above.m bytes 1..3, sign(c_4 - up_5))
+  return u;
+}
+
 // ---- cell logic --------------------------------------------------------------------------------
 
 // 2D, from the words for the row above (u), below (d) and the run's own row (x). Returns bytes
@@ -174,33 +186,26 @@ REPIX_HD std::uint32_t change4_2d(const float (&up)[6], const float (&mid)[6],
   return change4_2d_words(row_words(mid, up, true), row_words(mid, dn, false), own_row_words(mid));
 }
 
-// change4_2d for a thread that walks down its columns: the words for the row above are the signs
-// the step of that row left (`above` = down_signs(up, mid)), since [mid < up] = sign(mid - up) is
-// the same difference that step took. Only two bytes need a new difference each: voxel 0's
-// up-left neighbour (up[0]) and voxel 3's up-right one (up[5]); the others are `above`'s bytes
-// shifted by one voxel. Bit for bit change4_2d's word (the same differences, NaN signs included),
-// for 2 FADD and 2 PRMT instead of 12 and 9. Sets `below` = down_signs(mid, dn) for the next row.
+// change4_2d for a thread that walks down its columns: the words for the row above from the signs
+// the step of that row left (`above` = down_signs(up, mid); row_words_above). Bit for bit
+// change4_2d's word (the same differences, NaN signs included). Sets `below` = down_signs(mid, dn)
+// for the next row.
 REPIX_HD std::uint32_t change4_2d_carried(DownSigns above, const float (&up)[6], const float (&mid)[6],
                                           const float (&dn)[6], DownSigns& below) {
-  Words3 u;
-  u.z = above.z;                                    // sign(mid_i - up_i)
-  u.m = prmt(above.p, dsub(mid[1], up[0]), 0x210Fu);  // (sign(mid_1 - up_0), above.p bytes 0..2)
-  u.p = prmt(above.m, dsub(mid[4], up[5]), 0xF321u);  // (above.m bytes 1..3, sign(mid_4 - up_5))
+  const Words3 u = row_words_above(above, mid, up);
   below = down_signs(mid, dn);
   const Words3 d{~below.m, ~below.z, ~below.p};
   return change4_2d_words(u, d, own_row_words(mid));
 }
 
-// 3D. Planes z-1, z, z+1, each rows y-1, y, y+1. Returns bytes change_i + kBias3.
-REPIX_HD std::uint32_t change4_3d(const float (&lo)[3][6], const float (&mi)[3][6],
-                                  const float (&hi)[3][6]) {
+// 3D, from the words for row y of plane z-1 (l1) and of plane z+1 (h1), given or carried.
+REPIX_HD std::uint32_t change4_3d_words(const float (&lo)[3][6], const float (&mi)[3][6],
+                                        const float (&hi)[3][6], const Words3& l1, const Words3& h1) {
   const float (&c)[6] = mi[1];
-  // W[dz+1][dy+1] for the 8 other rows.
-  const Words3 l0 = row_words(c, lo[0], true), l1 = row_words(c, lo[1], true),
-               l2 = row_words(c, lo[2], true);
+  // W[dz+1][dy+1] for the 6 other rows.
+  const Words3 l0 = row_words(c, lo[0], true), l2 = row_words(c, lo[2], true);
   const Words3 m0 = row_words(c, mi[0], true), m2 = row_words(c, mi[2], false);
-  const Words3 h0 = row_words(c, hi[0], false), h1 = row_words(c, hi[1], false),
-               h2 = row_words(c, hi[2], false);
+  const Words3 h0 = row_words(c, hi[0], false), h2 = row_words(c, hi[2], false);
   const Words2 x = own_row_words(c);
 
   // Face neighbours, masked to one bit per byte.
@@ -228,6 +233,22 @@ REPIX_HD std::uint32_t change4_3d(const float (&lo)[3][6], const float (&mi)[3][
 
   // -1 for the cube, +12 bias: 12 - 1 + faces + verts - edges + 1... byte = change + 13.
   return kOnes * 12u + faces + verts - edges;
+}
+
+// 3D. Planes z-1, z, z+1, each rows y-1, y, y+1. Returns bytes change_i + kBias3.
+REPIX_HD std::uint32_t change4_3d(const float (&lo)[3][6], const float (&mi)[3][6],
+                                  const float (&hi)[3][6]) {
+  return change4_3d_words(lo, mi, hi, row_words(mi[1], lo[1], true), row_words(mi[1], hi[1], false));
+}
+
+// change4_3d for a thread that walks its run along z: row y of plane z-1 is the row "above" whose
+// signs the step of plane z-1 left (`above` = down_signs(lo[1], mi[1]); the other rows of plane z-1
+// are other warps' rows y). Bit for bit change4_3d's word. Sets `below` = down_signs(mi[1], hi[1]).
+REPIX_HD std::uint32_t change4_3d_carried(DownSigns above, const float (&lo)[3][6], const float (&mi)[3][6],
+                                          const float (&hi)[3][6], DownSigns& below) {
+  const Words3 l1 = row_words_above(above, mi[1], lo[1]);
+  below = down_signs(mi[1], hi[1]);
+  return change4_3d_words(lo, mi, hi, l1, Words3{~below.m, ~below.z, ~below.p});
 }
 
 // ---- cell-centric 3D rule (NOTES-gpu-opt.md, "The owner formulas, worked out") ---------------

@@ -876,8 +876,8 @@ using KernelFn = void (*)(const void*, Geom, GlobalAcc, EmitOut);
 
 // Calls pick(std::integral_constant<int, M>) with the kernels' mode M for element type T: the
 // bits of `mode` that change T's kernels (modes_for), none for the emitting (fallback) kernels.
-// kSkip: Mode bits a kernel family has no instantiation for (the 3D kernel: kModeBins16,
-// kModeHashBins16 and kModeFreshRows; their steps run the kernel of the remaining bits there).
+// kSkip: Mode bits a kernel family has no instantiation for (the 3D kernel: kModeBins16 and
+// kModeHashBins16; their steps run the kernel of the remaining bits there).
 template <class T, int kSkip = 0, class Pick>
 KernelFn pick_mode(bool emit, int mode, Pick&& pick) {
   constexpr int kHas = modes_for<T> & ~kSkip;

@@ -157,6 +157,41 @@ TEST(EccOptCore, Change4CarriedEqualsFresh2D) {
   }
 }
 
+// 3D: a run walked along z, row y of plane z-1 carried from the step of that plane.
+TEST(EccOptCore, Change4CarriedMatchesReference3D) {
+  expect_rule_matches_reference(78, 0.15, 3, kBias3, [](const float (&b)[3][3][6]) {
+    DownSigns below{};
+    return change4_3d_carried(down_signs(b[0][1], b[1][1]), b[0], b[1], b[2], below);
+  });
+}
+
+TEST(EccOptCore, Change4CarriedEqualsFresh3D) {
+  for (int nan_sign : {-1, 0, 1}) {
+    NanSign ns(nan_sign);
+    std::mt19937 rng(57 + nan_sign);
+    for (int walk = 0; walk < 2000; ++walk) {
+      const int levels = 1 + static_cast<int>(rng() % 5);
+      const double outside = (walk % 4 == 0) ? 0.0 : 0.2;
+      float planes[8][3][6];
+      for (auto& p : planes)
+        for (auto& r : p)
+          for (float& v : r) v = canon(draw(rng, levels, outside));
+      DownSigns carry = down_signs(planes[0][1], planes[1][1]);
+      for (int z = 1; z + 1 < 8; ++z) {
+        const std::uint32_t fresh = change4_3d(planes[z - 1], planes[z], planes[z + 1]);
+        DownSigns below{};
+        const std::uint32_t carried = change4_3d_carried(carry, planes[z - 1], planes[z], planes[z + 1], below);
+        ASSERT_EQ(carried, fresh) << "walk " << walk << " plane " << z << " nan " << nan_sign;
+        const DownSigns want = down_signs(planes[z][1], planes[z + 1][1]);
+        ASSERT_EQ(below.m, want.m);
+        ASSERT_EQ(below.z, want.z);
+        ASSERT_EQ(below.p, want.p);
+        carry = below;
+      }
+    }
+  }
+}
+
 TEST(EccOptCore, KeysCanonicalAndOrdered) {
   EXPECT_EQ(key_of_compute<float>(to_compute(-0.0f)), key_of_compute<float>(to_compute(0.0f)));
   EXPECT_EQ(key_of_compute<float>(to_compute(-0.0f)), 0u);
@@ -194,8 +229,9 @@ TEST(EccOptCore, KeysCanonicalAndOrdered) {
 // ---- CPU emulation of the kernels' tiling --------------------------------------------------------
 
 // `cells`: 3D runs through the cell-centric rule (change4_3d_cells) instead of change4_3d.
-// `carry_rows`: 2D as gpu-opt's kernel walks a run down its rows, the row above's words carried from
-// the step before (change4_2d_carried), afresh at the first row of every `carry_rows` (a work item).
+// `carry_rows`: as gpu-opt's kernels walk a run down its rows (2D) or along z (3D), the words for the
+// row above (plane below) carried from the step before (change4_2d_carried, change4_3d_carried),
+// afresh at the first row (plane) of every `carry_rows` (a work item).
 template <class T>
 ecc::Curve emulate(const ImageView<T>& img, bool cells = false, int carry_rows = 0) {
   const Shape& s = img.shape;
@@ -205,7 +241,7 @@ ecc::Curve emulate(const ImageView<T>& img, bool cells = false, int carry_rows =
     return to_compute(img(x, y, z));
   };
   std::map<float, std::int64_t> vcec;
-  std::map<std::int64_t, DownSigns> carried;  // by run: the signs of its row above
+  std::map<std::pair<std::int64_t, std::int64_t>, DownSigns> carried;  // by run (y in 3D, x0): its signs
   for (std::int64_t z = 0; z < s.nz; ++z)
     for (std::int64_t y = 0; y < s.ny; ++y)
       for (std::int64_t x0 = 0; x0 < s.nx; x0 += 4) {
@@ -216,8 +252,13 @@ ecc::Curve emulate(const ImageView<T>& img, bool cells = false, int carry_rows =
               b[dz + 1][dy + 1][i] = (three || dz == 0) ? at(x0 - 1 + i, y + dy, z + dz) : kInf;
         std::uint32_t w = 0;
         if (!three && carry_rows > 0) {
-          if (y % carry_rows == 0) carried[x0] = down_signs(b[1][0], b[1][1]);
-          w = change4_2d_carried(carried[x0], b[1][0], b[1][1], b[1][2], carried[x0]);
+          DownSigns& c = carried[{0, x0}];
+          if (y % carry_rows == 0) c = down_signs(b[1][0], b[1][1]);
+          w = change4_2d_carried(c, b[1][0], b[1][1], b[1][2], c);
+        } else if (three && carry_rows > 0) {
+          DownSigns& c = carried[{y, x0}];
+          if (z % carry_rows == 0) c = down_signs(b[0][1], b[1][1]);
+          w = change4_3d_carried(c, b[0], b[1], b[2], c);
         } else {
           w = !three ? change4_2d(b[1][0], b[1][1], b[1][2])
               : cells ? change4_3d_cells(b[0], b[1], b[2])
@@ -265,7 +306,6 @@ TEST(EccOptCore, EmulatedTilingMatchesSeq) {
         ASSERT_EQ(got.values, want.values) << dtype_name(dt) << " " << sh.str() << " L" << levels;
         ASSERT_EQ(got.ecc, want.ecc) << dtype_name(dt) << " " << sh.str() << " L" << levels;
         for (int carry_rows : {1, 3, 1000}) {
-          if (sh.ndim == 3) break;
           const ecc::Curve c = visit_image(img, [&](auto view) { return emulate(view, false, carry_rows); });
           ASSERT_EQ(c.values, want.values) << "carried " << carry_rows << " " << dtype_name(dt) << " " << sh.str();
           ASSERT_EQ(c.ecc, want.ecc) << "carried " << carry_rows << " " << dtype_name(dt) << " " << sh.str();
