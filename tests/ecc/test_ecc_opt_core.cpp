@@ -215,10 +215,16 @@ TEST(EccOptCore, KeysCanonicalAndOrdered) {
     EXPECT_EQ(a < b, oa < ob) << a << " " << b;
     EXPECT_EQ(a == b, oa == ob) << a << " " << b;
   }
+  // Integers: 2^23 + v, ordered as the integers, differences exact, the key the integer back.
   for (std::uint32_t u = 0; u < 65536; ++u) {
     const float f = to_compute(static_cast<std::uint16_t>(u));
-    ASSERT_EQ(f, static_cast<float>(u));
+    ASSERT_EQ(f, 8388608.0f + static_cast<float>(u));
     ASSERT_EQ(key_of_compute<std::uint16_t>(f), u);
+    const std::uint32_t w = rng() % 65536;
+    const float g = to_compute(static_cast<std::uint16_t>(w));
+    ASSERT_EQ(f - g, static_cast<float>(static_cast<int>(u) - static_cast<int>(w)));
+    ASSERT_EQ(f < g, u < w);
+    ASSERT_LT(f, kInf);
   }
   for (std::uint32_t u = 0; u < 256; ++u)
     ASSERT_EQ(key_of_compute<std::uint8_t>(to_compute(static_cast<std::uint8_t>(u))), u);
