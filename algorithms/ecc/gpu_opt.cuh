@@ -32,7 +32,7 @@ enum Mode : int {
   kModeBins16 = 16,       // gpu-opt-bins16: 2D uint16 in 16-bit bins of one block's shared memory (wins over kModeDirect16)
   kModeHashBins16 = 32,   // gpu-opt-hash-bins16: gpu-opt's uint16 block hash in front of those bins (2D)
   kModeSampled16 = 64,    // gpu-opt-sampled16: 2D uint16, a sample of the values picks gpu-opt's kernel or kModeBins16's
-  kModeFreshRows = 128,   // gpu-opt-fresh-rows, the step before gpu-opt: 2D rows compared with the row above afresh
+  kModeFreshRows = 128,   // gpu-opt-fresh-rows, the step before gpu-opt: rows compared with the row above (2D) or plane below (3D) afresh
 };
 
 // Blocks a cluster of the kernels of this type and mode (1: no cluster; gpu-opt-cluster's uint16
