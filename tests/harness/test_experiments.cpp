@@ -39,7 +39,7 @@ TEST(Experiments, NamesAreUniqueAndGroupsArePapersOrSuites) {
   }
   // The stages scripts/device-check used to spell out in bash.
   for (const char* n : {"ecc-roofline-kernel", "ecc-roofline-kernel-int", "ecc-roofline-e2e", "ecc-e2e-timeline",
-                        "ecc-u16", "ecc-chunk-sweep", "ecc-grf-gap", "ecc-issue-bound", "ami-2gpu", "ami-2gpu-pipeline",
+                        "ecc-u16", "ecc-carried-rows", "ecc-chunk-sweep", "ecc-grf-gap", "ecc-issue-bound", "ami-2gpu", "ami-2gpu-pipeline",
                         "maxtree-seminar", "maxtree-peers", "maxtree-profile", "iwpp", "iwpp-skimage",
                         "iwpp-edt-ladder", "default", "targets", "quick", "profile", "smoke"})
     EXPECT_TRUE(names.count(n)) << n;

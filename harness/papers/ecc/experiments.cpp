@@ -43,6 +43,15 @@ const std::vector<std::string> kChunkSets = {
 const std::vector<std::string> kChunkSmallSets = {"uniform:2048x2048:levels=256:dtype=uint8:seed=1",
                                                   "uniform:128x128x128:levels=256:dtype=uint8:seed=3",
                                                   "uniform:1024x1024:levels=256:dtype=float32:seed=1"};
+// gpu-opt's carried row words against gpu-opt-fresh-rows: where they win (8192^2, GRF at every size)
+// and where they lose (uniform 256-level float32 at 1024^2 and 2048^2, H200).
+const std::vector<std::string> kCarrySets = {
+    "uniform:1024x1024:levels=256:dtype=float32:seed=1", "uniform:2048x2048:levels=256:dtype=float32:seed=1",
+    "uniform:4096x4096:levels=256:dtype=float32:seed=1", "uniform:8192x8192:levels=256:dtype=float32:seed=1",
+    "grf:1024x1024:alpha=3:seed=2",                      "grf:2048x2048:alpha=3:seed=2",
+    "grf:4096x4096:alpha=3:seed=2",                      "grf:8192x8192:alpha=3:seed=2",
+    "uniform:2048x2048:levels=1024:dtype=float32:seed=1", "uniform:2048x2048:levels=256:dtype=uint8:seed=1",
+    "uniform:2048x2048:levels=65536:dtype=uint16:seed=1", "uniform:512x512x512:levels=256:dtype=float32:seed=3"};
 const char* kGrfGapSections =
     "SpeedOfLight,LaunchStats,Occupancy,WarpStateStats,MemoryWorkloadAnalysis_Tables,InstructionStats,"
     "ComputeWorkloadAnalysis,SchedulerStats,SourceCounters";
@@ -122,6 +131,14 @@ std::vector<Experiment> ecc_paper_experiments() {
     }
     v.push_back(e);
   }
+  v.push_back({"ecc-carried-rows", "ecc",
+               "gpu-opt (row words carried from the step before) beside gpu-opt-fresh-rows (made afresh) from 1024^2 "
+               "to 8192^2 and 512^3, then Nsight Compute of both on uniform float32 2048^2, where the carry loses",
+               {ecc_bench("bench", {"gpu-opt-fresh-rows", "gpu-opt"}, kCarrySets, {"kernel"}, "300"),
+                profile("gpu-opt-2048", "ecc", "gpu-opt", "uniform:2048x2048:levels=256:dtype=float32:seed=1",
+                        {{"sections", kGrfGapSections}}),
+                profile("gpu-opt-fresh-rows-2048", "ecc", "gpu-opt-fresh-rows",
+                        "uniform:2048x2048:levels=256:dtype=float32:seed=1", {{"sections", kGrfGapSections}})}});
   v.push_back({"ecc-grf-gap", "ecc",
                "Nsight Compute of gpu-opt's float32 2D kernel on uniform and GRF 8192^2 and GRF 2048^2 (SourceCounters, SchedulerStats)",
                {profile("uniform-8192", "ecc", "gpu-opt", "uniform:8192x8192:levels=256:dtype=float32:seed=1",
