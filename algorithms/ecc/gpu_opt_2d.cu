@@ -63,10 +63,7 @@ __device__ __forceinline__ void assemble2(float (&row)[6], const RawRow2<T>& w, 
 // A thread walks down its 4 columns, so the comparisons of row y with row y+1 are those of row y+1
 // with row y: gpu-opt carries their signs from a step to the next (change4_2d_carried: 2 FADD and 2
 // PRMT a step for the row above instead of 12 and 9); gpu-opt-fresh-rows, the step before it, makes
-// them afresh (change4_2d).
-template <int kMode>
-inline constexpr bool kCarryRows = (kMode & kModeFreshRows) == 0;
-
+// them afresh (change4_2d). kCarriesWords in gpu_opt_kernels.cuh.
 template <class T, bool kVec, bool kEmit, int kMode>
 __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6],
                                       const float (&dn)[6], DownSigns& carry, int t, int nrows, unsigned valid,
@@ -75,7 +72,7 @@ __device__ __forceinline__ void step2(const float (&up)[6], const float (&mid)[6
                                       const GlobalAcc& acc) {
   if (t >= nrows) return;  // warp-uniform
   std::uint32_t s;
-  if constexpr (kCarryRows<kMode>) s = change4_2d_carried(carry, up, mid, dn, carry);
+  if constexpr (kCarriesWords<kMode>) s = change4_2d_carried(carry, up, mid, dn, carry);
   else s = change4_2d(up, mid, dn);
   consume<T, kEmit, kMode, kVec>(s, kBias2, mid, valid, out_index, out, ta, ba, acc);
 }
@@ -162,7 +159,7 @@ __global__ void __launch_bounds__(block_warps<T, kMode> * 32, block_warps<T, kMo
     }
     // The signs of row ya - 1 against row ya, which the first step takes as its row above's.
     DownSigns carry{};
-    if constexpr (kCarryRows<kMode>) carry = down_signs(A, B);
+    if constexpr (kCarriesWords<kMode>) carry = down_signs(A, B);
     // Step t computes row ya + t (row index t + 1) from rows t, t + 1, t + 2; rows t + 6 .. t + 8
     // are loaded while steps t .. t + 2 compute.
     for (int t = 0; t < nrows; t += 3) {

@@ -154,9 +154,8 @@ struct Item3 {
 // A thread walks its run along z, so the comparisons of row y of plane z with row y of plane z+1
 // are those of the next step with its plane below: gpu-opt carries their signs (change4_3d_carried:
 // 2 FADD and 2 PRMT instead of 12 and 9 for that row; the other rows of plane z-1 are other warps'
-// rows y); gpu-opt-fresh-rows, the step before it, makes them afresh (change4_3d).
-template <int kMode>
-inline constexpr bool kCarryPlanes = (kMode & kModeFreshRows) == 0;
+// rows y); gpu-opt-fresh-rows, the step before it, makes them afresh (change4_3d). kCarriesWords in
+// gpu_opt_kernels.cuh.
 
 template <class T, bool kVec, bool kEmit, int kMode>
 __device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], float (&Pp)[3][6], DownSigns& carry,
@@ -171,7 +170,7 @@ __device__ __forceinline__ void step3(float (&Pm)[3][6], float (&P0)[3][6], floa
   __syncthreads();
   read_rows(Pp, slot + it.rows_at);
   std::uint32_t s;
-  if constexpr (kCarryPlanes<kMode>) s = change4_3d_carried(carry, Pm, P0, Pp, carry);
+  if constexpr (kCarriesWords<kMode>) s = change4_3d_carried(carry, Pm, P0, Pp, carry);
   else s = change4_3d(Pm, P0, Pp);
   consume<T, kEmit, kMode, kVec>(s, kBias3, P0[1], it.valid, it.out_index + k * it.plane_elems, out, ta, ba, acc);
 }
@@ -234,7 +233,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) ecc3d_kernel(const T* __
     __syncthreads();  // the first step overwrites plane za-1's slot
     // The signs of row y of plane za-1 against plane za's, which the first step takes as its own.
     DownSigns carry{};
-    if constexpr (kCarryPlanes<kMode>) carry = down_signs(P0[1], P1[1]);
+    if constexpr (kCarriesWords<kMode>) carry = down_signs(P0[1], P1[1]);
     for (int k = 0; k < it3.steps; k += 3) {
       step3<T, kVec, kEmit, kMode>(P0, P1, P2, carry, planes, pend, L, it3, k, out, ta, ba, acc);
       step3<T, kVec, kEmit, kMode>(P1, P2, P0, carry, planes, pend, L, it3, k + 1, out, ta, ba, acc);

@@ -129,17 +129,17 @@ REPIX_HD DownSigns down_signs(const float (&c)[6], const float (&n)[6]) {
   return s;
 }
 
+// The words for the following row from its signs: win = [c <= n] = !(n < c) = ~sign(n - c).
+REPIX_HD Words3 words_below(const DownSigns& s) { return Words3{~s.m, ~s.z, ~s.p}; }
+
 REPIX_HD Words3 row_words(const float (&c)[6], const float (&n)[6], bool before) {
   Words3 w;
   if (before) {  // win = [c < n] = sign(c - n)
     w.m = sign4(dsub(c[1], n[0]), dsub(c[2], n[1]), dsub(c[3], n[2]), dsub(c[4], n[3]));
     w.z = sign4(dsub(c[1], n[1]), dsub(c[2], n[2]), dsub(c[3], n[3]), dsub(c[4], n[4]));
     w.p = sign4(dsub(c[1], n[2]), dsub(c[2], n[3]), dsub(c[3], n[4]), dsub(c[4], n[5]));
-  } else {  // win = [c <= n] = !(n < c) = ~sign(n - c)
-    const DownSigns s = down_signs(c, n);
-    w.m = ~s.m;
-    w.z = ~s.z;
-    w.p = ~s.p;
+  } else {
+    w = words_below(down_signs(c, n));
   }
   return w;
 }
@@ -198,8 +198,7 @@ REPIX_HD std::uint32_t change4_2d_carried(DownSigns above, const float (&up)[6],
                                           const float (&dn)[6], DownSigns& below) {
   const Words3 u = row_words_above(above, mid, up);
   below = down_signs(mid, dn);
-  const Words3 d{~below.m, ~below.z, ~below.p};
-  return change4_2d_words(u, d, own_row_words(mid));
+  return change4_2d_words(u, words_below(below), own_row_words(mid));
 }
 
 // 3D, from the words for row y of plane z-1 (l1) and of plane z+1 (h1), given or carried.
@@ -252,7 +251,7 @@ REPIX_HD std::uint32_t change4_3d_carried(DownSigns above, const float (&lo)[3][
                                           const float (&hi)[3][6], DownSigns& below) {
   const Words3 l1 = row_words_above(above, mi[1], lo[1]);
   below = down_signs(mi[1], hi[1]);
-  return change4_3d_words(lo, mi, hi, l1, Words3{~below.m, ~below.z, ~below.p});
+  return change4_3d_words(lo, mi, hi, l1, words_below(below));
 }
 
 // ---- cell-centric 3D rule (NOTES-gpu-opt.md, "The owner formulas, worked out") ---------------

@@ -121,6 +121,11 @@ template <class T>
 inline constexpr int modes_for = kModeFreshRows | (sizeof(T) == 2   ? (kModeDirect16 | kModeCluster16 | kModeBins16 | kModeHashBins16)
                                                    : sizeof(T) == 4 ? kModeWarpAgg
                                                                     : 0);
+// Whether a kernel of this mode carries the comparisons of a step with the next row (2D) or plane
+// (3D) to that row's or plane's step (change4_2d_carried, change4_3d_carried): all but
+// gpu-opt-fresh-rows' (and gpu-opt-static's), which make them afresh.
+template <int kMode>
+inline constexpr bool kCarriesWords = (kMode & kModeFreshRows) == 0;
 template <class T, int kMode>
 inline constexpr BlockKind block_kind = sizeof(T) == 1   ? BlockKind::bins256
                                         : sizeof(T) == 4 ? BlockKind::hash

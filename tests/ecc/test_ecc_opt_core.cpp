@@ -128,26 +128,28 @@ TEST(EccOptCore, Change4CarriedMatchesReference2D) {
   });
 }
 
-// ... and bit for bit change4_2d's word, padding bytes and both NaN signs included, with the signs it
-// leaves for the next row equal to down_signs(mid, dn): rows walked down as a kernel's thread does,
-// each row's step taking the previous step's signs.
-TEST(EccOptCore, Change4CarriedEqualsFresh2D) {
+// Walks of `kSteps` slices (rows in 2D, planes in 3D) with both NaN signs and the host's own, each
+// step's carried rule (taking the previous step's signs) bit for bit the fresh rule's word, padding
+// bytes included, and the signs it leaves equal to down_signs of its own and the next slice's run rows
+// (`run_row(slice)`). `fresh(a, b, c)`, `carried(above, a, b, c, below)`.
+template <class Slice, int kSteps, class RunRow, class Fresh, class Carried>
+void expect_carried_walks_equal_fresh(std::uint32_t seed, int walks, double outside_p, RunRow run_row, Fresh fresh,
+                                      Carried carried) {
   for (int nan_sign : {-1, 0, 1}) {
     NanSign ns(nan_sign);
-    std::mt19937 rng(31 + nan_sign);
-    for (int walk = 0; walk < 4000; ++walk) {
+    std::mt19937 rng(seed + nan_sign);
+    for (int walk = 0; walk < walks; ++walk) {
       const int levels = 1 + static_cast<int>(rng() % 5);
-      const double outside = (walk % 4 == 0) ? 0.0 : 0.25;
-      float rows[12][6];
-      for (auto& r : rows)
-        for (float& v : r) v = canon(draw(rng, levels, outside));
-      DownSigns carry = down_signs(rows[0], rows[1]);
-      for (int y = 1; y + 1 < 12; ++y) {
-        const std::uint32_t fresh = change4_2d(rows[y - 1], rows[y], rows[y + 1]);
+      const double outside = (walk % 4 == 0) ? 0.0 : outside_p;
+      Slice slices[kSteps];
+      float* v = reinterpret_cast<float*>(slices);
+      for (std::size_t i = 0; i < sizeof(slices) / sizeof(float); ++i) v[i] = canon(draw(rng, levels, outside));
+      DownSigns carry = down_signs(run_row(slices[0]), run_row(slices[1]));
+      for (int k = 1; k + 1 < kSteps; ++k) {
         DownSigns below{};
-        const std::uint32_t carried = change4_2d_carried(carry, rows[y - 1], rows[y], rows[y + 1], below);
-        ASSERT_EQ(carried, fresh) << "walk " << walk << " row " << y << " nan " << nan_sign;
-        const DownSigns want = down_signs(rows[y], rows[y + 1]);
+        const std::uint32_t got = carried(carry, slices[k - 1], slices[k], slices[k + 1], below);
+        ASSERT_EQ(got, fresh(slices[k - 1], slices[k], slices[k + 1])) << "walk " << walk << " step " << k << " nan " << nan_sign;
+        const DownSigns want = down_signs(run_row(slices[k]), run_row(slices[k + 1]));
         ASSERT_EQ(below.m, want.m);
         ASSERT_EQ(below.z, want.z);
         ASSERT_EQ(below.p, want.p);
@@ -155,6 +157,19 @@ TEST(EccOptCore, Change4CarriedEqualsFresh2D) {
       }
     }
   }
+}
+
+using Row = float[6];
+using Plane = float[3][6];
+
+// ... and bit for bit change4_2d's word, rows walked down as a kernel's thread does.
+TEST(EccOptCore, Change4CarriedEqualsFresh2D) {
+  expect_carried_walks_equal_fresh<Row, 12>(
+      31, 4000, 0.25, [](const Row& r) -> const Row& { return r; },
+      [](const Row& a, const Row& b, const Row& c) { return change4_2d(a, b, c); },
+      [](DownSigns above, const Row& a, const Row& b, const Row& c, DownSigns& below) {
+        return change4_2d_carried(above, a, b, c, below);
+      });
 }
 
 // 3D: a run walked along z, row y of plane z-1 carried from the step of that plane.
@@ -165,31 +180,14 @@ TEST(EccOptCore, Change4CarriedMatchesReference3D) {
   });
 }
 
+// ... and bit for bit change4_3d's word, planes walked along z.
 TEST(EccOptCore, Change4CarriedEqualsFresh3D) {
-  for (int nan_sign : {-1, 0, 1}) {
-    NanSign ns(nan_sign);
-    std::mt19937 rng(57 + nan_sign);
-    for (int walk = 0; walk < 2000; ++walk) {
-      const int levels = 1 + static_cast<int>(rng() % 5);
-      const double outside = (walk % 4 == 0) ? 0.0 : 0.2;
-      float planes[8][3][6];
-      for (auto& p : planes)
-        for (auto& r : p)
-          for (float& v : r) v = canon(draw(rng, levels, outside));
-      DownSigns carry = down_signs(planes[0][1], planes[1][1]);
-      for (int z = 1; z + 1 < 8; ++z) {
-        const std::uint32_t fresh = change4_3d(planes[z - 1], planes[z], planes[z + 1]);
-        DownSigns below{};
-        const std::uint32_t carried = change4_3d_carried(carry, planes[z - 1], planes[z], planes[z + 1], below);
-        ASSERT_EQ(carried, fresh) << "walk " << walk << " plane " << z << " nan " << nan_sign;
-        const DownSigns want = down_signs(planes[z][1], planes[z + 1][1]);
-        ASSERT_EQ(below.m, want.m);
-        ASSERT_EQ(below.z, want.z);
-        ASSERT_EQ(below.p, want.p);
-        carry = below;
-      }
-    }
-  }
+  expect_carried_walks_equal_fresh<Plane, 8>(
+      57, 2000, 0.2, [](const Plane& p) -> const Row& { return p[1]; },
+      [](const Plane& a, const Plane& b, const Plane& c) { return change4_3d(a, b, c); },
+      [](DownSigns above, const Plane& a, const Plane& b, const Plane& c, DownSigns& below) {
+        return change4_3d_carried(above, a, b, c, below);
+      });
 }
 
 TEST(EccOptCore, KeysCanonicalAndOrdered) {
